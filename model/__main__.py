@@ -1,0 +1,95 @@
+"""Command line: python -m model {train, eval, translate, trace}."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import torch
+
+
+def _number(text: str) -> int:
+    from model.parse import parse_number
+
+    try:
+        return parse_number(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def cmd_train(args: argparse.Namespace) -> None:
+    from model.train import ARTIFACTS, TrainConfig, save, train
+    from model.transformer import Config
+
+    tc = TrainConfig(steps=args.steps, seed=args.seed)
+    model, log = train(Config(), tc, progress=True)
+    save(model, log, tc, args.out or ARTIFACTS)
+    last = log[-1]
+    print(f"trained {tc.steps} steps in {last['seconds']:.0f} s; held-out exact match "
+          f"{last['heldout_exact_match']:.2%} (average of the last {last['averaged']} checkpoints)")
+
+
+def cmd_eval(args: argparse.Namespace) -> None:
+    from model.data import heldout_numbers
+    from model.decode import beam_search, strip_eos
+    from model.train import exact_match, load
+    from model.vocab import VOCAB
+
+    model = load()
+    numbers = list(range(1_000_000)) if args.all else heldout_numbers()
+    t0 = time.perf_counter()
+    em = exact_match(model, numbers)
+    print(f"greedy exact match on {len(numbers):,} numbers: {em:.4%} ({time.perf_counter() - t0:.1f} s)")
+    if args.beam and not args.all:
+        hits = sum(strip_eos(beam_search(model, VOCAB.ids(VOCAB.source_tokens(n))).best.tokens)
+                   == VOCAB.ids(VOCAB.target_tokens(n))[:-1] for n in numbers)
+        print(f"beam 4 exact match on {len(numbers):,} held-out numbers: {hits / len(numbers):.4%}")
+
+
+def cmd_translate(args: argparse.Namespace) -> None:
+    from model.translate import Translator
+
+    tr = Translator.load()
+    for n in args.numbers:
+        r = tr.translate(n)
+        print(f"{n}\t{' '.join(r.english)}\t{r.german}")
+
+
+def cmd_trace(args: argparse.Namespace) -> None:
+    import orjson
+
+    from model.trace import trace
+    from model.translate import Translator
+
+    t = trace(Translator.load().model, args.number)
+    sys.stdout.buffer.write(orjson.dumps(t.to_json(), option=orjson.OPT_SERIALIZE_NUMPY) + b"\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    torch.set_num_threads(2)
+    p = argparse.ArgumentParser(prog="python -m model", description="The trained miniature Transformer.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("train", help="train with the paper's recipe and save to model/artifacts")
+    t.add_argument("--steps", type=int, default=4000)
+    t.add_argument("--seed", type=int, default=1)
+    t.add_argument("--out", type=__import__("pathlib").Path, default=None)
+    e = sub.add_parser("eval", help="exact match on the held-out set (greedy and beam 4)")
+    e.add_argument("--all", action="store_true", help="greedy over all 1 000 000 numbers instead")
+    e.add_argument("--no-beam", dest="beam", action="store_false")
+    tr = sub.add_parser("translate", help="translate numbers (digits or English words)")
+    tr.add_argument("numbers", nargs="+", type=_number)
+    tc = sub.add_parser("trace", help="every tensor of one translation, as JSON")
+    tc.add_argument("number", type=_number)
+    args = p.parse_args(argv)
+    try:
+        {"train": cmd_train, "eval": cmd_eval, "translate": cmd_translate, "trace": cmd_trace}[args.cmd](args)
+    except (ValueError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""Greedy decoding (batched) and beam search with the GNMT length penalty (§6.1 of the paper)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from model.data import pad_batch
+from model.transformer import EncoderDecoder
+from model.vocab import VOCAB, Vocab
+
+EXTRA_LENGTH = 50  # maximum output length = input length + 50 (§6.1)
+
+
+@torch.no_grad()
+def greedy(model: EncoderDecoder, sources: list[list[int]], vocab: Vocab = VOCAB) -> list[list[int]]:
+    """Free-running greedy decoding of a batch; each output ends before its </s> (not included)."""
+    model.eval()
+    src = pad_batch(sources, vocab.pad_id)
+    memory = model.encode(src)
+    ys = torch.full((len(sources), 1), vocab.bos_id, dtype=torch.long)
+    done = torch.zeros(len(sources), dtype=torch.bool)
+    for _ in range(src.shape[1] + EXTRA_LENGTH):
+        nxt = model.decode(memory, src, ys)[:, -1].argmax(-1)
+        nxt = torch.where(done, vocab.pad_id, nxt)
+        ys = torch.cat([ys, nxt[:, None]], dim=1)
+        done |= nxt == vocab.eos_id
+        if done.all():
+            break
+    outs = []
+    for row in ys[:, 1:].tolist():
+        outs.append(row[: row.index(vocab.eos_id)] if vocab.eos_id in row else [t for t in row if t != vocab.pad_id])
+    return outs
+
+
+def length_penalty(length: int, alpha: float) -> float:
+    """lp(Y) = ((5 + |Y|) / 6)^α  (Wu et al. 2016); |Y| counts the output tokens, </s> included."""
+    return ((5 + length) / 6) ** alpha
+
+
+@dataclass
+class Hypothesis:
+    tokens: list[int]  # output so far, without <s>
+    log_prob: float  # Σ log p of the tokens
+    length_penalty: float = 1.0
+    score: float = 0.0  # log_prob / length_penalty, set when finished
+
+
+@dataclass
+class BeamResult:
+    best: Hypothesis
+    finished: list[Hypothesis]
+    steps: list[dict] = field(default_factory=list)  # per step: alive and finished hypotheses
+
+
+@torch.no_grad()
+def beam_search(model: EncoderDecoder, source: list[int], beam: int = 4, alpha: float = 0.6,
+                vocab: Vocab = VOCAB) -> BeamResult:
+    """Beam search keeping alive and finished hypotheses apart (as tensor2tensor does).
+
+    Each step extends every alive hypothesis by every token and keeps the best 2·beam; those that
+    end in </s> join the finished list with score log p / lp(Y), the rest (up to `beam`) stay alive.
+    Stops when no alive hypothesis can beat the best finished one: an alive one's log p only falls,
+    so its best possible score is log p / lp(max length).
+    """
+    model.eval()
+    src = torch.tensor([source])
+    memory = model.encode(src)
+    max_len = len(source) + EXTRA_LENGTH
+    alive = [Hypothesis([], 0.0)]
+    finished: list[Hypothesis] = []
+    steps: list[dict] = []
+    for t in range(1, max_len + 1):
+        ys = torch.tensor([[vocab.bos_id] + h.tokens for h in alive])
+        logp = model.decode(memory.expand(len(alive), -1, -1), src.expand(len(alive), -1), ys)[:, -1].log_softmax(-1)
+        total = torch.tensor([h.log_prob for h in alive])[:, None] + logp  # (alive, V)
+        top = total.flatten().topk(min(2 * beam, total.numel()))
+        next_alive: list[Hypothesis] = []
+        for value, index in zip(top.values.tolist(), top.indices.tolist()):
+            parent, token = divmod(index, total.shape[1])
+            hyp = Hypothesis(alive[parent].tokens + [token], value)
+            if token == vocab.eos_id:
+                hyp.length_penalty = length_penalty(t, alpha)
+                hyp.score = value / hyp.length_penalty
+                finished.append(hyp)
+            elif len(next_alive) < beam:
+                next_alive.append(hyp)
+        finished.sort(key=lambda h: h.score, reverse=True)
+        finished = finished[:beam]
+        alive = next_alive
+        steps.append({"step": t, "alive": [_as_dict(h, vocab) for h in alive],
+                      "finished": [_as_dict(h, vocab) for h in finished]})
+        bound = alive[0].log_prob / length_penalty(max_len, alpha) if alive else float("-inf")
+        if not alive or (finished and finished[0].score >= bound):
+            break
+    if not finished:  # ran out of length: score the alive ones as they stand
+        finished = [Hypothesis(h.tokens, h.log_prob, length_penalty(len(h.tokens), alpha),
+                               h.log_prob / length_penalty(len(h.tokens), alpha)) for h in alive]
+    return BeamResult(finished[0], finished, steps)
+
+
+def _as_dict(h: Hypothesis, vocab: Vocab) -> dict:
+    return {"tokens": vocab.tokens_of(h.tokens), "log_prob": h.log_prob,
+            "length_penalty": h.length_penalty, "score": h.score}
+
+
+def strip_eos(tokens: list[int], vocab: Vocab = VOCAB) -> list[int]:
+    return tokens[:-1] if tokens and tokens[-1] == vocab.eos_id else tokens

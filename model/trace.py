@@ -1,0 +1,263 @@
+"""The trace: every tensor of one translation, as a self-describing graph of ONNX-style operations.
+
+The encoder runs once over the source, the decoder once over <s> + the model's own greedy output
+(what it reads at inference). Each node names its ONNX operator, its inputs (ids of earlier nodes or
+parameters), its attributes, its shape and its data, so any client can recompute every node from
+its inputs (tests/onnx_numpy.py does, without torch). Parameters are graph tensors too, listed
+apart so that they can be sent once (`parameters()`).
+
+Conventions: weight matrices are stored as the paper writes them, (d_in, d_out), so that
+`Gemm(X, W, b) = X·W + b`; torch's nn.Linear keeps Wᵀ. Masked scores are −∞ (null in JSON).
+Only the paper's configuration (post-LN, sinusoidal positions) is traced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from model.decode import greedy
+from model.numbers import join_german, to_english, to_german_pieces
+from model.transformer import EncoderDecoder, MultiHeadedAttention, sinusoid_table
+from model.vocab import EOS, VOCAB
+
+LN_EPSILON = 1e-5  # nn.LayerNorm's default, which the model uses
+
+
+@dataclass
+class Node:
+    id: str
+    op: str
+    inputs: list[str]
+    attrs: dict
+    value: np.ndarray
+
+    def to_json(self) -> dict:
+        v = self.value
+        return {"id": self.id, "op": self.op, "inputs": self.inputs, "attrs": self.attrs,
+                "shape": list(v.shape), "dtype": str(v.dtype), "data": np.ascontiguousarray(v).ravel()}
+
+
+@dataclass
+class Trace:
+    number: int
+    source_tokens: list[str]
+    target_tokens: list[str]  # the decoder's rows: <s> + the model's output
+    output_tokens: list[str]  # what each decoder row predicts (ends with </s> when the model stops)
+    nodes: list[Node]
+    parameter_ids: list[str]
+    derived: dict = field(default_factory=dict)
+    weights_version: str = ""
+
+    def node(self, node_id: str) -> Node:
+        return next(n for n in self.nodes if n.id == node_id)
+
+    def to_json(self) -> dict:
+        pieces = [t for t in self.output_tokens if t != EOS]
+        return {
+            "format": "anatomy-trace/1",
+            "weights_version": self.weights_version,
+            "input": {"number": self.number, "english": to_english(self.number), "german_pieces": pieces,
+                      "german": join_german(pieces), "reference_pieces": to_german_pieces(self.number),
+                      "correct": pieces == to_german_pieces(self.number)},
+            "source_tokens": self.source_tokens,
+            "target_tokens": self.target_tokens,
+            "output_tokens": self.output_tokens,
+            "memory": "enc.1.ffn.ln" if any(n.id == "enc.1.ffn.ln" for n in self.nodes) else None,
+            "parameters": self.parameter_ids,
+            "nodes": [n.to_json() for n in self.nodes],
+            "derived": self.derived,
+        }
+
+
+def _np(t: Tensor) -> np.ndarray:
+    return t.detach().numpy().copy()
+
+
+def parameters(model: EncoderDecoder) -> dict[str, np.ndarray]:
+    """Every parameter under its trace id, weight matrices as (d_in, d_out)."""
+    out: dict[str, np.ndarray] = {"E": _np(model.embedding)}
+
+    def attn(prefix: str, a: MultiHeadedAttention) -> None:
+        for name in ("q", "k", "v", "o"):
+            lin = getattr(a, f"w_{name}")
+            out[f"{prefix}.W_{name}"], out[f"{prefix}.b_{name}"] = _np(lin.weight.T), _np(lin.bias)
+
+    def norm(prefix: str, ln) -> None:
+        out[f"{prefix}.ln.gamma"], out[f"{prefix}.ln.beta"] = _np(ln.weight), _np(ln.bias)
+
+    def ffn(prefix: str, f) -> None:
+        out[f"{prefix}.W_1"], out[f"{prefix}.b_1"] = _np(f.w_1.weight.T), _np(f.w_1.bias)
+        out[f"{prefix}.W_2"], out[f"{prefix}.b_2"] = _np(f.w_2.weight.T), _np(f.w_2.bias)
+
+    for i, layer in enumerate(model.encoder_layers):
+        attn(f"enc.{i}.self", layer.self_attn), norm(f"enc.{i}.self", layer.sublayer[0].norm)
+        ffn(f"enc.{i}.ffn", layer.feed_forward), norm(f"enc.{i}.ffn", layer.sublayer[1].norm)
+    for i, layer in enumerate(model.decoder_layers):
+        attn(f"dec.{i}.self", layer.self_attn), norm(f"dec.{i}.self", layer.sublayer[0].norm)
+        attn(f"dec.{i}.cross", layer.src_attn), norm(f"dec.{i}.cross", layer.sublayer[1].norm)
+        ffn(f"dec.{i}.ffn", layer.feed_forward), norm(f"dec.{i}.ffn", layer.sublayer[2].norm)
+    return out
+
+
+def weights_version(model: EncoderDecoder) -> str:
+    h = hashlib.sha256()
+    for k, v in sorted(model.state_dict().items()):
+        h.update(k.encode())
+        h.update(v.detach().numpy().tobytes())
+    return h.hexdigest()[:16]
+
+
+class _Graph:
+    """Runs each operation in torch and records it as a node."""
+
+    def __init__(self, params: dict[str, np.ndarray]):
+        self.nodes: list[Node] = []
+        self.values: dict[str, Tensor] = {k: torch.from_numpy(v) for k, v in params.items()}
+
+    def add(self, node_id: str, op: str, inputs: list[str], value: Tensor, **attrs) -> Tensor:
+        self.values[node_id] = value
+        self.nodes.append(Node(node_id, op, inputs, attrs, _np(value)))
+        return value
+
+    def const(self, node_id: str, value: Tensor, **attrs) -> Tensor:
+        return self.add(node_id, "Constant", [], value, **attrs)
+
+    def gemm(self, node_id: str, x: str, w: str, b: str) -> Tensor:
+        v = self.values
+        return self.add(node_id, "Gemm", [x, w, b], v[x] @ v[w] + v[b])
+
+    def layer_norm(self, node_id: str, x: str, prefix: str) -> Tensor:
+        g, b = f"{prefix}.ln.gamma", f"{prefix}.ln.beta"
+        out = torch.nn.functional.layer_norm(self.values[x], (self.values[x].shape[-1],), self.values[g],
+                                             self.values[b], LN_EPSILON)
+        return self.add(node_id, "LayerNormalization", [x, g, b], out, axis=-1, epsilon=LN_EPSILON)
+
+
+def _embed(g: _Graph, side: str, ids: list[int], d_model: int) -> str:
+    """x⁽⁰⁾ = E[ids]·√d_model + PE  (§3.4, §3.5)."""
+    g.const(f"{side}.ids", torch.tensor(ids, dtype=torch.int64))
+    g.add(f"{side}.emb", "Gather", ["E", f"{side}.ids"], g.values["E"][g.values[f"{side}.ids"]], axis=0)
+    g.add(f"{side}.scaled", "Mul", [f"{side}.emb", "const.sqrt_d"], g.values[f"{side}.emb"] * g.values["const.sqrt_d"])
+    g.const(f"{side}.pe", sinusoid_table(len(ids), d_model), formula="PE(pos,2i)=sin(pos/10000^(2i/d)), PE(pos,2i+1)=cos(…)")
+    g.add(f"{side}.x0", "Add", [f"{side}.scaled", f"{side}.pe"], g.values[f"{side}.scaled"] + g.values[f"{side}.pe"])
+    return f"{side}.x0"
+
+
+def _attention(g: _Graph, p: str, x: str, kv: str, h: int, d_k: int, masked: bool) -> str:
+    """Multi-head attention as slices per head (§3.2.2), then the residual sum and LayerNorm."""
+    g.gemm(f"{p}.q", x, f"{p}.W_q", f"{p}.b_q")
+    g.gemm(f"{p}.k", kv, f"{p}.W_k", f"{p}.b_k")
+    g.gemm(f"{p}.v", kv, f"{p}.W_v", f"{p}.b_v")
+    outs = []
+    for i in range(h):
+        for m in "qkv":
+            g.add(f"{p}.{m}.h{i}", "Slice", [f"{p}.{m}"], g.values[f"{p}.{m}"][:, i * d_k:(i + 1) * d_k],
+                  axes=[1], starts=[i * d_k], ends=[(i + 1) * d_k])
+        q, k, v = (g.values[f"{p}.{m}.h{i}"] for m in "qkv")
+        alpha = 1 / math.sqrt(d_k)
+        scores = g.add(f"{p}.h{i}.scores", "Gemm", [f"{p}.q.h{i}", f"{p}.k.h{i}"], (q @ k.T) * alpha,
+                       alpha=alpha, transB=1)
+        logits_id = f"{p}.h{i}.scores"
+        if masked:
+            scores = g.add(f"{p}.h{i}.masked", "Where", ["dec.mask", logits_id, "const.neg_inf"],
+                           torch.where(g.values["dec.mask"], scores, g.values["const.neg_inf"]))
+            logits_id = f"{p}.h{i}.masked"
+        w = g.add(f"{p}.h{i}.weights", "Softmax", [logits_id], scores.softmax(-1), axis=-1)
+        g.add(f"{p}.h{i}.out", "MatMul", [f"{p}.h{i}.weights", f"{p}.v.h{i}"], w @ v)
+        outs.append(f"{p}.h{i}.out")
+    g.add(f"{p}.concat", "Concat", outs, torch.cat([g.values[o] for o in outs], dim=1), axis=1)
+    g.gemm(f"{p}.proj", f"{p}.concat", f"{p}.W_o", f"{p}.b_o")
+    g.add(f"{p}.sum", "Add", [x, f"{p}.proj"], g.values[x] + g.values[f"{p}.proj"])
+    g.layer_norm(f"{p}.ln", f"{p}.sum", p)
+    return f"{p}.ln"
+
+
+def _feed_forward(g: _Graph, p: str, x: str) -> str:
+    """FFN(x) = max(0, x·W_1 + b_1)·W_2 + b_2 (§3.3), then the residual sum and LayerNorm."""
+    g.gemm(f"{p}.hidden_pre", x, f"{p}.W_1", f"{p}.b_1")
+    g.add(f"{p}.hidden", "Relu", [f"{p}.hidden_pre"], torch.relu(g.values[f"{p}.hidden_pre"]))
+    g.gemm(f"{p}.out", f"{p}.hidden", f"{p}.W_2", f"{p}.b_2")
+    g.add(f"{p}.sum", "Add", [x, f"{p}.out"], g.values[x] + g.values[f"{p}.out"])
+    g.layer_norm(f"{p}.ln", f"{p}.sum", p)
+    return f"{p}.ln"
+
+
+@torch.no_grad()
+def trace(model: EncoderDecoder, number: int, params: dict[str, np.ndarray] | None = None,
+          version: str = "") -> Trace:
+    """The whole computation for one input; `params` and `version` may be passed in cached."""
+    cfg = model.cfg
+    if cfg.norm_first or cfg.positional != "sinusoidal":
+        raise ValueError("only the paper's configuration (post-LN, sinusoidal positions) is traced")
+    model.eval()
+    params = params if params is not None else parameters(model)
+    source = VOCAB.source_tokens(number)
+    output = VOCAB.tokens_of(greedy(model, [VOCAB.ids(source)])[0])
+    rows = ["<s>"] + output
+    m = len(rows)
+    g = _Graph(params)
+    g.const("const.sqrt_d", torch.tensor(math.sqrt(cfg.d_model)))
+    g.const("const.neg_inf", torch.tensor(float("-inf")))
+
+    x = _embed(g, "src", VOCAB.ids(source), cfg.d_model)
+    for i in range(cfg.n_layers):
+        x = _attention(g, f"enc.{i}.self", x, x, cfg.n_heads, cfg.d_k, masked=False)
+        x = _feed_forward(g, f"enc.{i}.ffn", x)
+    memory = x
+
+    y = _embed(g, "tgt", VOCAB.ids(rows), cfg.d_model)
+    g.const("dec.mask", torch.ones(m, m, dtype=torch.bool).tril())  # row i may read columns 0..i
+    for i in range(cfg.n_layers):
+        y = _attention(g, f"dec.{i}.self", y, y, cfg.n_heads, cfg.d_k, masked=True)
+        y = _attention(g, f"dec.{i}.cross", y, memory, cfg.n_heads, cfg.d_k, masked=False)
+        y = _feed_forward(g, f"dec.{i}.ffn", y)
+
+    g.add("out.ET", "Transpose", ["E"], g.values["E"].T, perm=[1, 0])
+    logits = g.add("out.logits", "MatMul", [y, "out.ET"], g.values[y] @ g.values["out.ET"])
+    probs = g.add("out.probs", "Softmax", ["out.logits"], logits.softmax(-1), axis=-1)
+    chosen = g.add("out.tokens", "ArgMax", ["out.probs"], probs.argmax(-1), axis=-1, keepdims=0)
+    out_tokens = VOCAB.tokens_of(chosen.tolist())
+    t = Trace(number, source, rows, out_tokens, g.nodes, list(params), weights_version=version)
+    t.derived = derived_figures(t, model)
+    return t
+
+
+def derived_figures(t: Trace, model: EncoderDecoder) -> dict:
+    """The per-input numbers the article quotes, each computed from the trace's own tensors."""
+    cfg = model.cfg
+    first_sum = t.node("enc.0.self.sum").value[0]
+    hidden = t.node("enc.0.ffn.hidden").value
+    probs = t.node("out.probs").value
+    chosen = t.node("out.tokens").value
+    p_chosen = probs[np.arange(len(chosen)), chosen]
+    worst = int(p_chosen.argmin())
+    last = cfg.n_layers - 1
+    cross = np.mean([t.node(f"dec.{last}.cross.h{i}.weights").value for i in range(cfg.n_heads)], axis=0)
+    pieces = [tok for tok in t.output_tokens if tok != EOS]
+    return {
+        "number": t.number,
+        "english": " ".join(to_english(t.number)),
+        "german": join_german(pieces),
+        "german_pieces": " ".join(pieces),
+        "reference_german": join_german(to_german_pieces(t.number)),
+        "source_tokens": t.source_tokens,
+        "target_tokens": t.target_tokens,
+        "output_tokens": t.output_tokens,
+        "n_source": len(t.source_tokens),
+        "n_target": len(t.target_tokens),
+        "first_token": t.source_tokens[0],
+        "first_token_mean": float(first_sum.mean()),
+        "first_token_std": float(first_sum.std()),  # population std, as LayerNorm uses
+        "ffn_zero_fraction": float((hidden == 0).mean()),
+        "least_certain_prob": float(p_chosen[worst]),
+        "least_certain_token": t.output_tokens[worst],
+        "least_certain_position": worst,
+        "cross_alignment": [f"{t.output_tokens[r]}←{t.source_tokens[int(cross[r].argmax())]}"
+                            for r in range(len(t.output_tokens))],
+    }

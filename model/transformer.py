@@ -1,0 +1,235 @@
+"""The encoder-decoder Transformer of Vaswani et al. (2017), at 1/16 of the base model's width.
+
+Post-LN sub-layers with no LayerNorm after either stack (§3.1), sinusoidal positions added to
+embeddings scaled by √d_model (§3.4, §3.5), one embedding matrix used as source embedding, target
+embedding and output projection (§3.4), ReLU feed-forward (§3.3). The research desk switches a few
+of these off through `Config`; the defaults are the paper's.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+POSITIONAL_KINDS = ("sinusoidal", "learned", "rotary", "alibi")
+
+
+@dataclass
+class Config:
+    vocab_size: int = 65  # one table shared by both languages and the output layer
+    d_model: int = 32  # width of every residual-stream vector (paper base: 512)
+    n_heads: int = 4  # parallel attention heads h (paper base: 8)
+    d_k: int | None = None  # per-head query/key/value width; None means d_model / n_heads
+    d_ff: int = 128  # inner width of the feed-forward network, 4 · d_model as in the paper
+    n_layers: int = 2  # layers in each stack, N (paper: 6)
+    dropout: float = 0.1  # P_drop on sub-layer outputs and embedding sums (§5.4)
+    positional: str = "sinusoidal"  # sinusoidal | learned | rotary | alibi
+    max_len: int = 64  # longest sequence a learned position table covers
+    scale_scores: bool = True  # divide q·k by √d_k (§3.2.1)
+    norm_first: bool = False  # False: the paper's post-LN; True: pre-LN with a final stack norm
+    pad_id: int = 0
+
+    def __post_init__(self) -> None:
+        if self.positional not in POSITIONAL_KINDS:
+            raise ValueError(f"positional must be one of {POSITIONAL_KINDS}")
+        if self.d_k is None:
+            if self.d_model % self.n_heads:
+                raise ValueError("d_model must be divisible by n_heads when d_k is not given")
+            self.d_k = self.d_model // self.n_heads
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def sinusoid_table(n_positions: int, d_model: int) -> Tensor:
+    """PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d))  (§3.5)."""
+    pos = torch.arange(n_positions, dtype=torch.float64)[:, None]
+    inv_freq = torch.exp(-math.log(10000.0) * torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+    table = torch.zeros(n_positions, d_model, dtype=torch.float64)
+    table[:, 0::2] = torch.sin(pos * inv_freq)
+    table[:, 1::2] = torch.cos(pos * inv_freq)
+    return table.float()
+
+
+def rotate(x: Tensor) -> Tensor:
+    """Rotary position embedding (Su et al. 2021) on (B, h, T, d_k), pairs (2i, 2i+1) rotated."""
+    t, d = x.shape[-2], x.shape[-1]
+    angles = sinusoid_angles(t, d, x.device)  # (T, d/2)
+    cos, sin = angles.cos(), angles.sin()
+    even, odd = x[..., 0::2], x[..., 1::2]
+    return torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1).flatten(-2)
+
+
+def sinusoid_angles(t: int, d: int, device: torch.device) -> Tensor:
+    inv_freq = 10000.0 ** (-torch.arange(0, d, 2, device=device, dtype=torch.float32) / d)
+    return torch.arange(t, device=device, dtype=torch.float32)[:, None] * inv_freq
+
+
+def alibi_bias(n_heads: int, t_q: int, t_k: int, device: torch.device) -> Tensor:
+    """ALiBi (Press et al. 2022): −m_h·|i − j| added to the scores, slopes 2^(−8h/H)."""
+    slopes = 2.0 ** (-8.0 * torch.arange(1, n_heads + 1, device=device) / n_heads)
+    dist = (torch.arange(t_q, device=device)[:, None] - torch.arange(t_k, device=device)).abs()
+    return -slopes[:, None, None] * dist  # (h, T_q, T_k)
+
+
+def attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, scale: bool,
+              bias: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    """Attention(Q, K, V) = softmax(QKᵀ / √d_k) V  (§3.2.1). Returns the output and the weights."""
+    scores = q @ k.transpose(-2, -1)  # (B, h, T_q, T_k)
+    if scale:
+        scores = scores / math.sqrt(q.shape[-1])
+    if bias is not None:
+        scores = scores + bias
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))  # §3.2.3: illegal connections to −∞
+    weights = scores.softmax(dim=-1)
+    return weights @ v, weights
+
+
+class MultiHeadedAttention(nn.Module):
+    """MultiHead(Q, K, V) = Concat(head_1, …, head_h) W^O, head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V)."""
+
+    def __init__(self, cfg: Config, cross: bool = False):
+        super().__init__()
+        self.h, self.d_k, self.cfg, self.cross = cfg.n_heads, cfg.d_k, cfg, cross
+        inner = cfg.n_heads * cfg.d_k
+        self.w_q, self.w_k, self.w_v = (nn.Linear(cfg.d_model, inner) for _ in range(3))
+        self.w_o = nn.Linear(inner, cfg.d_model)
+        self.weights: Tensor | None = None  # last attention weights, kept for inspection
+
+    def split_heads(self, x: Tensor) -> Tensor:
+        b, t, _ = x.shape
+        return x.view(b, t, self.h, self.d_k).transpose(1, 2)  # (B, h, T, d_k)
+
+    def forward(self, x_q: Tensor, x_kv: Tensor, mask: Tensor | None) -> Tensor:
+        q, k, v = self.split_heads(self.w_q(x_q)), self.split_heads(self.w_k(x_kv)), self.split_heads(self.w_v(x_kv))
+        bias = None
+        if not self.cross and self.cfg.positional == "rotary":
+            q, k = rotate(q), rotate(k)
+        elif not self.cross and self.cfg.positional == "alibi":
+            bias = alibi_bias(self.h, q.shape[-2], k.shape[-2], q.device)
+        out, self.weights = attention(q, k, v, mask, self.cfg.scale_scores, bias)
+        b, _, t, _ = out.shape
+        return self.w_o(out.transpose(1, 2).reshape(b, t, self.h * self.d_k))  # (B, T, d_model)
+
+
+class PositionwiseFeedForward(nn.Module):
+    """FFN(x) = max(0, x W_1 + b_1) W_2 + b_2  (§3.3)."""
+
+    def __init__(self, cfg: Config):
+        super().__init__()
+        self.w_1, self.w_2 = nn.Linear(cfg.d_model, cfg.d_ff), nn.Linear(cfg.d_ff, cfg.d_model)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.w_2(F.relu(self.w_1(x)))
+
+
+class SublayerConnection(nn.Module):
+    """Post-LN: LayerNorm(x + Dropout(Sublayer(x)))  (§3.1, §5.4). Pre-LN: x + Dropout(Sublayer(LayerNorm(x)))."""
+
+    def __init__(self, cfg: Config):
+        super().__init__()
+        self.norm, self.dropout, self.norm_first = nn.LayerNorm(cfg.d_model), nn.Dropout(cfg.dropout), cfg.norm_first
+
+    def forward(self, x: Tensor, sublayer) -> Tensor:
+        if self.norm_first:
+            return x + self.dropout(sublayer(self.norm(x)))
+        return self.norm(x + self.dropout(sublayer(x)))
+
+
+class EncoderLayer(nn.Module):
+    def __init__(self, cfg: Config):
+        super().__init__()
+        self.self_attn, self.feed_forward = MultiHeadedAttention(cfg), PositionwiseFeedForward(cfg)
+        self.sublayer = nn.ModuleList([SublayerConnection(cfg) for _ in range(2)])
+
+    def forward(self, x: Tensor, src_mask: Tensor) -> Tensor:
+        x = self.sublayer[0](x, lambda y: self.self_attn(y, y, src_mask))
+        return self.sublayer[1](x, self.feed_forward)
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, cfg: Config):
+        super().__init__()
+        self.self_attn, self.src_attn = MultiHeadedAttention(cfg), MultiHeadedAttention(cfg, cross=True)
+        self.feed_forward = PositionwiseFeedForward(cfg)
+        self.sublayer = nn.ModuleList([SublayerConnection(cfg) for _ in range(3)])
+
+    def forward(self, y: Tensor, memory: Tensor, src_mask: Tensor, tgt_mask: Tensor) -> Tensor:
+        y = self.sublayer[0](y, lambda t: self.self_attn(t, t, tgt_mask))
+        y = self.sublayer[1](y, lambda t: self.src_attn(t, memory, src_mask))  # K, V from the encoder
+        return self.sublayer[2](y, self.feed_forward)
+
+
+class EncoderDecoder(nn.Module):
+    """The whole model. `encode` and `decode` are separate so that decoding can reuse the memory."""
+
+    def __init__(self, cfg: Config):
+        super().__init__()
+        self.cfg = cfg
+        self.embedding = nn.Parameter(torch.empty(cfg.vocab_size, cfg.d_model))  # E, shared three ways
+        nn.init.normal_(self.embedding, std=cfg.d_model ** -0.5)
+        self.encoder_layers = nn.ModuleList([EncoderLayer(cfg) for _ in range(cfg.n_layers)])
+        self.decoder_layers = nn.ModuleList([DecoderLayer(cfg) for _ in range(cfg.n_layers)])
+        # The paper's post-LN stacks end without a LayerNorm; pre-LN needs one to bound the output.
+        self.encoder_norm = nn.LayerNorm(cfg.d_model) if cfg.norm_first else None
+        self.decoder_norm = nn.LayerNorm(cfg.d_model) if cfg.norm_first else None
+        self.positions = nn.Parameter(torch.randn(cfg.max_len, cfg.d_model) * 0.02) if cfg.positional == "learned" else None
+        self.register_buffer("pe", sinusoid_table(cfg.max_len, cfg.d_model), persistent=False)
+        self.dropout = nn.Dropout(cfg.dropout)
+        for name, p in self.named_parameters():
+            if p.dim() > 1 and name not in ("embedding", "positions"):
+                nn.init.xavier_uniform_(p)
+
+    def embed(self, ids: Tensor) -> Tensor:
+        """x⁽⁰⁾ = Dropout(E[ids] · √d_model + PE)  (§3.4, §3.5, §5.4)."""
+        x = F.embedding(ids, self.embedding) * math.sqrt(self.cfg.d_model)
+        t = ids.shape[1]
+        if self.cfg.positional == "sinusoidal":
+            x = x + (self.pe[:t] if t <= self.pe.shape[0] else sinusoid_table(t, self.cfg.d_model).to(x.device))
+        elif self.cfg.positional == "learned":
+            x = x + self.positions[:t]
+        return self.dropout(x)
+
+    def src_mask(self, src: Tensor) -> Tensor:
+        return (src != self.cfg.pad_id)[:, None, None, :]  # (B, 1, 1, n): padding keys are illegal
+
+    def tgt_mask(self, tgt: Tensor) -> Tensor:
+        t = tgt.shape[1]
+        causal = torch.ones(t, t, dtype=torch.bool, device=tgt.device).tril()  # position i sees 0..i
+        return causal[None, None] & (tgt != self.cfg.pad_id)[:, None, None, :]
+
+    def encode(self, src: Tensor) -> Tensor:
+        x, mask = self.embed(src), self.src_mask(src)
+        for layer in self.encoder_layers:
+            x = layer(x, mask)
+        return self.encoder_norm(x) if self.encoder_norm is not None else x  # memory z, (B, n, d)
+
+    def decode(self, memory: Tensor, src: Tensor, tgt: Tensor) -> Tensor:
+        y, src_mask, tgt_mask = self.embed(tgt), self.src_mask(src), self.tgt_mask(tgt)
+        for layer in self.decoder_layers:
+            y = layer(y, memory, src_mask, tgt_mask)
+        y = self.decoder_norm(y) if self.decoder_norm is not None else y
+        return y @ self.embedding.T  # logits = h · Eᵀ, no output bias (§3.4); (B, m, V)
+
+    def forward(self, src: Tensor, tgt: Tensor) -> Tensor:
+        return self.decode(self.encode(src), src, tgt)
+
+    def get_num_params(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+
+def count_parameters(vocab_size: int, d_model: int, n_heads: int, d_ff: int, n_layers: int,
+                     d_k: int | None = None) -> int:
+    """The parameter count by hand, from the shapes alone (for the paper's sizes too)."""
+    inner = n_heads * (d_k or d_model // n_heads)
+    attn = 3 * (d_model * inner + inner) + inner * d_model + d_model
+    ffn = d_model * d_ff + d_ff + d_ff * d_model + d_model
+    norm = 2 * d_model
+    encoder_layer = attn + ffn + 2 * norm
+    decoder_layer = 2 * attn + ffn + 3 * norm
+    return vocab_size * d_model + n_layers * (encoder_layer + decoder_layer)

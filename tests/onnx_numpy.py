@@ -1,0 +1,66 @@
+"""A small numpy evaluator of the ONNX operators the trace uses, independent of torch.
+
+Each function follows the ONNX operator's semantics for the attributes the trace sets.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    x = x.astype(np.float64)
+    z = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return z / z.sum(axis=axis, keepdims=True)
+
+
+def _gemm(a, b, c=None, alpha=1.0, beta=1.0, transA=0, transB=0):
+    a = a.T if transA else a
+    b = b.T if transB else b
+    y = alpha * (a.astype(np.float64) @ b.astype(np.float64))
+    return y if c is None else y + beta * c
+
+
+def _layer_norm(x, scale, bias, axis=-1, epsilon=1e-5):
+    x = x.astype(np.float64)
+    mean = x.mean(axis=axis, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=axis, keepdims=True)
+    return (x - mean) / np.sqrt(var + epsilon) * scale + bias
+
+
+def _slice(x, axes, starts, ends):
+    index = [slice(None)] * x.ndim
+    for axis, s, e in zip(axes, starts, ends):
+        index[axis] = slice(s, e)
+    return x[tuple(index)]
+
+
+OPS = {
+    "Gather": lambda data, idx, axis=0: np.take(data, idx, axis=axis),
+    "Mul": lambda a, b: a * b,
+    "Add": lambda a, b: a + b,
+    "Div": lambda a, b: a / b,
+    "MatMul": lambda a, b: a.astype(np.float64) @ b.astype(np.float64),
+    "Gemm": _gemm,
+    "Transpose": lambda x, perm=None: np.transpose(x, perm),
+    "Slice": _slice,
+    "Concat": lambda *xs, axis: np.concatenate(xs, axis=axis),
+    "Where": lambda cond, x, y: np.where(cond, x, y),
+    "Softmax": lambda x, axis=-1: _softmax(x, axis),
+    "Relu": lambda x: np.maximum(x, 0),
+    "LayerNormalization": _layer_norm,
+    "ArgMax": lambda x, axis=0, keepdims=1: np.argmax(x, axis=axis) if not keepdims
+    else np.expand_dims(np.argmax(x, axis=axis), axis),
+}
+
+
+def evaluate(node: dict, values: dict[str, np.ndarray]) -> np.ndarray:
+    """Recompute one trace node (JSON form) from the values of its inputs."""
+    attrs = {k: v for k, v in node["attrs"].items() if k != "formula"}
+    return OPS[node["op"]](*(values[i] for i in node["inputs"]), **attrs)
+
+
+def as_array(tensor: dict) -> np.ndarray:
+    """A trace tensor's data (row-major, null meaning −∞) as an array of its shape and dtype."""
+    data = [float("-inf") if v is None else v for v in tensor["data"]]
+    return np.array(data, dtype=tensor["dtype"]).reshape(tensor["shape"])
