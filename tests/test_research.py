@@ -1,0 +1,160 @@
+"""The research desk: gold alignments, the harness end to end (smoke), and the committed results."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+import torch
+
+from model.data import make_batch
+from model.numbers import to_english, to_german_pieces
+from model.transformer import Config, EncoderDecoder
+from model.vocab import VOCAB
+from research import harness
+from research.__main__ import main
+from research.alignment import aligned_rows, gold_alignment, relative_position_baselines
+from research.experiments import EXPERIMENTS, GROUPS
+from research.harness import RESULTS, has_sieben_und
+from research.heads import has_und, without_heads
+from research.results import RECORDS, load, sections, validate
+
+# number, German piece -> English word it translates (None: no counterpart), kind of each piece
+GOLD = [
+    (42, [("zwei", "two"), ("und", None), ("vierzig", "forty")], ["reordered", "none", "reordered"]),
+    (21, [("ein", "one"), ("und", None), ("zwanzig", "twenty")], ["reordered", "none", "reordered"]),
+    (300, [("drei", "three"), ("hundert", "hundred")], ["monotone", "monotone"]),
+    (100, [("ein", "one"), ("hundert", "hundred")], ["monotone", "monotone"]),
+    (17, [("siebzehn", "seventeen")], ["monotone"]),
+    (1, [("eins", "one")], ["monotone"]),
+    (0, [("null", "zero")], ["monotone"]),
+    (1001, [("ein", "one"), ("tausend", "thousand"), ("eins", "one")], ["monotone"] * 3),
+    (17000, [("siebzehn", "seventeen"), ("tausend", "thousand")], ["monotone"] * 2),
+    (1234, [("ein", "one"), ("tausend", "thousand"), ("zwei", "two"), ("hundert", "hundred"), ("vier", "four"),
+            ("und", None), ("dreißig", "thirty")], ["monotone"] * 4 + ["reordered", "none", "reordered"]),
+]
+
+
+@pytest.mark.parametrize("n, pairs, kinds", GOLD)
+def test_gold_alignment_links_each_german_piece_to_its_english_word(n, pairs, kinds):
+    gold = gold_alignment(n)
+    assert gold.english == to_english(n) and gold.german == to_german_pieces(n)
+    assert [(p, None if s is None else gold.english[s]) for p, s in zip(gold.german, gold.source)] == pairs
+    assert gold.kind == kinds
+
+
+def test_gold_alignment_of_731015_points_at_the_right_occurrence_of_repeated_words():
+    gold = gold_alignment(731_015)  # seven hundred thirty one thousand fifteen
+    assert gold.german == ["sieben", "hundert", "ein", "und", "dreißig", "tausend", "fünfzehn"]
+    assert gold.source == [0, 1, 3, None, 2, 4, 5]
+
+
+def test_gold_alignment_agrees_with_the_grammar_on_many_numbers():
+    rng = random.Random(0)
+    for n in list(range(1200)) + [rng.randrange(1_000_000) for _ in range(3000)]:
+        gold = gold_alignment(n)
+        assert gold.english == to_english(n) and gold.german == to_german_pieces(n)
+        assert all((s is None) == (p == "und") for p, s in zip(gold.german, gold.source))
+        assert sorted(s for s in gold.source if s is not None) == list(range(len(gold.english)))
+
+
+def test_row_i_of_the_decoder_is_aligned_with_the_piece_it_predicts():
+    # 42: row 0 reads <s> and must write "zwei" (-> "two", source 1); row 2 writes "vierzig" (-> 0)
+    assert aligned_rows(42) == [(0, 1, "reordered"), (2, 0, "reordered")]
+    assert aligned_rows(42, "reads") == [(1, 1, "reordered"), (3, 0, "reordered")]
+    _, dec_in, tgt = make_batch([42])
+    assert VOCAB.tokens_of(tgt[0].tolist())[:3] == ["zwei", "und", "vierzig"]  # logits row i vs target i
+    assert VOCAB.tokens_of(dec_in[0].tolist())[:2] == ["<s>", "zwei"]
+
+
+def test_a_relative_position_baseline_cannot_follow_the_reordering_perfectly():
+    base = relative_position_baselines(list(range(20, 100)))
+    assert base["best_offset_rates"]["all"] < 1.0
+    assert 0.0 <= base["diagonal_rates"]["reordered"] <= 1.0
+
+
+def test_the_compositional_filter_removes_exactly_sieben_und():
+    assert [has_sieben_und(n) for n in (27, 1027, 27_000, 7, 17, 70, 700, 7000, 77)] == [
+        True, True, True, False, False, False, False, False, True]
+    assert has_und(42) and not has_und(1300)
+
+
+def test_ablating_a_head_leaves_the_model_itself_untouched():
+    torch.manual_seed(0)
+    model = EncoderDecoder(Config()).eval()
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    ablated = without_heads(model, [1])
+    src, dec_in, _ = make_batch([42, 731_015])
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
+    assert not torch.allclose(model(src, dec_in), ablated(src, dec_in))
+    w = ablated.decoder_layers[-1].src_attn.w_o.weight
+    assert torch.count_nonzero(w[:, 8:16]) == 0 and torch.count_nonzero(w[:, :8]) > 0
+
+
+def test_a_run_is_keyed_by_what_determines_it_not_by_its_name():
+    a = harness.RunSpec("ablations", "baseline", 1, 2500)
+    assert a.key() == harness.RunSpec("alignment", "other name", 1, 2500, analysis="alignment").key()
+    assert a.key() != harness.RunSpec("ablations", "baseline", 2, 2500).key()
+    assert a.key() != harness.RunSpec("ablations", "baseline", 1, 2500, {"n_heads": 8}).key()
+
+
+# ---- every experiment end to end, in smoke mode, into a temporary folder --------------------
+
+@pytest.mark.parametrize("experiment", ["ablations", "extrapolation", "alignment", "followups"])
+def test_every_experiment_runs_end_to_end_in_smoke_mode(experiment, tmp_path):
+    assert main([experiment, "--smoke", "--out", str(tmp_path), "--quiet"]) == 0
+    for name in GROUPS.get(experiment, [experiment]):
+        validate(tmp_path / f"{name}.json")
+        data = load(name, out=tmp_path)
+        assert {"experiment", "claim", "hypothesis", "design", "verdict", "command", "runs", "summary"} <= set(data)
+        assert data["runs"] and data["summary"]
+        assert "results:begin" in (tmp_path / f"{name}.md").read_text()
+    group = load(experiment, out=tmp_path)
+    assert group["runs"] and group["summary"]
+
+
+def test_a_finished_run_is_not_repeated(tmp_path, monkeypatch):
+    assert main(["alignment", "--smoke", "--out", str(tmp_path), "--quiet"]) == 0
+    first = json.loads((tmp_path / "alignment.json").read_text())
+
+    def no_training(*_):
+        raise AssertionError("a finished run was trained again")
+
+    monkeypatch.setattr(harness, "_train_and_score", no_training)
+    assert main(["alignment", "--smoke", "--out", str(tmp_path), "--quiet"]) == 0
+    assert json.loads((tmp_path / "alignment.json").read_text()) == first
+    # head_ablation wants the same model: it is reused from alignment's run, not retrained
+    assert main(["head_ablation", "--smoke", "--out", str(tmp_path), "--quiet"]) == 0
+    assert load("head_ablation", out=tmp_path)["runs"][0]["reused_from"] == "alignment/baseline"
+
+
+def test_two_workers_give_the_same_results_as_one(tmp_path):
+    main(["alignment", "--smoke", "--seeds", "2", "--out", str(tmp_path / "one"), "--quiet"])
+    main(["alignment", "--smoke", "--seeds", "2", "--jobs", "2", "--out", str(tmp_path / "two"), "--quiet"])
+    runs = [sorted(load("alignment", out=tmp_path / d)["runs"], key=lambda r: r["seed"]) for d in ("one", "two")]
+    assert [r["heldout_loss"] for r in runs[0]] == [r["heldout_loss"] for r in runs[1]]
+
+
+def test_smoke_runs_never_write_into_the_committed_results():
+    with pytest.raises(SystemExit):
+        main(["alignment", "--smoke", "--out", str(RESULTS), "--quiet"])
+
+
+# ---- what is committed ---------------------------------------------------------------------
+
+def test_every_experiment_has_a_record_with_claim_hypothesis_design_and_verdict():
+    for name in EXPERIMENTS:
+        text = sections((RECORDS / f"{name}.md").read_text())
+        for part in ("claim", "hypothesis", "design", "verdict", "command"):
+            assert text.get(part), f"{name}.md has no '{part}' section"
+
+
+@pytest.mark.parametrize("path", sorted(RESULTS.glob("*.json")), ids=lambda p: p.name)
+def test_committed_results_match_their_schema(path: Path):
+    validate(path)
+    data = json.loads(path.read_text())
+    assert data["experiment"] == path.stem and path.stat().st_size < 1_000_000
+    assert all(r["experiment"] == path.stem and r["steps"] >= 1000 for r in data["runs"])
+    assert load(path.stem)["summary"]
