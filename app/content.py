@@ -1,0 +1,177 @@
+"""The article and its companions, read from content/ once at start-up and rendered to HTML.
+
+content/steps/NN-slug.md   one file per step: YAML front matter (step, section, title, view,
+                           highlight, animation, topic), then Markdown with $…$ / $$…$$ formulas
+content/topics/SLUG.md     the "go deeper" pages (front matter: title, blocks)
+content/references.tsv     n, text          -> the references list, <li id="ref-N">
+content/facts.tsv          id, value, what, source  -> the fact ledger
+content/extras.md          what follows the references (optional)
+
+Formulas are left for KaTeX's auto-render in the browser (arithmatex wraps them in \\( \\) and
+\\[ \\]). `data-live` slots are pre-filled with the start-up values, so the page reads right
+before any script runs; static/js/page.js refreshes them for each input.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import markdown
+import yaml
+
+CONTENT = Path(__file__).resolve().parent.parent / "content"
+STEP_FILE = re.compile(r"^(\d\d)-([a-z0-9-]+)\.md$")
+SLUG = re.compile(r"^[a-z0-9-]+$")
+FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.S)
+LIVE_SPAN = re.compile(r'(<span\b[^>]*\bdata-live="([^"]+)"[^>]*>)(.*?)(</span>)', re.S)
+FORMAT_ATTR = re.compile(r'\bdata-format="([^"]+)"')
+FACT_SPAN = re.compile(r'<span\b(?![^>]*\btabindex=)([^>]*\bdata-fact="[^"]+")')
+THIN_SPACE = "\u2009"
+
+EXTENSIONS = ["tables", "attr_list", "md_in_html", "fenced_code", "footnotes", "pymdownx.arithmatex"]
+EXTENSION_CONFIGS = {"pymdownx.arithmatex": {"generic": True}}
+
+
+@dataclass
+class Step:
+    number: int
+    slug: str
+    section: str
+    title: str
+    view: str
+    highlight: list[str]
+    animation: str
+    topic: str
+    html: str
+
+    @property
+    def highlight_json(self) -> str:
+        return json.dumps(self.highlight)
+
+
+@dataclass
+class Topic:
+    slug: str
+    title: str
+    blocks: list[str]
+    html: str
+
+
+@dataclass
+class Fact:
+    id: str
+    value: str
+    what: str
+    source: str
+
+
+@dataclass
+class Content:
+    steps: list[Step] = field(default_factory=list)
+    topics: dict[str, Topic] = field(default_factory=dict)
+    references: list[tuple[str, str]] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
+    extras_html: str = ""
+
+
+def format_live(value: object, fmt: str = "text") -> str:
+    """A live value as the article prints it; static/js/page.js implements the same formats."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return " ".join(map(str, value)) if isinstance(value, list) else str(value)
+    if fmt == "int":
+        return f"{round(value):,}".replace(",", THIN_SPACE)
+    if fmt in ("fixed2", "fixed3", "fixed4"):
+        return f"{value:.{fmt[-1]}f}"
+    if fmt == "pct1":
+        return f"{100 * value:.1f}%"
+    return str(value)
+
+
+def fill_live(text: str, values: dict) -> str:
+    """Put each known value into its empty-or-stale `data-live` slot (escaped)."""
+    def sub(m: re.Match) -> str:
+        key = m.group(2)
+        if key not in values:
+            return m.group(0)
+        fmt = FORMAT_ATTR.search(m.group(1))
+        return m.group(1) + html.escape(format_live(values[key], fmt.group(1) if fmt else "text")) + m.group(4)
+
+    return LIVE_SPAN.sub(sub, text)
+
+
+def split_front_matter(text: str) -> tuple[dict, str]:
+    m = FRONT_MATTER.match(text)
+    if not m:
+        return {}, text
+    meta = yaml.safe_load(m.group(1)) or {}
+    return (meta if isinstance(meta, dict) else {}), text[m.end():]
+
+
+class Renderer:
+    def __init__(self) -> None:
+        self._md = markdown.Markdown(extensions=EXTENSIONS, extension_configs=EXTENSION_CONFIGS)
+
+    def __call__(self, text: str) -> str:
+        self._md.reset()
+        out = self._md.convert(text)
+        return FACT_SPAN.sub(r'<span tabindex="0"\1', out)  # facts open their ledger entry on focus
+
+
+def load_steps(folder: Path, render: Renderer) -> list[Step]:
+    steps = []
+    for path in sorted(folder.glob("*.md")):
+        m = STEP_FILE.match(path.name)
+        if not m:
+            continue
+        meta, body = split_front_matter(path.read_text(encoding="utf-8"))
+        highlight = meta.get("highlight") or []
+        steps.append(Step(number=int(meta.get("step", m.group(1))), slug=m.group(2),
+                          section=str(meta.get("section", "")), title=str(meta.get("title", m.group(2))),
+                          view=str(meta.get("view", "overview")),
+                          highlight=[str(h) for h in (highlight if isinstance(highlight, list) else [highlight])],
+                          animation=str(meta.get("animation", "none")), topic=str(meta.get("topic", "")),
+                          html=render(body)))
+    return sorted(steps, key=lambda s: s.number)
+
+
+def load_topics(folder: Path, render: Renderer) -> dict[str, Topic]:
+    topics = {}
+    for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
+        if not SLUG.match(path.stem):
+            continue
+        meta, body = split_front_matter(path.read_text(encoding="utf-8"))
+        blocks = meta.get("blocks") or []
+        topics[path.stem] = Topic(path.stem, str(meta.get("title", path.stem.replace("-", " ").capitalize())),
+                                  [str(b) for b in blocks] if isinstance(blocks, list) else [str(blocks)],
+                                  render(body))
+    return topics
+
+
+def read_tsv(path: Path) -> list[dict[str, str]]:
+    if not path.is_file():
+        return []
+    with path.open(encoding="utf-8", newline="") as f:
+        return [{k: (v or "").strip() for k, v in row.items() if k}
+                for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)]
+
+
+def load_content(root: Path = CONTENT, live: dict | None = None) -> Content:
+    render = Renderer()
+    steps = load_steps(root / "steps", render)
+    if live:
+        for s in steps:
+            s.html = fill_live(s.html, live)
+    extras = root / "extras.md"
+    return Content(
+        steps=steps,
+        topics=load_topics(root / "topics", render),
+        references=[(r["n"], r["text"]) for r in read_tsv(root / "references.tsv") if r.get("n")],
+        facts=[Fact(r.get("id", ""), r.get("value", ""), r.get("what", ""), r.get("source", ""))
+               for r in read_tsv(root / "facts.tsv") if r.get("id")],
+        extras_html=render(split_front_matter(extras.read_text(encoding="utf-8"))[1]) if extras.is_file() else "",
+    )

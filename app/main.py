@@ -1,0 +1,85 @@
+"""Builds the app: `uvicorn app.main:app`. The model and the content load once, at start-up."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+
+from app import api, pages
+from app.api import InputError, json_response
+from app.content import load_content
+from app.security import SecurityHeaders, content_security_policy, csp_hash
+from app.service import BusyError, ModelService, dumps
+from model.parse import ACCEPTED
+
+ROOT = Path(__file__).resolve().parent.parent
+NODE_MODULES = ROOT / "node_modules"
+DESCRIPTION = """A trained miniature of the 2017 encoder-decoder Transformer (English number words →
+German number pieces), dissected: its configuration, its weights, and every intermediate tensor of
+one translation as a self-describing graph of ONNX-style operations.
+
+Inputs: """ + ACCEPTED + ". Anything else is answered with 422 and a message saying what is accepted."
+
+
+def error(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    return json_response(dumps({"detail": {"message": message, "accepted": ACCEPTED}}), headers, status)
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    state = app.state
+    if not hasattr(state, "service"):
+        state.service = ModelService.load()
+    svc: ModelService = state.service
+    default = await svc.trace(int(pages.DEFAULT_INPUT))
+    state.content = load_content(live={**svc.figures, **default.derived})
+    state.model_body = dumps(svc.model_doc())
+    state.weights_body = dumps(svc.weights_doc())
+    state.facts_body = dumps({"count": len(state.content.facts),
+                              "facts": [f.__dict__ for f in state.content.facts]})
+    yield
+
+
+def create_app() -> FastAPI:
+    app = FastAPI(title="Anatomy of the Transformer", version="1", description=DESCRIPTION,
+                  lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.include_router(api.router)
+    app.include_router(api.health_router)
+    app.include_router(pages.router)
+    app.mount("/static", StaticFiles(directory=ROOT / "static", check_dir=False), name="static")
+    for name, folder in (("three", "three"), ("katex", "katex/dist"), ("swagger-ui", "swagger-ui-dist")):
+        app.mount(f"/vendor/{name}", StaticFiles(directory=NODE_MODULES / folder, check_dir=False), name=name)
+
+    @app.exception_handler(InputError)
+    async def bad_input(request: Request, exc: InputError) -> Response:
+        return error(422, str(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, exc: RequestValidationError) -> Response:
+        where = "; ".join(f"{'.'.join(map(str, e.get('loc', ())))}: {e.get('msg', '')}" for e in exc.errors())
+        return error(422, f"invalid request ({where[:300]}); accepted: {ACCEPTED}")
+
+    @app.exception_handler(BusyError)
+    async def busy(request: Request, exc: BusyError) -> Response:
+        return error(503, str(exc), {"Retry-After": "1"})
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        return json_response(dumps({"detail": {"message": str(exc.detail)}}), exc.headers, exc.status_code)
+
+    @app.exception_handler(Exception)
+    async def internal(request: Request, exc: Exception) -> Response:  # never a stack trace
+        return json_response(dumps({"detail": {"message": "internal error"}}), None, 500)
+
+    app.add_middleware(SecurityHeaders, csp=content_security_policy(csp_hash(pages.IMPORT_MAP)))
+    return app
+
+
+app = create_app()

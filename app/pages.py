@@ -1,0 +1,69 @@
+"""Server-rendered pages: the article at /, the ledger, about, topic pages and the API docs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+
+from app.api import InputError, parse_input
+from app.content import fill_live
+from model.parse import MAX_INPUT_CHARS
+
+ROOT = Path(__file__).resolve().parent.parent
+templates = Jinja2Templates(directory=ROOT / "templates")  # autoescapes .html templates
+router = APIRouter(include_in_schema=False)
+DEFAULT_INPUT = "42"
+
+# The one inline script; its sha256 goes into the Content-Security-Policy (app/main.py).
+IMPORT_MAP = ('{"imports": {"three": "/vendor/three/build/three.module.js", '
+              '"three/addons/": "/vendor/three/examples/jsm/"}}')
+
+
+def page(request: Request, name: str, status_code: int = 200, **context) -> HTMLResponse:
+    return templates.TemplateResponse(request, name, {"import_map": IMPORT_MAP, **context},
+                                      status_code=status_code)
+
+
+@router.get("/", response_class=HTMLResponse)
+async def index(request: Request, input: str | None = None) -> HTMLResponse:
+    """The article; with ?input= its live values are filled for that input before any script runs."""
+    state = request.app.state
+    content, error, text = state.content, "", DEFAULT_INPUT
+    steps = [(s, s.html) for s in content.steps]
+    if input is not None:
+        text = input[:MAX_INPUT_CHARS]
+        try:
+            entry = await state.service.trace(parse_input(input))
+            live = {**state.service.figures, **entry.derived}
+            steps = [(s, fill_live(s.html, live)) for s in content.steps]
+        except InputError as e:
+            error = str(e)
+    return page(request, "index.html", content=content, steps=steps, input_value=text, input_error=error)
+
+
+@router.get("/ledger", response_class=HTMLResponse)
+async def ledger(request: Request) -> HTMLResponse:
+    return page(request, "ledger.html", facts=request.app.state.content.facts)
+
+
+@router.get("/about", response_class=HTMLResponse)
+async def about(request: Request) -> HTMLResponse:
+    svc = request.app.state.service
+    return page(request, "about.html", version=svc.version, figures=svc.figures, training=svc.training)
+
+
+@router.get("/topics/{slug}", response_class=HTMLResponse)
+async def topic(request: Request, slug: str) -> HTMLResponse:
+    t = request.app.state.content.topics.get(slug)
+    if t is None:
+        raise HTTPException(404, f"no topic page '{slug[:60]}'")
+    return page(request, "topic.html", topic=t)
+
+
+@router.get("/docs", response_class=HTMLResponse)
+async def docs(request: Request) -> HTMLResponse:
+    """Swagger UI from the local copy in node_modules (no CDN, no inline script)."""
+    return page(request, "docs.html")

@@ -1,0 +1,191 @@
+"""The loaded model and everything computed from it, with the trace and beam caches.
+
+One `ModelService` is built at start-up: it loads the weights once, lists the parameters once,
+computes the model-level figures once, and then answers per-input requests from bounded LRU caches
+keyed by (number, weights version). Traces are computed in a worker thread (torch releases the GIL)
+under a capacity limiter, so a flood of requests queues instead of oversubscribing the cores.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import numpy as np
+import orjson
+import torch
+
+from model.decode import EXTRA_LENGTH, Hypothesis, length_penalty
+from model.numbers import join_german
+from model.stats import model_figures, training_summary
+from model.trace import parameters, trace, weights_version
+from model.translate import Translator
+from model.vocab import VOCAB
+
+TRACE_FORMAT = "anatomy-trace/1"
+JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY  # −∞ (masked scores) and NaN serialise as null
+BEAM_SIZE, BEAM_ALPHA = 4, 0.6
+
+
+def dumps(obj: Any) -> bytes:
+    return orjson.dumps(obj, option=JSON_OPTIONS)
+
+
+class BusyError(RuntimeError):
+    """Too many requests are already waiting for the model."""
+
+
+class ByteLRU:
+    """A thread-safe LRU cache bounded by the total size of its values, in bytes."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self.size = 0
+        self.hits = self.misses = 0
+        self._items: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Any) -> Any | None:
+        with self._lock:
+            item = self._items.get(key)
+            if item is None:
+                self.misses += 1
+                return None
+            self._items.move_to_end(key)
+            self.hits += 1
+            return item[0]
+
+    def put(self, key: Any, value: Any, nbytes: int) -> None:
+        with self._lock:
+            if key in self._items:
+                self.size -= self._items.pop(key)[1]
+            self._items[key] = (value, nbytes)
+            self.size += nbytes
+            while self.size > self.max_bytes and len(self._items) > 1:
+                self.size -= self._items.popitem(last=False)[1][1]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+@dataclass
+class CachedTrace:
+    """One input's trace: the JSON body ready to send, and the NDJSON lines for the stream."""
+
+    body: bytes
+    header: bytes  # the stream's first line: everything but the nodes, with a node count
+    node_lines: list[bytes] = field(default_factory=list)
+    derived: dict = field(default_factory=dict)  # the article's live figures for this input
+
+    @property
+    def nbytes(self) -> int:
+        return len(self.body) + len(self.header) + sum(len(line) for line in self.node_lines)
+
+    def ndjson(self) -> Iterator[bytes]:
+        yield self.header
+        yield from self.node_lines
+
+
+@dataclass
+class ModelService:
+    translator: Translator
+    params: dict[str, np.ndarray]
+    version: str
+    figures: dict
+    training: dict
+    traces: ByteLRU
+    beams: ByteLRU
+    limiter: anyio.CapacityLimiter
+    max_waiting: int
+    _waiting: int = 0
+
+    @classmethod
+    def load(cls, cache_bytes: int = 96 * 2**20, workers: int = 2, max_waiting: int = 256) -> ModelService:
+        torch.set_num_threads(2)  # the target machine has two cores
+        tr = Translator.load()
+        tr.model.eval()
+        return cls(tr, parameters(tr.model), weights_version(tr.model), model_figures(tr.model),
+                   training_summary(), ByteLRU(cache_bytes), ByteLRU(8 * 2**20),
+                   anyio.CapacityLimiter(workers), max_waiting)
+
+    # -- per-input work, cached -------------------------------------------------------------
+
+    def trace_sync(self, number: int) -> CachedTrace:
+        key = (number, self.version)
+        hit = self.traces.get(key)
+        if hit is not None:
+            return hit
+        doc = trace(self.translator.model, number, self.params, self.version).to_json()
+        nodes = doc.pop("nodes")
+        header = dumps({**doc, "node_count": len(nodes)}) + b"\n"
+        node_lines = [dumps(n) + b"\n" for n in nodes]
+        body = dumps({**doc, "nodes": nodes})
+        entry = CachedTrace(body, header, node_lines, doc["derived"])
+        self.traces.put(key, entry, entry.nbytes)
+        return entry
+
+    def beam_sync(self, number: int) -> bytes:
+        key = (number, self.version)
+        hit = self.beams.get(key)
+        if hit is not None:
+            return hit
+        body = dumps(self.beam_doc(number))
+        self.beams.put(key, body, len(body))
+        return body
+
+    def beam_doc(self, number: int) -> dict:
+        result, best_pieces = self.translator.beam(number, BEAM_SIZE, BEAM_ALPHA)
+        source = VOCAB.source_tokens(number)
+        def hyp(h: Hypothesis) -> dict:
+            return {"tokens": VOCAB.tokens_of(h.tokens), "log_prob": h.log_prob,
+                    "length_penalty": h.length_penalty, "score": h.score}
+
+        def step(s: dict) -> dict:
+            # alive hypotheses have no length penalty or score yet: null, not the placeholders 1 and 0
+            alive = [{**h, "length_penalty": None, "score": None} for h in s["alive"]]
+            return {"step": s["step"], "alive": alive, "finished": s["finished"]}
+
+        return {"weights_version": self.version, "number": number, "source_tokens": source,
+                "beam_size": BEAM_SIZE, "alpha": BEAM_ALPHA, "max_length": len(source) + EXTRA_LENGTH,
+                "length_penalty": "lp(Y) = ((5 + |Y|) / 6)^alpha, |Y| counting </s>; score = log p / lp(Y)",
+                "steps": [step(s) for s in result.steps], "finished": [hyp(h) for h in result.finished],
+                "best": hyp(result.best), "german_pieces": best_pieces, "german": join_german(best_pieces),
+                "length_penalties": {str(n): length_penalty(n, BEAM_ALPHA) for n in range(1, 17)}}
+
+    async def run(self, fn: Callable[[int], Any], number: int) -> Any:
+        """Run `fn(number)` in a worker thread, at most `limiter` at once; refuse a flood."""
+        if self._waiting >= self.max_waiting:
+            raise BusyError("the model is busy; try again in a moment")
+        self._waiting += 1
+        try:
+            return await anyio.to_thread.run_sync(fn, number, limiter=self.limiter)
+        finally:
+            self._waiting -= 1
+
+    async def trace(self, number: int) -> CachedTrace:
+        hit = self.traces.get((number, self.version))
+        return hit if hit is not None else await self.run(self.trace_sync, number)
+
+    async def beam(self, number: int) -> bytes:
+        hit = self.beams.get((number, self.version))
+        return hit if hit is not None else await self.run(self.beam_sync, number)
+
+    # -- model-level documents, computed once -----------------------------------------------
+
+    def weights_doc(self) -> dict:
+        return {"weights_version": self.version,
+                "parameters": [{"id": k, "shape": list(v.shape), "dtype": str(v.dtype),
+                                "data": np.ascontiguousarray(v).ravel()} for k, v in self.params.items()]}
+
+    def model_doc(self) -> dict:
+        cfg = self.translator.model.cfg
+        return {"weights_version": self.version, "config": cfg.to_dict(), "vocabulary": list(VOCAB.tokens),
+                "specials": {"pad": VOCAB.tokens[VOCAB.pad_id], "bos": VOCAB.tokens[VOCAB.bos_id],
+                             "eos": VOCAB.tokens[VOCAB.eos_id]},
+                "parameter_count": self.figures["param_count"],
+                "parameters": [{"id": k, "shape": list(v.shape)} for k, v in self.params.items()],
+                "figures": self.figures, "training": self.training}
