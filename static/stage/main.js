@@ -1,0 +1,72 @@
+// Entry point: finds #stage, loads the weights once, draws each trace the page announces, and
+// follows the article's steps. The public object is window.anatomyStage (see README.md).
+import { Stage } from './stage.js';
+import { fetchWeights, fetchTraceStream } from './data.js';
+import { STEPS, VIEWS } from './steps.js';
+
+const container = document.getElementById('stage');
+const api = window.anatomyStage = {
+  ready: false, error: null, stats: null, steps: STEPS, views: VIEWS, stage: null, traceCount: 0,
+};
+
+function injectStyles() {
+  if (document.querySelector('link[data-stage-css]')) return;
+  const l = document.createElement('link');
+  l.rel = 'stylesheet'; l.href = new URL('./stage.css', import.meta.url).href; l.dataset.stageCss = '';
+  document.head.appendChild(l);
+}
+
+async function start() {
+  if (!container) return;
+  injectStyles();
+  const stage = new Stage(container);
+  api.stage = stage; api.stats = stage.stats;
+  let pending = window.anatomyTrace || null, weights = null, lastStep = null;
+  const apply = (trace) => {
+    if (!trace || !Array.isArray(trace.nodes) || !trace.nodes.length) return false;  // bad input: keep the stage
+    try { stage.setTrace(trace); } catch (e) { console.warn('stage: trace not drawn:', e.message); return false; }
+    api.traceCount++; api.input = trace.input; api.ready = true;
+    container.dataset.ready = 'true';
+    document.dispatchEvent(new CustomEvent('anatomy:stage-ready', { detail: { input: trace.input } }));
+    return true;
+  };
+  document.addEventListener('anatomy:trace', e => { if (weights) apply(e.detail); else pending = e.detail; });
+  document.addEventListener('anatomy:step', e => { lastStep = e.detail; if (api.ready) stage.applyStep(e.detail); else stage.applyStep(e.detail, { animate: false }); });
+  document.dispatchEvent(new CustomEvent('anatomy:stage-listening'));
+  try {
+    weights = await fetchWeights();
+  } catch (e) {
+    api.error = String(e.message || e); container.dataset.error = api.error; console.warn('stage:', api.error); return;
+  }
+  stage.setWeights(weights);
+  if (!pending && window.anatomyTrace) pending = window.anatomyTrace;
+  if (!pending && !document.querySelector('[data-stage-no-fetch]')) {
+    // No page announced a trace (e.g. the stage on its own): fetch the URL's input, streamed.
+    const input = new URLSearchParams(location.search).get('input') || '42';
+    try { pending = await fetchTraceStream(`/api/trace?input=${encodeURIComponent(input)}`); } catch (e) { api.error = String(e.message || e); }
+  }
+  if (pending) apply(pending);
+  if (lastStep) stage.applyStep(lastStep, { cut: true });
+}
+
+Object.assign(api, {
+  /** Tensor coordinates → what the inspector now shows ({id, row, col, value, …, text}). */
+  inspect: (id, row, col) => api.stage?.inspect(id, row, col) ?? null,
+  /** Tensor coordinates → the cell centre's client (page) pixel position {x, y, visible}. */
+  project: (id, row, col) => api.stage?.project(id, row, col) ?? null,
+  /** Fetches the (streamed) trace of a new input and animates to it; resolves to false on a bad input. */
+  load: async (input) => {
+    try { const t = await fetchTraceStream(`/api/trace?input=${encodeURIComponent(input)}`); return !!(t.nodes && api.stage && (api.stage.setTrace(t), api.traceCount++, api.input = t.input, true)); }
+    catch (e) { return false; }
+  },
+  step: (detail) => api.stage?.applyStep(typeof detail === 'number' ? (STEPS.find(s => s.step === detail) || STEPS[0]) : detail),
+  overview: () => api.stage?.showOverview(),
+  returnToStep: () => api.stage?.returnToStep(),
+  replay: () => api.stage?.replay(),
+  idle: () => api.stage?.idle() ?? Promise.resolve(),
+  camera: () => { const k = api.stage?.rig.key; return k && { target: k.target.toArray(), azimuth: k.azimuth, elevation: k.elevation, distance: k.distance }; },
+  /** The drawn value of a cell as the GPU sees it now (tests: did a new input change the drawing?). */
+  drawnValue: (id, row, col) => { const s = api.stage, c = s?.resolve(id, row, col); if (!c) return null; const cb = s.blocks.get(c.id); return cb.mesh.geometry.getAttribute('aVal').array[c.r * cb.block.cols + c.c]; },
+});
+
+start();
