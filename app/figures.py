@@ -1,0 +1,110 @@
+"""The data behind the article's figures, computed here from the model, its log and the formulas.
+
+Each function returns plain JSON-able data; the page draws it with a charting library. Every figure
+is recomputed by tests/test_figures.py.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+
+from model.train import ARTIFACTS, learning_rate
+from model.transformer import EncoderDecoder, count_parameters, sinusoid_table
+
+PAPER_VOCAB = 37_000  # "about 37 000" (§5.1); exactly 37 000 for the worked count
+PAPER_SIZES = {"base": dict(d_model=512, n_heads=8, d_ff=2048, n_layers=6),
+               "big": dict(d_model=1024, n_heads=16, d_ff=4096, n_layers=6)}
+
+
+def pe_pattern(positions: int = 50, d_model: int = 32) -> dict:
+    """The sinusoidal table PE (positions × d_model), as drawn in step 5."""
+    table = sinusoid_table(positions, d_model).numpy()
+    return {"positions": positions, "d_model": d_model, "values": table.round(4).tolist()}
+
+
+def pe_rotation(d_model: int = 32, offsets: tuple[int, ...] = (1, 2, 5, 10), positions: int = 40) -> dict:
+    """How far PE(pos+k) is from R_k·PE(pos), R_k one 2×2 rotation per frequency: zero up to rounding."""
+    table = sinusoid_table(positions + max(offsets), d_model).double().numpy()
+    freqs = np.exp(-math.log(10000.0) * np.arange(0, d_model, 2) / d_model)
+    rows = []
+    for k in offsets:
+        c, s = np.cos(freqs * k), np.sin(freqs * k)
+        sin_p, cos_p = table[:positions, 0::2], table[:positions, 1::2]
+        rotated = np.empty((positions, d_model))
+        rotated[:, 0::2] = c * sin_p + s * cos_p  # sin(a+b) = sin a cos b + cos a sin b
+        rotated[:, 1::2] = -s * sin_p + c * cos_p  # cos(a+b) = cos a cos b − sin a sin b
+        err = np.abs(rotated - table[k:k + positions]).max()
+        rows.append({"k": k, "max_abs_error": float(err)})
+    return {"d_model": d_model, "positions": positions, "rows": rows}
+
+
+def softmax_saturation(keys: int = 10, samples: int = 2000, seed: int = 0) -> dict:
+    """Largest softmax weight and Σp(1−p) against d_k, for q·k with unit-variance components.
+
+    Σ_i p_i(1 − p_i) is the trace of the softmax Jacobian: the total gradient the scores receive.
+    Unscaled, q·k has variance d_k, the softmax saturates and this sum collapses (§3.2.1, footnote 4);
+    dividing by √d_k keeps both curves flat.
+    """
+    rng = np.random.default_rng(seed)
+    d_ks = [2 ** i for i in range(11)]  # 1 … 1024
+    out = {"keys": keys, "samples": samples, "d_k": d_ks, "scaled": {}, "unscaled": {}}
+    for label, scale in (("scaled", True), ("unscaled", False)):
+        peak, grad = [], []
+        for d in d_ks:
+            q = rng.standard_normal((samples, 1, d))
+            k = rng.standard_normal((samples, keys, d))
+            scores = (q * k).sum(-1) / (math.sqrt(d) if scale else 1.0)
+            p = np.exp(scores - scores.max(-1, keepdims=True))
+            p /= p.sum(-1, keepdims=True)
+            peak.append(float(p.max(-1).mean()))
+            grad.append(float((p * (1 - p)).sum(-1).mean()))
+        out[label] = {"max_weight": peak, "gradient": grad}
+    return out
+
+
+def lr_schedules(miniature_d: int, miniature_warmup: int, miniature_steps: int) -> dict:
+    """lrate over steps for the paper's base model (d 512, warm-up 4 000, 100 000 steps) and ours."""
+    def curve(d: int, warmup: int, steps: int, points: int = 200) -> dict:
+        xs = sorted({max(1, round(steps * i / points)) for i in range(points + 1)} | {warmup})
+        return {"step": xs, "lr": [learning_rate(s, d, warmup) for s in xs], "d_model": d, "warmup": warmup,
+                "peak_step": warmup, "peak_lr": learning_rate(warmup, d, warmup)}
+
+    return {"paper_base": curve(512, 4000, 100_000), "miniature": curve(miniature_d, miniature_warmup, miniature_steps)}
+
+
+def training_curves() -> dict:
+    """The shipped training log: loss and learning rate every 50 steps, held-out exact match every 500."""
+    log = json.loads((ARTIFACTS / "training_log.json").read_text())
+    records = [r for r in log["log"] if "loss" in r]
+    evals = [r for r in records if "heldout_exact_match" in r]
+    final = log["log"][-1]
+    return {"train_config": log["train_config"],
+            "step": [r["step"] for r in records], "loss": [r["loss"] for r in records],
+            "lr": [r["lr"] for r in records],
+            "eval_step": [r["step"] for r in evals], "heldout_exact_match": [r["heldout_exact_match"] for r in evals],
+            "final": final}
+
+
+def parameter_count(model: EncoderDecoder) -> dict:
+    """The count by hand from the live shapes, line by line, and the paper's sizes at V = 37 000."""
+    c = model.cfg
+    d, h, dk, dff, n, v = c.d_model, c.n_heads, c.d_k, c.d_ff, c.n_layers, c.vocab_size
+    attn = 4 * (d * h * dk + h * dk)  # W^Q, W^K, W^V, W^O and their biases (inner width h·d_k = d here)
+    ffn = 2 * d * dff + dff + d
+    norm = 2 * d
+    rows = [
+        {"part": "embedding E (shared three ways)", "formula": f"V·d = {v}·{d}", "count": v * d},
+        {"part": "attention sub-layer", "formula": f"4·(d·d + d) = 4·({d}·{d} + {d})", "count": attn},
+        {"part": "feed-forward sub-layer", "formula": f"2·d·d_ff + d_ff + d = 2·{d}·{dff} + {dff} + {d}", "count": ffn},
+        {"part": "LayerNorm", "formula": f"2·d = 2·{d}", "count": norm},
+        {"part": "encoder layer", "formula": "attention + FFN + 2 LayerNorms", "count": attn + ffn + 2 * norm},
+        {"part": "decoder layer", "formula": "2 attentions + FFN + 3 LayerNorms", "count": 2 * attn + ffn + 3 * norm},
+    ]
+    total = v * d + n * (attn + ffn + 2 * norm) + n * (2 * attn + ffn + 3 * norm)
+    rows.append({"part": "total", "formula": f"E + {n}·encoder layer + {n}·decoder layer", "count": total})
+    paper = {name: count_parameters(PAPER_VOCAB, **size) for name, size in PAPER_SIZES.items()}
+    return {"rows": rows, "total": total, "model_count": model.get_num_params(), "paper_vocab": PAPER_VOCAB,
+            "paper": paper, "paper_reported": {"base": 65_000_000, "big": 213_000_000}}
