@@ -1,0 +1,235 @@
+// The article's behaviour: the input bar, the live values, the URL, and which step is in view.
+//
+// Events for the stage (static/stage/main.js):
+//   anatomy:trace  detail = the whole trace JSON (as /api/trace returns it), after each new input
+//   anatomy:step   detail = {step, view, highlight, animation}, when the step in view changes
+// window.anatomy = {trace, step, model, ready} for tests and the console.
+
+const DEFAULT_INPUT = "42";
+const THIN_SPACE = "\u2009";
+const form = document.getElementById("input-form");
+const field = document.getElementById("number-input");
+const errorBox = document.getElementById("input-error");
+const sections = [...document.querySelectorAll("section.step")];
+
+const anatomy = (window.anatomy = { trace: null, step: null, model: null, ready: false });
+let requestSeq = 0;
+
+// ---- live values ---------------------------------------------------------------------------
+
+export function formatLive(value, format = "text") {
+  if (Array.isArray(value)) return value.join(" ");
+  if (typeof value !== "number") return String(value);
+  switch (format) {
+    case "int":
+      return Math.round(value).toString().replace(/\B(?=(\d{3})+(?!\d))/g, THIN_SPACE);
+    case "fixed2": return value.toFixed(2);
+    case "fixed3": return value.toFixed(3);
+    case "fixed4": return value.toFixed(4);
+    case "pct1": return (100 * value).toFixed(1) + "%";
+    default: return String(value);
+  }
+}
+
+function fillLive(values) {
+  for (const el of document.querySelectorAll("[data-live]")) {
+    const key = el.dataset.live;
+    if (key in values) el.textContent = formatLive(values[key], el.dataset.format || "text");
+  }
+}
+
+// ---- fetching a trace ---------------------------------------------------------------------
+
+async function fetchJson(url) {
+  const response = await fetch(url, { headers: { Accept: "application/json" } });
+  const body = await response.json().catch(() => null);
+  if (!response.ok) {
+    const message = body?.detail?.message || `the server answered ${response.status}`;
+    throw Object.assign(new Error(message), { status: response.status });
+  }
+  return body;
+}
+
+// Read the NDJSON stream: the header first, then one node per line; each is announced as it
+// arrives (anatomy:trace-header, anatomy:trace-node) so the stage may draw before the end.
+async function fetchTraceStream(input) {
+  const response = await fetch(`/api/trace/stream?input=${encodeURIComponent(input)}`,
+    { headers: { Accept: "application/x-ndjson" } });
+  if (!response.ok) {
+    const body = await response.json().catch(() => null);
+    throw Object.assign(new Error(body?.detail?.message || `the server answered ${response.status}`),
+      { status: response.status });
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "", trace = null;
+  const take = (line) => {
+    if (!line.trim()) return;
+    const obj = JSON.parse(line);
+    if (trace === null) {
+      const { node_count: _count, ...header } = obj;
+      trace = { ...header, nodes: [] };
+      document.dispatchEvent(new CustomEvent("anatomy:trace-header", { detail: obj }));
+    } else {
+      trace.nodes.push(obj);
+      document.dispatchEvent(new CustomEvent("anatomy:trace-node", { detail: obj }));
+    }
+  };
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let cut;
+    while ((cut = buffer.indexOf("\n")) >= 0) {
+      take(buffer.slice(0, cut));
+      buffer = buffer.slice(cut + 1);
+    }
+  }
+  take(buffer);
+  if (!trace) throw new Error("the server sent an empty trace");
+  return trace;
+}
+
+function showError(message) {
+  errorBox.textContent = message;
+  field.setAttribute("aria-invalid", "true");
+}
+
+function clearError() {
+  errorBox.textContent = "";
+  field.removeAttribute("aria-invalid");
+}
+
+function updateUrl() {
+  const url = new URL(window.location.href);
+  if (anatomy.trace) url.searchParams.set("input", String(anatomy.trace.input.number));
+  url.hash = anatomy.step ? `step-${anatomy.step}` : url.hash;
+  history.replaceState(null, "", url);
+}
+
+// Fetch and show one input's trace; true when it worked. A failure keeps the last good trace.
+async function run(input) {
+  const seq = ++requestSeq;
+  form.setAttribute("aria-busy", "true");
+  try {
+    const trace = await fetchTraceStream(input);
+    if (seq !== requestSeq) return; // a newer input won
+    anatomy.trace = trace;
+    clearError();
+    fillLive({ ...(anatomy.model?.figures || {}), ...trace.derived });
+    updateUrl();
+    anatomy.ready = true;
+    document.dispatchEvent(new CustomEvent("anatomy:trace", { detail: trace }));
+    return true;
+  } catch (err) {
+    if (seq === requestSeq) showError(err.message); // the last good trace stays
+    return false;
+  } finally {
+    if (seq === requestSeq) form.removeAttribute("aria-busy");
+  }
+}
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  run(field.value);
+});
+
+// ---- which step is in view ------------------------------------------------------------------
+
+function stepDetail(section) {
+  let highlight = [];
+  try { highlight = JSON.parse(section.dataset.highlight || "[]"); } catch { /* keep [] */ }
+  return { step: Number(section.dataset.step), view: section.dataset.view, highlight,
+    animation: section.dataset.animation };
+}
+
+function setStep(section) {
+  const detail = stepDetail(section);
+  if (detail.step === anatomy.step) return;
+  anatomy.step = detail.step;
+  for (const s of sections) s.classList.toggle("current", s === section);
+  updateUrl();
+  document.dispatchEvent(new CustomEvent("anatomy:step", { detail }));
+}
+
+const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+
+function goTo(section) {
+  if (!section) return;
+  setStep(section);
+  section.scrollIntoView({ behavior: reducedMotion.matches ? "auto" : "smooth", block: "start" });
+}
+
+// A step is current when it crosses a line 40% down the viewport (or the article's scroller).
+const observer = new IntersectionObserver((entries) => {
+  const hit = entries.filter((e) => e.isIntersecting).sort((a, b) => a.boundingClientRect.top - b.boundingClientRect.top)[0];
+  if (hit) setStep(hit.target);
+}, { rootMargin: "-40% 0px -59% 0px" });
+for (const s of sections) observer.observe(s);
+
+document.addEventListener("keydown", (event) => {
+  // The stage, when focused, uses the arrows to move its cell cursor (and prevents the default).
+  if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
+  const t = event.target;
+  if (t instanceof HTMLElement && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+  const i = sections.findIndex((s) => Number(s.dataset.step) === anatomy.step);
+  const next = sections[Math.min(sections.length - 1, Math.max(0, (i < 0 ? 0 : i) + (event.key === "ArrowRight" ? 1 : -1)))];
+  event.preventDefault();
+  goTo(next);
+});
+
+// ---- the ledger on hover and focus ----------------------------------------------------------
+
+const popover = document.getElementById("fact-popover");
+let facts = null;
+
+async function showFact(el) {
+  if (!popover) return;
+  facts ??= fetchJson("/api/facts").then((d) => new Map(d.facts.map((f) => [f.id, f]))).catch(() => new Map());
+  const fact = (await facts).get(el.dataset.fact);
+  if (!fact) return;
+  popover.replaceChildren();
+  const what = document.createElement("strong");
+  what.textContent = `${fact.value}: ${fact.what}`;
+  const source = document.createElement("span");
+  source.textContent = fact.source;
+  popover.append(what, document.createElement("br"), source);
+  const box = el.getBoundingClientRect();
+  popover.hidden = false;
+  popover.style.left = `${Math.max(8, Math.min(box.left + window.scrollX, window.scrollX + document.documentElement.clientWidth - popover.offsetWidth - 8))}px`;
+  popover.style.top = `${box.bottom + window.scrollY + 6}px`;
+}
+
+function hideFact() { if (popover) popover.hidden = true; }
+
+for (const el of document.querySelectorAll("[data-fact]")) {
+  el.addEventListener("mouseenter", () => showFact(el));
+  el.addEventListener("focus", () => showFact(el));
+  el.addEventListener("mouseleave", hideFact);
+  el.addEventListener("blur", hideFact);
+}
+
+// ---- start -------------------------------------------------------------------------------------
+
+function start() {
+  const params = new URLSearchParams(window.location.search);
+  const input = params.get("input") || DEFAULT_INPUT;
+  if (!field.value) field.value = input;
+  const m = /^#step-(\d+)$/.exec(window.location.hash);
+  const first = (m && sections.find((s) => s.dataset.step === m[1])) || null;
+  if (first) {
+    first.scrollIntoView({ block: "start" });
+    setStep(first);
+  }
+  fetchJson("/api/model").then((model) => {
+    anatomy.model = model;
+    if (anatomy.trace) fillLive({ ...model.figures, ...anatomy.trace.derived });
+  }).catch(() => {});
+  run(input).then(async (ok) => {
+    if (ok || anatomy.trace || input === DEFAULT_INPUT) return;
+    const message = errorBox.textContent; // a bad link: show the default input, keep the message
+    if (await run(DEFAULT_INPUT)) showError(message);
+  });
+}
+
+start();
