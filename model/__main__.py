@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
 import torch
 
@@ -17,6 +18,13 @@ def _number(text: str) -> int:
         return parse_number(text)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Bad arguments get one line on stderr and exit status 2, never a usage dump or a traceback."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def cmd_train(args: argparse.Namespace) -> None:
@@ -69,12 +77,12 @@ def cmd_trace(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(2)
-    p = argparse.ArgumentParser(prog="python -m model", description="The trained miniature Transformer.")
-    sub = p.add_subparsers(dest="cmd", required=True)
+    p = OneLineParser(prog="python -m model", description="The trained miniature Transformer.")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=OneLineParser)
     t = sub.add_parser("train", help="train with the paper's recipe and save to model/artifacts")
     t.add_argument("--steps", type=int, default=4000)
     t.add_argument("--seed", type=int, default=1)
-    t.add_argument("--out", type=__import__("pathlib").Path, default=None)
+    t.add_argument("--out", type=Path, default=None)
     e = sub.add_parser("eval", help="exact match on the held-out set (greedy and beam 4)")
     e.add_argument("--all", action="store_true", help="greedy over all 1 000 000 numbers instead")
     e.add_argument("--no-beam", dest="beam", action="store_false")
