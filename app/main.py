@@ -12,7 +12,7 @@ from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
-from app import api, pages
+from app import api, figure_routes, pages
 from app.api import InputError, json_response
 from app.content import load_content
 from app.security import SecurityHeaders, content_security_policy, csp_hash
@@ -44,6 +44,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     state.weights_body = dumps(svc.weights_doc())
     state.facts_body = dumps({"count": len(state.content.facts),
                               "facts": [f.__dict__ for f in state.content.facts]})
+    state.figure_bodies = figure_routes.compute_model_figures(svc.translator.model)
     yield
 
 
@@ -52,9 +53,11 @@ def create_app() -> FastAPI:
                   lifespan=lifespan, docs_url=None, redoc_url=None)
     app.include_router(api.router)
     app.include_router(api.health_router)
+    app.include_router(figure_routes.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static", check_dir=False), name="static")
-    for name, folder in (("three", "three"), ("katex", "katex/dist"), ("swagger-ui", "swagger-ui-dist")):
+    for name, folder in (("three", "three"), ("katex", "katex/dist"), ("swagger-ui", "swagger-ui-dist"),
+                         ("chartjs", "chart.js/dist")):
         app.mount(f"/vendor/{name}", StaticFiles(directory=NODE_MODULES / folder, check_dir=False), name=name)
 
     @app.exception_handler(InputError)
