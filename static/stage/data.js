@@ -35,7 +35,7 @@ export function traceTensors(trace) {
 
 /** Streams an NDJSON trace (a header line, then one node per line) into the trace JSON shape. */
 export async function fetchTraceStream(url) {
-  const r = await fetch(url);
+  const r = await fetch(url, { headers: { Accept: 'application/x-ndjson, application/json' } });
   if (!r.ok) { let msg = `HTTP ${r.status}`; try { msg = (await r.json()).detail || msg; } catch { /* not JSON */ } throw new Error(msg); }
   const ctype = r.headers.get('content-type') || '';
   if (!ctype.includes('ndjson')) return r.json();

@@ -21,7 +21,7 @@ async function start() {
   injectStyles();
   const stage = new Stage(container);
   api.stage = stage; api.stats = stage.stats;
-  let pending = window.anatomyTrace || null, weights = null, lastStep = null;
+  let pending = window.anatomy?.trace || null, weights = null, lastStep = null;
   const apply = (trace) => {
     if (!trace || !Array.isArray(trace.nodes) || !trace.nodes.length) return false;  // bad input: keep the stage
     try { stage.setTrace(trace); } catch (e) { console.warn('stage: trace not drawn:', e.message); return false; }
@@ -39,9 +39,9 @@ async function start() {
     api.error = String(e.message || e); container.dataset.error = api.error; console.warn('stage:', api.error); return;
   }
   stage.setWeights(weights);
-  if (!pending && window.anatomyTrace) pending = window.anatomyTrace;
-  if (!pending && !document.querySelector('[data-stage-no-fetch]')) {
-    // No page announced a trace (e.g. the stage on its own): fetch the URL's input, streamed.
+  if (!pending && window.anatomy?.trace) pending = window.anatomy.trace;
+  if (!pending && !window.anatomy) {
+    // No page.js (the stage on its own): fetch the URL's input, streamed.
     const input = new URLSearchParams(location.search).get('input') || '42';
     try { pending = await fetchTraceStream(`/api/trace?input=${encodeURIComponent(input)}`); } catch (e) { api.error = String(e.message || e); }
   }

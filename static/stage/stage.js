@@ -154,10 +154,9 @@ export class Stage {
   labelList() {
     const out = [], L = this.layout;
     for (const b of L.blocks.values()) {
-      const head = /\.h\d\.(scores|masked|weights)$/.test(b.id);
-      const small = b.rows === 1 && b.cols === 1;
-      out.push({ text: labelOf(b.id), x: b.x, y: head ? b.y - b.rows - 0.4 : b.y + 0.45, baseline: head ? 'top' : 'bottom',
-        size: small ? 1.1 : 1.5, maxWidth: Math.max(b.w + (head ? 1.5 : 3), small ? 5 : 6), color: b.param ? '#c9d3e6' : '#ece8df' });
+      const small = b.rows === 1 && b.cols === 1, head = /\.h\d\./.test(b.id);
+      out.push({ text: labelOf(b.id), x: b.x, y: b.y + 0.45, size: small ? 1.1 : 1.5,
+        maxWidth: head ? b.w + 1.6 : Math.max(b.w + 3, 5), color: b.param ? '#c9d3e6' : '#ece8df' });
     }
     for (const s of L.stations) out.push({ text: s.title, x: s.side === 'src' ? s.x - 6 : s.x + s.w + 6, y: s.y - 1, anchor: s.side === 'src' ? 'right' : 'left', baseline: 'top', size: 5, weight: 700, color: '#f1c27d' });
     const rowsOf = (id, toks) => { const b = L.blocks.get(id); if (b) toks.forEach((t, r) => out.push({ text: t, x: b.x - 0.6, y: b.y - r - 0.5, anchor: 'right', baseline: 'middle', size: 0.85, color: '#ffe9a8' })); };
