@@ -272,11 +272,12 @@ def compositional_summary(runs: list[dict]) -> list[dict]:
 
 
 DK_SWEEP = [2, 4, 8, 16, 32, 64]
+DK_RUN_ORDER = [64, 2, 32, 8, 16, 4]  # the ends first, so that a run cut short still spans the range
 
 
 def dk_sweep_specs(o: Options) -> list[RunSpec]:
     return [_spec("dk_sweep", f"d_k_{d}_{'scaled' if s else 'unscaled'}", seed, o, {"d_k": d, "scale_scores": s})
-            for seed in _seeds(o) for d in DK_SWEEP for s in (True, False)]
+            for seed in _seeds(o) for d in DK_RUN_ORDER for s in (True, False)]
 
 
 def dk_sweep_summary(runs: list[dict]) -> list[dict]:
@@ -295,7 +296,7 @@ EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in [
     Experiment("head_ablation", 2, 1000, head_ablation_specs, head_ablation_summary),
     Experiment("warmup_norm", 2, 1000, warmup_norm_specs, training_summary([w[0] for w in WARMUP_NORM])),
     Experiment("compositional", 2, 1000, compositional_specs, compositional_summary),
-    Experiment("dk_sweep", 1, 800, dk_sweep_specs, dk_sweep_summary),
+    Experiment("dk_sweep", 1, 500, dk_sweep_specs, dk_sweep_summary),
 ]}
 GROUPS = {"followups": ["head_ablation", "warmup_norm", "compositional", "dk_sweep"]}
 
