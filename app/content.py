@@ -30,6 +30,7 @@ SLUG = re.compile(r"^[a-z0-9-]+$")
 FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.S)
 LIVE_SPAN = re.compile(r'(<span\b[^>]*\bdata-live="([^"]+)"[^>]*>)(.*?)(</span>)', re.S)
 FORMAT_ATTR = re.compile(r'\bdata-format="([^"]+)"')
+FACT_ID = re.compile(r'\bdata-fact="([^"]+)"')
 FACT_SPAN = re.compile(r'<span\b(?![^>]*\btabindex=)([^>]*\bdata-fact="[^"]+")')
 THIN_SPACE = "\u2009"
 
@@ -77,6 +78,18 @@ class Content:
     references: list[tuple[str, str]] = field(default_factory=list)
     facts: list[Fact] = field(default_factory=list)
     extras_html: str = ""
+    unused_facts: dict[str, str] = field(default_factory=dict)  # id -> why the article does not quote it
+
+    def fact_uses(self) -> dict[str, list[tuple[str, str]]]:
+        """Where the article quotes each ledger entry: id -> [(link, label)], in reading order."""
+        uses: dict[str, list[tuple[str, str]]] = {}
+        places = [(f"/#step-{s.number}", f"step {s.number}", s.html) for s in self.steps]
+        places.append(("/#extras", "after the steps", self.extras_html))
+        places += [(f"/topics/{t.slug}", t.title, t.html) for t in self.topics.values()]
+        for link, label, text in places:
+            for fid in dict.fromkeys(FACT_ID.findall(text)):
+                uses.setdefault(fid, []).append((link, label))
+        return uses
 
 
 def format_live(value: object, fmt: str = "text") -> str:
@@ -174,4 +187,14 @@ def load_content(root: Path = CONTENT, live: dict | None = None) -> Content:
         facts=[Fact(r.get("id", ""), r.get("value", ""), r.get("what", ""), r.get("source", ""))
                for r in read_tsv(root / "facts.tsv") if r.get("id")],
         extras_html=render(split_front_matter(extras.read_text(encoding="utf-8"))[1]) if extras.is_file() else "",
+        unused_facts=read_unused(root / "facts_unused.txt"),
     )
+
+
+def read_unused(path: Path) -> dict[str, str]:
+    """content/facts_unused.txt: `id<TAB>why` per line; ledger entries left out of the text on purpose."""
+    if not path.is_file():
+        return {}
+    rows = (line.split("\t", 1) for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip() and not line.startswith("#"))
+    return {r[0].strip(): (r[1].strip() if len(r) > 1 else "") for r in rows}

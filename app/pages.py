@@ -8,6 +8,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
+from app import figure_routes
 from app.api import InputError, parse_input
 from app.content import fill_live
 from model.parse import MAX_INPUT_CHARS
@@ -41,12 +42,16 @@ async def index(request: Request, input: str | None = None) -> HTMLResponse:
             steps = [(s, fill_live(s.html, live)) for s in content.steps]
         except InputError as e:
             error = str(e)
-    return page(request, "index.html", content=content, steps=steps, input_value=text, input_error=error)
+    svc = state.service
+    return page(request, "index.html", content=content, steps=steps, input_value=text, input_error=error,
+                model=svc.figures, training=svc.training, version=svc.version,
+                figure_names=[*figure_routes.MODEL_FIGURES, *figure_routes.RESEARCH])
 
 
 @router.get("/ledger", response_class=HTMLResponse)
 async def ledger(request: Request) -> HTMLResponse:
-    return page(request, "ledger.html", facts=request.app.state.content.facts)
+    content = request.app.state.content
+    return page(request, "ledger.html", facts=content.facts, uses=content.fact_uses(), unused=content.unused_facts)
 
 
 @router.get("/about", response_class=HTMLResponse)

@@ -1,0 +1,355 @@
+// The article's figures, drawn from the data the server computes (/api/figures/NAME, /api/beam).
+//
+// Each <figure data-figure="NAME"> in the article is filled by FIGURES[NAME](figure, data). Charts use
+// Chart.js (the UMD build, served from /vendor/chartjs, loaded before this module as window.Chart);
+// the positional-encoding heatmap is a canvas drawn by heatmap() below. Every value drawn is real:
+// nothing here computes a number the server did not send, except formatting.
+
+const Chart = window.Chart;
+const COLORS = { violet: "#7a3fb0", orange: "#c0661a", teal: "#1f7f74", ink: "#1d2024", muted: "#5b6470",
+  blue: "#1f5aa6", grey: "#9aa1aa" };
+const SERIES = [COLORS.violet, COLORS.orange, COLORS.teal, COLORS.blue, "#a23b5b", "#6b7a1f"];
+
+if (Chart) {
+  Chart.defaults.animation = false;
+  Chart.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif';
+  Chart.defaults.font.size = 12;
+  Chart.defaults.color = COLORS.ink;
+  Chart.defaults.maintainAspectRatio = false;
+}
+
+// ---- small DOM helpers ---------------------------------------------------------------------------
+
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k === "html") el.innerHTML = v; // only for HTML the server rendered from our own Markdown
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined) el.append(c);
+  return el;
+}
+
+const fmt = (v, digits = 3) => (v === null || v === undefined ? "–" : Number(v).toFixed(digits));
+const int = (v) => Math.round(v).toString().replace(/\B(?=(\d{3})+(?!\d))/g, "\u2009");
+const sci = (v) => (v === 0 ? "0" : Number(v).toExponential(1).replace("e", "·10^").replace("^+", "^"));
+const pct = (v) => (v === null || v === undefined ? "–" : (100 * v).toFixed(1) + "%");
+
+function chartBox(figure, label, height = 240) {
+  const canvas = h("canvas", { role: "img", "aria-label": label });
+  figure.append(h("div", { class: "chart", style: null }, canvas));
+  canvas.parentElement.style.height = `${height}px`;
+  return canvas;
+}
+
+function caption(figure, text, name) {
+  figure.append(h("figcaption", {}, text, " ",
+    h("span", { class: "reproduce" }, "Data: ", h("a", { href: `/api/figures/${name}` }, `/api/figures/${name}`),
+      "; reproduce: ", h("code", {}, `python -m app.figure_routes ${name}`))));
+}
+
+function lineChart(canvas, { labels, datasets, x, y, y2, legend = true, logX = false }) {
+  const scales = {
+    x: { type: logX ? "logarithmic" : "linear", title: { display: !!x, text: x }, ticks: { maxTicksLimit: 8 } },
+    y: { title: { display: !!y, text: y } },
+  };
+  if (y2) scales.y2 = { position: "right", title: { display: true, text: y2 }, grid: { drawOnChartArea: false } };
+  return new Chart(canvas, {
+    type: "line",
+    data: { labels, datasets: datasets.map((d, i) => ({ borderColor: SERIES[i % SERIES.length],
+      backgroundColor: SERIES[i % SERIES.length], pointRadius: 0, borderWidth: 2, ...d })) },
+    options: { parsing: labels ? undefined : false, scales, interaction: { mode: "nearest", intersect: false },
+      plugins: { legend: { display: legend, labels: { boxWidth: 14 } } } },
+  });
+}
+
+const xy = (xs, ys) => xs.map((x, i) => ({ x, y: ys[i] }));
+
+// ---- the positional-encoding heatmap (Chart.js has none) -----------------------------------------
+
+function heatmap(canvas, values, { xLabel, yLabel }) {
+  const rows = values.length, cols = values[0].length;
+  const left = 34, top = 8, bottom = 34, right = 8;
+  const draw = () => {
+    const width = canvas.parentElement.clientWidth, height = canvas.parentElement.clientHeight;
+    const dpr = window.devicePixelRatio || 1;
+    canvas.width = width * dpr; canvas.height = height * dpr;
+    canvas.style.width = `${width}px`; canvas.style.height = `${height}px`;
+    const ctx = canvas.getContext("2d");
+    ctx.scale(dpr, dpr);
+    ctx.clearRect(0, 0, width, height);
+    const cw = (width - left - right) / cols, ch = (height - top - bottom) / rows;
+    for (let r = 0; r < rows; r++) {
+      for (let c = 0; c < cols; c++) {
+        const v = values[r][c]; // −1 … 1: blue … white … orange
+        const t = Math.abs(v), [R, G, B] = v < 0 ? [31, 90, 166] : [192, 102, 26];
+        ctx.fillStyle = `rgb(${255 + (R - 255) * t},${255 + (G - 255) * t},${255 + (B - 255) * t})`;
+        ctx.fillRect(left + c * cw, top + r * ch, Math.ceil(cw), Math.ceil(ch));
+      }
+    }
+    ctx.fillStyle = COLORS.ink;
+    ctx.font = "11px system-ui, sans-serif";
+    ctx.textAlign = "right"; ctx.textBaseline = "middle";
+    for (let r = 0; r < rows; r += 10) ctx.fillText(String(r), left - 4, top + (r + 0.5) * ch);
+    ctx.textAlign = "center"; ctx.textBaseline = "top";
+    for (let c = 0; c < cols; c += 8) ctx.fillText(String(c), left + (c + 0.5) * cw, height - bottom + 3);
+    ctx.fillText(xLabel, left + (width - left - right) / 2, height - bottom + 17);
+    ctx.save(); ctx.translate(10, top + (height - top - bottom) / 2); ctx.rotate(-Math.PI / 2);
+    ctx.textBaseline = "middle"; ctx.fillText(yLabel, 0, 0); ctx.restore();
+  };
+  draw();
+  new ResizeObserver(draw).observe(canvas.parentElement);
+}
+
+function table(head, rows, attrs = {}) {
+  return h("table", { class: "figure-table", ...attrs },
+    h("thead", {}, h("tr", {}, head.map((c) => h("th", { scope: "col" }, c)))),
+    h("tbody", {}, rows.map((r) => (r instanceof HTMLElement ? r : h("tr", {}, r.map((c) => h("td", {}, c)))))));
+}
+
+// ---- the figures, one per name -------------------------------------------------------------------
+
+function researchPart(part) {
+  const out = [];
+  if (part.title && part.experiment) out.push(h("h4", {}, part.title));
+  if (part.status !== "results") {
+    out.push(h("p", { class: "not-run" }, "Not yet run. ", "The numbers will appear here when ",
+      h("code", {}, part.command || ""), " has written its results."));
+    return out;
+  }
+  if (part.chart) {
+    const c = part.chart, byLength = c.series.words.every((w) => w !== null) && c.series.variant.every((v) => v);
+    const holder = h("div", { class: "chart" });
+    const canvas = h("canvas", { role: "img", "aria-label": `${c.metric}: mean of the seeds (bars or lines) and each seed (points)` });
+    holder.append(canvas);
+    holder.style.height = `${byLength ? 240 : Math.max(200, 26 * c.labels.length + 60)}px`;
+    out.push(holder);
+    queueMicrotask(() => (byLength ? lengthChart(canvas, c) : seedBars(canvas, c)));
+  }
+  out.push(h("div", { class: "table-scroll" }, table(part.columns, part.rows, { "data-summary": part.experiment || "" })));
+  if (part.verdict_html) out.push(h("div", { class: "verdict" }, h("strong", {}, "Verdict. "), h("div", { html: part.verdict_html })));
+  return out;
+}
+
+// Seeds as points, means as bars, one row per variant (horizontal bars keep long labels legible).
+function seedBars(canvas, c) {
+  const seeds = Math.max(0, ...c.values.map((v) => v.length));
+  const datasets = [{ type: "bar", label: "mean", data: c.mean, backgroundColor: "rgba(122,63,176,0.35)",
+    borderColor: COLORS.violet, borderWidth: 1 }];
+  for (let s = 0; s < seeds; s++) {
+    datasets.push({ type: "scatter", label: `seed ${s + 1}`, data: c.values.map((v, i) => (v[s] === undefined ? null : { y: c.labels[i], x: v[s] })),
+      backgroundColor: SERIES[(s + 1) % SERIES.length], pointRadius: 4 });
+  }
+  new Chart(canvas, { type: "bar", data: { labels: c.labels, datasets },
+    options: { indexAxis: "y", scales: { x: { title: { display: true, text: c.metric.replaceAll("_", " ") } },
+      y: { type: "category", ticks: { autoSkip: false } } }, plugins: { legend: { labels: { boxWidth: 12 } } } } });
+}
+
+// Accuracy against input length, one line per variant (mean), each seed a point.
+function lengthChart(canvas, c) {
+  const words = [...new Set(c.series.words.map(String))];
+  const variants = [...new Set(c.series.variant)];
+  const datasets = [];
+  variants.forEach((v, k) => {
+    const color = SERIES[k % SERIES.length];
+    const rows = c.labels.map((_, i) => i).filter((i) => c.series.variant[i] === v);
+    datasets.push({ type: "line", label: v, borderColor: color, backgroundColor: color, pointRadius: 0,
+      data: words.map((w) => { const i = rows.find((j) => String(c.series.words[j]) === w); return i === undefined ? null : c.mean[i]; }) });
+    datasets.push({ type: "scatter", label: `${v} seeds`, backgroundColor: color, pointRadius: 3,
+      data: rows.flatMap((i) => c.values[i].map((y) => ({ x: String(c.series.words[i]), y }))) });
+  });
+  new Chart(canvas, { type: "line", data: { labels: words, datasets },
+    options: { scales: { x: { type: "category", title: { display: true, text: "English words in the input" } },
+      y: { min: 0, max: 1, title: { display: true, text: c.metric.replaceAll("_", " ") } } },
+    plugins: { legend: { labels: { boxWidth: 12, filter: (item) => !item.text.endsWith(" seeds") } } } } });
+}
+
+const FIGURES = {
+  "pe-pattern"(fig, d) {
+    const canvas = h("canvas", { role: "img", "aria-label": `PE table, ${d.positions} positions by ${d.d_model} dimensions` });
+    const holder = h("div", { class: "chart heatmap" }, canvas);
+    fig.append(holder, h("p", { class: "legend" }, h("span", { class: "swatch neg" }), " −1 ",
+      h("span", { class: "swatch zero" }), " 0 ", h("span", { class: "swatch pos" }), " +1"));
+    heatmap(canvas, d.values, { xLabel: "dimension i (even: sin, odd: cos)", yLabel: "position" });
+    caption(fig, `The sinusoidal table for the first ${d.positions} positions (rows) and all ${d.d_model} dimensions (columns): fast waves on the left, slow ones on the right.`, "pe-pattern");
+  },
+  "pe-rotation"(fig, d) {
+    fig.append(table(["offset k", "largest |PE(pos+k) − R_k·PE(pos)|"],
+      d.rows.map((r) => [String(r.k), sci(r.max_abs_error)])));
+    caption(fig, `The rotation check over positions 0–${d.positions - 1}, d_model = ${d.d_model}: rotating each (sin, cos) pair by k times its frequency gives the encoding k positions later, up to float32 rounding.`, "pe-rotation");
+  },
+  "softmax-saturation"(fig, d) {
+    const grid = h("div", { class: "chart-pair" });
+    fig.append(grid);
+    const pair = [["max_weight", "largest softmax weight"], ["gradient", "Σ p(1 − p)"]];
+    for (const [key, label] of pair) {
+      const box = h("div", { class: "chart" }, h("canvas", { role: "img", "aria-label": `${label} against d_k` }));
+      box.style.height = "220px";
+      grid.append(box);
+      lineChart(box.firstChild, { datasets: [
+        { label: "q·k / √d_k", data: xy(d.d_k, d.scaled[key]), pointRadius: 2 },
+        { label: "q·k unscaled", data: xy(d.d_k, d.unscaled[key]), pointRadius: 2 }],
+      x: "d_k", y: label, logX: true });
+    }
+    caption(fig, `Averaged over ${d.samples} random queries against ${d.keys} keys with unit-variance components, for d_k from 1 to 1 024. Unscaled, the scores grow like √d_k: the softmax saturates (largest weight → 1) and the gradient it passes back (Σp(1−p)) collapses. Scaled, both stay flat.`, "softmax-saturation");
+  },
+  "attention-stat"(fig, d) {
+    const labels = d.self.flatMap((heads, l) => heads.map((_, k) => `layer ${l + 1} · head ${k + 1}`));
+    const canvas = chartBox(fig, "Mean largest weight per row, per layer and head", 240);
+    new Chart(canvas, { type: "bar", data: { labels, datasets: [
+      { label: "encoder self-attention", data: d.self.flat(), backgroundColor: COLORS.violet },
+      { label: "cross-attention", data: d.cross.flat(), backgroundColor: COLORS.orange },
+      { type: "line", label: `uniform over the source (≈${fmt(d.uniform_over_source, 2)})`, data: labels.map(() => d.uniform_over_source),
+        borderColor: COLORS.muted, borderDash: [4, 4], pointRadius: 0, borderWidth: 1.5 }] },
+    options: { scales: { y: { min: 0, max: 1, title: { display: true, text: "mean largest weight" } },
+      x: { ticks: { maxRotation: 60, autoSkip: false } } }, plugins: { legend: { labels: { boxWidth: 12 } } } } });
+    caption(fig, `Per layer and head, over the ${int(d.numbers)} held-out numbers (teacher-forced, padding left out). The article's two numbers are the averages of the violet and of the orange bars.`, "attention-stat");
+  },
+  "lr-schedule"(fig, d) {
+    const grid = h("div", { class: "chart-pair" });
+    fig.append(grid);
+    for (const [key, label] of [["paper_base", "paper base (d 512)"], ["miniature", `miniature (d ${d.miniature.d_model})`]]) {
+      const s = d[key];
+      const box = h("div", { class: "chart" }, h("canvas", { role: "img", "aria-label": `learning rate, ${label}` }));
+      box.style.height = "220px";
+      grid.append(box);
+      lineChart(box.firstChild, { datasets: [{ label: `${label}: peak ${sci(s.peak_lr)} at step ${int(s.peak_step)}`,
+        data: xy(s.step, s.lr) }], x: "training step", y: "learning rate" });
+    }
+    caption(fig, `lrate = d^−0.5 · min(step^−0.5, step · warmup^−1.5): a linear rise for ${int(d.paper_base.warmup)} steps in the paper (${int(d.miniature.warmup)} here), then decay as 1/√step.`, "lr-schedule");
+  },
+  "training-curves"(fig, d) {
+    const grid = h("div", { class: "chart-pair" });
+    fig.append(grid);
+    const a = h("div", { class: "chart" }, h("canvas", { role: "img", "aria-label": "training loss and held-out exact match against step" }));
+    const b = h("div", { class: "chart" }, h("canvas", { role: "img", "aria-label": "learning rate against step" }));
+    a.style.height = b.style.height = "220px";
+    grid.append(a, b);
+    lineChart(a.firstChild, { datasets: [
+      { label: "training loss (smoothed labels)", data: xy(d.step, d.loss), yAxisID: "y" },
+      { label: "held-out exact match", data: xy(d.eval_step, d.heldout_exact_match), yAxisID: "y2", pointRadius: 3 }],
+    x: "step", y: "loss", y2: "exact match" });
+    lineChart(b.firstChild, { datasets: [{ label: "learning rate", data: xy(d.step, d.lr), borderColor: COLORS.teal }],
+      x: "step", y: "learning rate" });
+    const c = d.train_config;
+    caption(fig, `From the shipped log (model/artifacts/training_log.json): ${int(c.steps)} steps of batch ${c.batch_size}, warm-up ${c.warmup}, label smoothing ${c.label_smoothing}; loss every ${c.log_every} steps, held-out exact match every ${c.eval_every}.`, "training-curves");
+  },
+  "param-count"(fig, d) {
+    const body = d.rows.map((r) => h("tr", { class: r.part === "total" ? "total" : null },
+      h("td", {}, r.part), h("td", {}, h("code", {}, r.formula)), h("td", { class: "num" }, int(r.count))));
+    fig.append(h("div", { class: "table-scroll" }, table(["part", "by hand", "parameters"], body, { "data-total": d.total })));
+    fig.append(h("p", { class: "check" }, `Counted from the model's tensors: ${int(d.model_count)} `,
+      d.model_count === d.total ? "✓ (the same)" : "✗ (different!)"));
+    const paper = Object.entries(d.paper).map(([k, v]) => [k, int(v), `${(v / 1e6).toFixed(2)} M`,
+      `${Math.round(d.paper_reported[k] / 1e6)} M`]);
+    fig.append(h("div", { class: "table-scroll" }, table([`paper's model (V = ${int(d.paper_vocab)})`, "same formula", "", "paper reports"], paper)));
+    caption(fig, "The miniature's count from its live shapes, line by line; the same formula at the paper's sizes.", "param-count");
+  },
+};
+
+for (const [name, experiment] of Object.entries({ "research-ablations": 1, "research-extrapolation": 1,
+  "research-alignment": 1, "research-followups": 1 })) {
+  void experiment;
+  FIGURES[name] = (fig, d) => {
+    const status = d.status === "results" ? `${d.runs} runs committed` : d.status;
+    fig.append(h("p", { class: `research-status ${d.status === "results" ? "" : "not-run"}` }, h("strong", {}, status)));
+    if (d.error) fig.append(h("p", { class: "not-run" }, "The results could not be read: ", d.error));
+    fig.append(h("details", {}, h("summary", {}, "Claim, hypothesis and design (written before any run)"),
+      h("h4", {}, "Claim"), h("div", { html: d.claim_html || "" }),
+      h("h4", {}, "Hypothesis"), h("div", { html: d.hypothesis_html || "" }),
+      h("h4", {}, "Design"), h("div", { html: d.design_html || "" })));
+    for (const part of d.parts || []) fig.append(...researchPart(part));
+    fig.append(h("p", { class: "command" }, "Reproduce: ", h("code", {}, d.command)));
+    caption(fig, `${d.title}.`, name);
+  };
+}
+
+// ---- the live beam search (step 19) --------------------------------------------------------------
+
+const tokens = (t) => t.join(" ");
+
+function beamStep(step, best) {
+  const rows = [];
+  const isBest = (hyp) => tokens(hyp.tokens) === tokens(best.tokens);
+  for (const hyp of step.alive) {
+    rows.push(h("tr", { class: "alive", "data-tokens": tokens(hyp.tokens) },
+      h("td", {}, "alive"), h("td", {}, tokens(hyp.tokens)), h("td", { class: "num" }, fmt(hyp.log_prob)),
+      h("td", { class: "num" }, "–"), h("td", { class: "num" }, "–")));
+  }
+  for (const hyp of step.finished) {
+    rows.push(h("tr", { class: `finished${isBest(hyp) ? " winner" : ""}`, "data-tokens": tokens(hyp.tokens) },
+      h("td", {}, isBest(hyp) ? "finished ★" : "finished"), h("td", {}, tokens(hyp.tokens)),
+      h("td", { class: "num" }, fmt(hyp.log_prob)), h("td", { class: "num" }, fmt(hyp.length_penalty)),
+      h("td", { class: "num" }, fmt(hyp.score))));
+  }
+  return h("div", { class: "beam-step", "data-step": step.step }, h("h4", {}, `Turn ${step.step}`),
+    h("div", { class: "table-scroll" }, table(["", "output so far", "log p", "lp(Y)", "score"], rows)));
+}
+
+let beamSeq = 0;
+async function drawBeam(fig, number) {
+  const seq = ++beamSeq;
+  fig.setAttribute("aria-busy", "true");
+  try {
+    const response = await fetch(`/api/beam?input=${number}`, { headers: { Accept: "application/json" } });
+    if (!response.ok) throw new Error(`the server answered ${response.status}`);
+    const b = await response.json();
+    if (seq !== beamSeq) return;
+    const best = b.best;
+    fig.replaceChildren(
+      h("p", { class: "beam-best", "data-number": b.number }, "Beam ", String(b.beam_size), ", α = ", String(b.alpha),
+        " on ", h("strong", {}, b.source_tokens.filter((t) => t !== "</s>").join(" ")), ": the winner is ",
+        h("strong", { class: "winner-tokens" }, tokens(best.tokens)), ` (${b.german}), score ${fmt(best.log_prob)} / ${fmt(best.length_penalty)} = ${fmt(best.score)}.`),
+      ...b.steps.map((s) => beamStep(s, best)));
+    caption(fig, "Every turn of the search: the alive beams with their total log-probability, the finished outputs with the length penalty and the score; ★ marks the winner.", "beam");
+    fig.querySelector("figcaption .reproduce").replaceChildren("Data: ",
+      h("a", { href: `/api/beam?input=${b.number}` }, `/api/beam?input=${b.number}`),
+      "; reproduce (with the server running): ", h("code", {}, `curl "localhost:8000/api/beam?input=${b.number}"`));
+    fig.dataset.number = String(b.number);
+  } catch (err) {
+    if (seq === beamSeq) fig.replaceChildren(h("p", { class: "not-run" }, `The beam search could not be loaded: ${err.message}`));
+  } finally {
+    if (seq === beamSeq) fig.removeAttribute("aria-busy");
+  }
+}
+
+// ---- start ---------------------------------------------------------------------------------------
+
+async function drawFigure(fig) {
+  const name = fig.dataset.figure;
+  const draw = FIGURES[name];
+  if (!draw) return;
+  try {
+    const response = await fetch(`/api/figures/${name}`, { headers: { Accept: "application/json" } });
+    if (!response.ok) throw new Error(`the server answered ${response.status}`);
+    const { data } = await response.json();
+    fig.replaceChildren();
+    draw(fig, data);
+    fig.dataset.drawn = "true";
+  } catch (err) {
+    fig.replaceChildren(h("p", { class: "not-run" }, `This figure could not be drawn: ${err.message}`));
+    fig.dataset.drawn = "error";
+  }
+}
+
+// Draw each figure when it comes near the viewport (the article is long; most readers see a few).
+const lazy = new IntersectionObserver((entries) => {
+  for (const e of entries) {
+    if (!e.isIntersecting) continue;
+    lazy.unobserve(e.target);
+    drawFigure(e.target);
+  }
+}, { rootMargin: "600px 0px" });
+for (const fig of document.querySelectorAll("figure[data-figure]")) {
+  if (fig.dataset.figure !== "beam") lazy.observe(fig);
+}
+
+const beamFigure = document.querySelector('figure[data-figure="beam"]');
+if (beamFigure) {
+  document.addEventListener("anatomy:trace", (e) => drawBeam(beamFigure, e.detail.input.number));
+  if (window.anatomy?.trace) drawBeam(beamFigure, window.anatomy.trace.input.number);
+}
+
+window.anatomyFigures = { draw: drawFigure, names: Object.keys(FIGURES) };

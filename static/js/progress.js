@@ -1,0 +1,22 @@
+// The progress bar of the 29 steps: marks the step in view (from page.js's anatomy:step event) and
+// the steps already passed; each mark is a deep link (#step-N).
+
+const nav = document.querySelector("nav.progress");
+const links = nav ? [...nav.querySelectorAll("a[data-step]")] : [];
+const label = document.getElementById("progress-step");
+const title = document.getElementById("progress-title");
+
+function mark(step) {
+  for (const a of links) {
+    const n = Number(a.dataset.step);
+    a.classList.toggle("done", n < step);
+    if (n === step) a.setAttribute("aria-current", "step");
+    else a.removeAttribute("aria-current");
+  }
+  const current = links.find((a) => Number(a.dataset.step) === step);
+  if (label) label.textContent = String(step);
+  if (title && current) title.textContent = current.title.replace(/^\d+\.\s*/, "");
+}
+
+document.addEventListener("anatomy:step", (e) => mark(e.detail.step));
+if (window.anatomy?.step) mark(window.anatomy.step);
