@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 
 from fastapi import APIRouter, Query, Request
@@ -95,11 +96,15 @@ computed."""
                                           "description": "The trace, as JSON or NDJSON"}})
 async def get_trace(request: Request, input: str | None = Query(None, description=INPUT_HELP)) -> Response:
     n = parse_input(input)
+    t0 = time.perf_counter()
     entry = await service(request).trace(n)
+    timing = f"trace;dur={1000 * (time.perf_counter() - t0):.2f}"
     if NDJSON in request.headers.get("accept", ""):
-        return _stream_response(entry)
-    resp = cached(request, f'"{service(request).version}-{n}"', entry.body)
+        resp = _stream_response(entry)
+    else:
+        resp = cached(request, f'"{service(request).version}-{n}"', entry.body)
     resp.headers["Vary"] = "Accept"
+    resp.headers["Server-Timing"] = timing  # time to compute (or find) the trace, for bench/
     return resp
 
 

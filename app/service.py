@@ -8,6 +8,7 @@ under a capacity limiter, so a flood of requests queues instead of oversubscribi
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -104,8 +105,12 @@ class ModelService:
     _waiting: int = 0
 
     @classmethod
-    def load(cls, cache_bytes: int = 96 * 2**20, workers: int = 2, max_waiting: int = 256) -> ModelService:
-        torch.set_num_threads(2)  # the target machine has two cores
+    def load(cls, cache_bytes: int = 96 * 2**20, workers: int | None = None, max_waiting: int = 256) -> ModelService:
+        # Two cores: two traces at once, each on one thread. The matrices are 32 wide, so torch's
+        # intra-op threads cost more in hand-offs than they gain, and with two requests in flight
+        # they would oversubscribe the cores (bench/bench_api.py measures both settings).
+        torch.set_num_threads(int(os.environ.get("ANATOMY_TORCH_THREADS", "1")))
+        workers = workers or int(os.environ.get("ANATOMY_WORKERS", "2"))
         tr = Translator.load()
         tr.model.eval()
         return cls(tr, parameters(tr.model), weights_version(tr.model), model_figures(tr.model),
@@ -123,7 +128,8 @@ class ModelService:
         nodes = doc.pop("nodes")
         header = dumps({**doc, "node_count": len(nodes)}) + b"\n"
         node_lines = [dumps(n) + b"\n" for n in nodes]
-        body = dumps({**doc, "nodes": nodes})
+        # the JSON body reuses the serialised nodes: {…header fields…, "nodes": [node, …]}
+        body = dumps(doc)[:-1] + b',"nodes":[' + b",".join(line[:-1] for line in node_lines) + b"]}"
         entry = CachedTrace(body, header, node_lines, doc["derived"])
         self.traces.put(key, entry, entry.nbytes)
         return entry

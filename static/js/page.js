@@ -159,8 +159,29 @@ function goTo(section) {
   section.scrollIntoView({ behavior: reducedMotion.matches ? "auto" : "smooth", block: "start" });
 }
 
+// A linked step stays in view while the page settles (fonts, formulas and live values change the
+// heights above it), until the reader scrolls, types or clicks, or three seconds pass.
+let pinned = null;
+
+function pin(section) {
+  pinned = section;
+  const hold = () => { if (pinned) pinned.scrollIntoView({ block: "start" }); };
+  const resize = new ResizeObserver(hold);
+  for (const s of sections) resize.observe(s);
+  document.fonts?.ready.then(hold);
+  const events = ["wheel", "touchstart", "keydown", "pointerdown"];
+  const release = () => {
+    pinned = null;
+    resize.disconnect();
+    for (const e of events) window.removeEventListener(e, release, true);
+  };
+  for (const e of events) window.addEventListener(e, release, { capture: true, passive: true });
+  setTimeout(release, 3000);
+}
+
 // A step is current when it crosses a line 40% down the viewport (or the article's scroller).
 const observer = new IntersectionObserver((entries) => {
+  if (pinned) return;
   const hit = entries.filter((e) => e.isIntersecting).sort((a, b) => a.boundingClientRect.top - b.boundingClientRect.top)[0];
   if (hit) setStep(hit.target);
 }, { rootMargin: "-40% 0px -59% 0px" });
@@ -220,6 +241,7 @@ function start() {
   if (first) {
     first.scrollIntoView({ block: "start" });
     setStep(first);
+    pin(first);
   }
   fetchJson("/api/model").then((model) => {
     anatomy.model = model;
