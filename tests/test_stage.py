@@ -209,6 +209,14 @@ def test_nothing_is_drawn_while_nothing_moves(page):
     assert page.evaluate("anatomyStage.stats.frames") == before
 
 
+@pytest.mark.parametrize("n", [1, 3, 6, 9, 11, 15, 16, 18, 19, 22, 25])
+def test_screenshots_of_the_overview_and_the_steps(page, n):
+    ARTIFACTS.mkdir(exist_ok=True)
+    step(page, n)
+    page.locator("#stage").screenshot(path=str(ARTIFACTS / f"stage-step{n:02d}.png"))
+    assert page.errors == []
+
+
 def test_a_new_input_redraws_the_new_values(page, live_server):
     new = trace_of(live_server, "731015")
     count = page.evaluate("anatomyStage.traceCount")
@@ -255,11 +263,3 @@ def test_reduced_motion_turns_moves_into_cuts(browser, live_server):
         assert pg.errors == []
     finally:
         pg.context.close()
-
-
-@pytest.mark.parametrize("n", [1, 3, 6, 9, 11, 15, 16, 18, 19, 22, 25])
-def test_screenshots_of_the_overview_and_the_steps(page, n):
-    ARTIFACTS.mkdir(exist_ok=True)
-    step(page, n)
-    page.locator("#stage").screenshot(path=str(ARTIFACTS / f"stage-step{n:02d}.png"))
-    assert page.errors == []

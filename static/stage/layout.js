@@ -7,7 +7,7 @@
 export const HEAD_GAP = 1;      // gap between head slices of Q, K, V, W^Q… (cells)
 export const V_GAP = 3;         // vertical gap between stacked blocks: room for a label
 export const H_GAP = 4;         // horizontal gap between blocks side by side
-export const STATION_GAP = 10;  // between sub-layers of a tower
+export const STATION_GAP = 14;  // between sub-layers of a tower: room for the station's title
 
 const N_HEADS = 4, D_K = 8;
 
@@ -169,7 +169,7 @@ export function computeLayout(tensors) {
       const x0 = side === 'src' ? -gapMid - w + (w - s.node.w) / 2 : gapMid + (w - s.node.w) / 2;
       place(s.node, x0, y, blocks, order);
       stations.push({ id: s.id, title: s.title, side, x: x0, y: y + s.node.h, w: s.node.w, h: s.node.h });
-      y += s.node.h + STATION_GAP + 4;
+      y += s.node.h + STATION_GAP;
     }
   }
   // Anything the recipe did not name (a future tensor) still gets drawn, in a row under E.
@@ -198,7 +198,7 @@ export function boundsOf(layout, globs) {
 }
 
 export function globToRegExp(glob) {
-  return new RegExp('^' + glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.') + '$');
+  return new RegExp('^' + glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.') + '$');
 }
 
 // Does a block id (or a Slice alias of it) match any glob?

@@ -158,7 +158,7 @@ export class Stage {
       out.push({ text: labelOf(b.id), x: b.x, y: b.y + 0.45, size: small ? 1.1 : 1.5,
         maxWidth: head ? b.w + 1.6 : Math.max(b.w + 3, 5), color: b.param ? '#c9d3e6' : '#ece8df' });
     }
-    for (const s of L.stations) out.push({ text: s.title, x: s.side === 'src' ? s.x - 6 : s.x + s.w + 6, y: s.y - 1, anchor: s.side === 'src' ? 'right' : 'left', baseline: 'top', size: 5, weight: 700, color: '#f1c27d' });
+    for (const s of L.stations) out.push({ text: s.title, x: s.x, y: s.y + 4.5, size: 6.5, maxWidth: s.w, weight: 700, color: '#f1c27d' });
     const rowsOf = (id, toks) => { const b = L.blocks.get(id); if (b) toks.forEach((t, r) => out.push({ text: t, x: b.x - 0.6, y: b.y - r - 0.5, anchor: 'right', baseline: 'middle', size: 0.85, color: '#ffe9a8' })); };
     rowsOf('src.ids', this.trace.source_tokens || []); rowsOf('tgt.ids', this.trace.target_tokens || []);
     const tok = L.blocks.get('out.tokens');
@@ -185,6 +185,7 @@ export class Stage {
     this.markInput();
     this.rig.moveTo(this.keyframe(this.step.view), cut || this.reduced ? 0 : MOVE_MS);
     this.resetEffects();
+    this.cursor = null; this.inspector.hidden = true; this.cursorMesh.visible = false;  // a new step starts clean
     this.applyHighlight();
     if (animate) this.runAnimation(this.step.animation); else ANIMATIONS[this.step.animation]?.(this, true);
   }
@@ -328,7 +329,8 @@ export class Stage {
     this.inspector = el;
     const help = document.createElement('div');
     help.className = 'stage-help';
-    help.textContent = 'drag: orbit · right-drag: pan · wheel: zoom · O whole machine · C step view · R replay · Tab/arrows: cells';
+    help.textContent = 'O whole machine · C step view · R replay';
+    help.title = 'drag: orbit · right-drag: pan · wheel: zoom · Tab and arrow keys: move a cell cursor · Esc: hide it';
     this.el.append(el, help);
     this.el.setAttribute('role', this.el.getAttribute('role') || 'application');
     this.el.setAttribute('aria-roledescription', 'model stage');

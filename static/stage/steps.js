@@ -20,7 +20,7 @@ export const VIEWS = {
   'enc0-ffn': { frame: ['enc.0.ffn.*'], ...A(-0.12, 0.1) },
   'enc1-ffn-memory': { frame: ['enc.1.*'], ...A(-0.12, 0.1) },
   'dec-input': { frame: ['tgt.*', 'dec.mask', 'E'], ...A(0.15, 0.12) },
-  'dec0-self-mask': { frame: ['dec.0.self.h*', 'dec.mask'], ...A(0.2, 0.2) },
+  'dec0-self-mask': { frame: ['dec.0.self.h*'], ...A(0.2, 0.2) },
   'dec-cross': { frame: ['enc.1.ffn.*', 'dec.*.cross.*'], ...A(0.05, 0.1) },
   'dec-layer': { frame: ['dec.0.*'], ...A(0.15, 0.12) },
   output: { frame: ['out.*', 'dec.1.ffn.sum', 'dec.1.ffn.ln*'], ...A(0.12, 0.1) },
