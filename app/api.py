@@ -69,9 +69,20 @@ async def get_weights(request: Request) -> Response:
     return cached(request, f'"{svc.version}"', request.app.state.weights_body)
 
 
-async def _stream(entry: CachedTrace) -> AsyncIterator[bytes]:
-    for line in entry.ndjson():
-        yield line
+async def _stream(entry: CachedTrace, chunk: int = 64 * 1024) -> AsyncIterator[bytes]:
+    """The NDJSON lines, header first, sent in writes of about 64 KiB (whole lines only)."""
+    lines = entry.ndjson()
+    yield next(lines)
+    batch: list[bytes] = []
+    size = 0
+    for line in lines:
+        batch.append(line)
+        size += len(line)
+        if size >= chunk:
+            yield b"".join(batch)
+            batch, size = [], 0
+    if batch:
+        yield b"".join(batch)
 
 
 def _stream_response(entry: CachedTrace) -> StreamingResponse:

@@ -75,20 +75,38 @@ class ByteLRU:
 
 @dataclass
 class CachedTrace:
-    """One input's trace: the JSON body ready to send, and the NDJSON lines for the stream."""
+    """One input's trace, serialised once: the JSON body, and where each node lies in it, so the
+    NDJSON stream is slices of the same bytes (one copy in the cache, not two)."""
 
     body: bytes
     header: bytes  # the stream's first line: everything but the nodes, with a node count
-    node_lines: list[bytes] = field(default_factory=list)
+    spans: list[tuple[int, int]] = field(default_factory=list)  # each node's [start, end) in body
     derived: dict = field(default_factory=dict)  # the article's live figures for this input
+
+    @classmethod
+    def build(cls, doc: dict) -> CachedTrace:
+        nodes = doc.pop("nodes")
+        head = dumps(doc)
+        body = bytearray(head[:-1] + b',"nodes":[')  # {…header fields…, "nodes": [node, …]}
+        spans = []
+        for i, node in enumerate(nodes):
+            if i:
+                body += b","
+            start = len(body)
+            body += dumps(node)
+            spans.append((start, len(body)))
+        body += b"]}"
+        return cls(bytes(body), dumps({**doc, "node_count": len(nodes)}) + b"\n", spans, doc["derived"])
 
     @property
     def nbytes(self) -> int:
-        return len(self.body) + len(self.header) + sum(len(line) for line in self.node_lines)
+        return len(self.body) + len(self.header) + 16 * len(self.spans)
 
     def ndjson(self) -> Iterator[bytes]:
         yield self.header
-        yield from self.node_lines
+        view = memoryview(self.body)
+        for start, end in self.spans:
+            yield bytes(view[start:end]) + b"\n"
 
 
 @dataclass
@@ -105,12 +123,13 @@ class ModelService:
     _waiting: int = 0
 
     @classmethod
-    def load(cls, cache_bytes: int = 96 * 2**20, workers: int | None = None, max_waiting: int = 256) -> ModelService:
+    def load(cls, cache_bytes: int | None = None, workers: int | None = None, max_waiting: int = 256) -> ModelService:
         # Two cores: two traces at once, each on one thread. The matrices are 32 wide, so torch's
         # intra-op threads cost more in hand-offs than they gain, and with two requests in flight
         # they would oversubscribe the cores (bench/bench_api.py measures both settings).
         torch.set_num_threads(int(os.environ.get("ANATOMY_TORCH_THREADS", "1")))
         workers = workers or int(os.environ.get("ANATOMY_WORKERS", "2"))
+        cache_bytes = cache_bytes or int(os.environ.get("ANATOMY_CACHE_MB", "192")) * 2**20  # ~500 traces
         tr = Translator.load()
         tr.model.eval()
         return cls(tr, parameters(tr.model), weights_version(tr.model), model_figures(tr.model),
@@ -124,13 +143,7 @@ class ModelService:
         hit = self.traces.get(key)
         if hit is not None:
             return hit
-        doc = trace(self.translator.model, number, self.params, self.version).to_json()
-        nodes = doc.pop("nodes")
-        header = dumps({**doc, "node_count": len(nodes)}) + b"\n"
-        node_lines = [dumps(n) + b"\n" for n in nodes]
-        # the JSON body reuses the serialised nodes: {…header fields…, "nodes": [node, …]}
-        body = dumps(doc)[:-1] + b',"nodes":[' + b",".join(line[:-1] for line in node_lines) + b"]}"
-        entry = CachedTrace(body, header, node_lines, doc["derived"])
+        entry = CachedTrace.build(trace(self.translator.model, number, self.params, self.version).to_json())
         self.traces.put(key, entry, entry.nbytes)
         return entry
 

@@ -211,7 +211,8 @@ def test_a_link_restores_input_and_step_and_arrows_move_between_steps(tab, live_
     page = tab.open(live_server + "/?input=12#step-7")
     page.wait_for_function("() => window.anatomy.step === 7")
     assert tab.live("german") == "zwölf"
-    page.evaluate("() => { window.steps = []; document.addEventListener('anatomy:step', e => window.steps.push(e.detail)); }")
+    page.evaluate("() => { window.steps = []; "
+                  "document.addEventListener('anatomy:step', e => window.steps.push(e.detail)); }")
     page.focus("#article")
     page.keyboard.press("ArrowRight")
     page.wait_for_function("() => window.anatomy.step === 8")

@@ -1,0 +1,195 @@
+"""Benchmark of the trace API, in one run: `python3 bench/bench_api.py`.
+
+Starts `uvicorn app.main:app` on a free loopback port (one process, as deployed) and prints:
+  - /api/trace latency, median and p95: cold (numbers never asked before) and cached
+  - the server's own time per cold trace (its Server-Timing header)
+  - throughput with 16 concurrent clients for a bounded time, cached and cold
+  - the JSON size of the longest input's trace (raw and gzipped)
+  - the ratio of a cold trace to a plain translation (Translator.translate, greedy, in process)
+Machine load is printed too: on a busy machine every figure is worse.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gzip
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port: int, env: dict[str, str]) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port",
+                             str(port), "--log-level", "warning", "--no-access-log"],
+                            cwd=ROOT, env={**os.environ, **env})
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    proc.kill()
+    raise SystemExit("the server did not start")
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def ms(xs: list[float]) -> str:
+    return f"median {1000 * statistics.median(xs):7.2f} ms   p95 {1000 * pct(xs, 0.95):7.2f} ms"
+
+
+def server_ms(r: httpx.Response) -> float:
+    return float(r.headers["server-timing"].split("dur=")[1]) / 1000
+
+
+def latencies(client: httpx.Client, numbers: list[int]) -> tuple[list[float], list[float]]:
+    wall, server = [], []
+    for n in numbers:
+        t0 = time.perf_counter()
+        r = client.get("/api/trace", params={"input": str(n)})
+        wall.append(time.perf_counter() - t0)
+        r.raise_for_status()
+        server.append(server_ms(r))
+    return wall, server
+
+
+class Connection:
+    """A minimal keep-alive HTTP/1.1 client (GET only): far less client CPU than httpx, so that on
+    a small machine the benchmark measures the server rather than the client."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def get(self, path: str) -> tuple[int, bytes]:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        self.writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(head.split(b" ", 2)[1])
+        length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                      if line.lower().startswith(b"content-length:"))
+        return status, await self.reader.readexactly(length)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+async def throughput(port: int, numbers, seconds: float, clients: int = 16) -> tuple[float, int, int]:
+    """Requests per second for `clients` concurrent clients, each drawing its next number from `numbers`."""
+    done = errors = 0
+    stop = time.perf_counter() + seconds
+
+    async def worker() -> None:
+        nonlocal done, errors
+        conn = Connection(port)
+        try:
+            while time.perf_counter() < stop:
+                status, _ = await conn.get(f"/api/trace?input={next(numbers)}")
+                done += 1
+                errors += status != 200
+        finally:
+            conn.close()
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(clients)))
+    return done / (time.perf_counter() - t0), done, errors
+
+
+def longest_input() -> int:
+    """The number whose source + target rows are longest (ties: the largest number)."""
+    from model.numbers import to_english, to_german_pieces
+
+    return max(range(1_000_000), key=lambda n: (len(to_english(n)) + len(to_german_pieces(n)), n))
+
+
+def translate_times(numbers: list[int]) -> list[float]:
+    import torch
+
+    from model.translate import Translator
+
+    torch.set_num_threads(int(os.environ.get("ANATOMY_TORCH_THREADS", "1")))
+    tr = Translator.load()
+    tr.translate(1)
+    out = []
+    for n in numbers:
+        t0 = time.perf_counter()
+        tr.translate(n)
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--cold", type=int, default=100, help="distinct numbers for the cold/cached latencies")
+    p.add_argument("--seconds", type=float, default=6.0, help="duration of each throughput run")
+    p.add_argument("--threads", default=os.environ.get("ANATOMY_TORCH_THREADS", "1"), help="torch threads")
+    p.add_argument("--workers", default=os.environ.get("ANATOMY_WORKERS", "2"), help="concurrent traces")
+    args = p.parse_args()
+
+    env = {"ANATOMY_TORCH_THREADS": str(args.threads), "ANATOMY_WORKERS": str(args.workers)}
+    os.environ.update(env)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    rng = random.Random(2017)
+    numbers = rng.sample(range(1_000_000), args.cold)
+    load = os.getloadavg()
+    print(f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
+          f"server: 1 uvicorn process, torch threads {args.threads}, {args.workers} concurrent traces")
+    proc = start_server(port, env)
+    try:
+        with httpx.Client(base_url=base, timeout=30) as client:
+            client.get("/api/trace", params={"input": "1"}).raise_for_status()  # warm the code paths
+            cold_wall, cold_server = latencies(client, numbers)
+            cached_wall, cached_server = latencies(client, numbers)
+            print(f"trace, cold   ({len(numbers)} numbers): {ms(cold_wall)}   (server time: {ms(cold_server)})")
+            print(f"trace, cached ({len(numbers)} numbers): {ms(cached_wall)}   (server time: {ms(cached_server)})")
+
+            pool = iter(lambda: rng.choice(numbers), None)
+            rps, n, err = asyncio.run(throughput(port, pool, args.seconds))
+            print(f"throughput, cached, 16 clients, {args.seconds:.0f} s: {rps:7.1f} requests/s "
+                  f"({n} requests, {err} errors)")
+            fresh = iter(lambda: rng.randrange(1_000_000), None)
+            rps, n, err = asyncio.run(throughput(port, fresh, args.seconds))
+            print(f"throughput, cold,   16 clients, {args.seconds:.0f} s: {rps:7.1f} requests/s "
+                  f"({n} requests, {err} errors)")
+
+            longest = longest_input()
+            body = client.get("/api/trace", params={"input": str(longest)}).content
+            print(f"longest input {longest}: trace JSON {len(body) / 1024:.0f} KiB "
+                  f"({len(gzip.compress(body, 6)) / 1024:.0f} KiB gzipped)")
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+    plain = translate_times(numbers)
+    print(f"plain translation (Translator.translate, in process): {ms(plain)}")
+    print(f"ratio, cold trace to plain translation: {statistics.median(cold_server) / statistics.median(plain):.2f}x "
+          f"server time, {statistics.median(cold_wall) / statistics.median(plain):.2f}x request time")
+
+
+if __name__ == "__main__":
+    main()
