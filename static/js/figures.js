@@ -52,7 +52,9 @@ function caption(figure, text, name) {
 
 function lineChart(canvas, { labels, datasets, x, y, y2, legend = true, logX = false }) {
   const scales = {
-    x: { type: logX ? "logarithmic" : "linear", title: { display: !!x, text: x }, ticks: { maxTicksLimit: 8 } },
+    x: { type: logX ? "logarithmic" : "linear", title: { display: !!x, text: x }, ticks: { maxTicksLimit: 8 },
+      // powers of 4 on a log axis: 1, 4, 16, … 1 024 (Chart.js's own choice crowds at the right end)
+      afterBuildTicks: logX ? (axis) => { axis.ticks = [1, 4, 16, 64, 256, 1024].map((value) => ({ value })); } : undefined },
     y: { title: { display: !!y, text: y } },
   };
   if (y2) scales.y2 = { position: "right", title: { display: true, text: y2 }, grid: { drawOnChartArea: false } };
@@ -254,7 +256,7 @@ for (const [name, experiment] of Object.entries({ "research-ablations": 1, "rese
   void experiment;
   FIGURES[name] = (fig, d) => {
     const status = d.status === "results" ? `${d.runs} runs committed` : d.status;
-    fig.append(h("p", { class: `research-status ${d.status === "results" ? "" : "not-run"}` }, h("strong", {}, status)));
+    fig.append(h("p", { class: `research-status${d.status === "results" ? "" : " pending"}` }, h("strong", {}, status)));
     if (d.error) fig.append(h("p", { class: "not-run" }, "The results could not be read: ", d.error));
     fig.append(h("details", {}, h("summary", {}, "Claim, hypothesis and design (written before any run)"),
       h("h4", {}, "Claim"), h("div", { html: d.claim_html || "" }),
@@ -320,7 +322,8 @@ async function drawBeam(fig, number) {
 async function drawFigure(fig) {
   const name = fig.dataset.figure;
   const draw = FIGURES[name];
-  if (!draw) return;
+  if (!draw || fig.dataset.drawn) return;
+  fig.dataset.drawn = "pending";
   try {
     const response = await fetch(`/api/figures/${name}`, { headers: { Accept: "application/json" } });
     if (!response.ok) throw new Error(`the server answered ${response.status}`);
@@ -334,17 +337,27 @@ async function drawFigure(fig) {
   }
 }
 
-// Draw each figure when it comes near the viewport (the article is long; most readers see a few).
-const lazy = new IntersectionObserver((entries) => {
-  for (const e of entries) {
-    if (!e.isIntersecting) continue;
-    lazy.unobserve(e.target);
-    drawFigure(e.target);
+// Draw each figure when it comes near view (the article is long; most readers see a few). On a
+// phone the article scrolls in its own pane, which is then the observer's root.
+const article = document.getElementById("article");
+let lazy = null;
+
+function observeFigures() {
+  const ownScroller = article && getComputedStyle(article).overflowY !== "visible";
+  lazy?.disconnect();
+  lazy = new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      if (!e.isIntersecting) continue;
+      lazy.unobserve(e.target);
+      drawFigure(e.target);
+    }
+  }, { root: ownScroller ? article : null, rootMargin: "1000px 0px" });
+  for (const fig of document.querySelectorAll("figure[data-figure]")) {
+    if (fig.dataset.figure !== "beam" && !fig.dataset.drawn) lazy.observe(fig);
   }
-}, { rootMargin: "600px 0px" });
-for (const fig of document.querySelectorAll("figure[data-figure]")) {
-  if (fig.dataset.figure !== "beam") lazy.observe(fig);
 }
+observeFigures();
+window.matchMedia("(max-width: 760px)").addEventListener("change", observeFigures);
 
 const beamFigure = document.querySelector('figure[data-figure="beam"]');
 if (beamFigure) {

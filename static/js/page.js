@@ -179,13 +179,23 @@ function pin(section) {
   setTimeout(release, 3000);
 }
 
-// A step is current when it crosses a line 40% down the viewport (or the article's scroller).
-const observer = new IntersectionObserver((entries) => {
-  if (pinned) return;
-  const hit = entries.filter((e) => e.isIntersecting).sort((a, b) => a.boundingClientRect.top - b.boundingClientRect.top)[0];
-  if (hit) setStep(hit.target);
-}, { rootMargin: "-40% 0px -59% 0px" });
-for (const s of sections) observer.observe(s);
+// A step is current when it crosses a line 40% down the viewport, or down the article's own
+// scroller on a phone (there the viewport's 40% line falls on the stage, above the article).
+const article = document.getElementById("article");
+let observer = null;
+
+function observeSteps() {
+  const ownScroller = article && getComputedStyle(article).overflowY !== "visible";
+  observer?.disconnect();
+  observer = new IntersectionObserver((entries) => {
+    if (pinned) return;
+    const hit = entries.filter((e) => e.isIntersecting).sort((a, b) => a.boundingClientRect.top - b.boundingClientRect.top)[0];
+    if (hit) setStep(hit.target);
+  }, { root: ownScroller ? article : null, rootMargin: "-40% 0px -59% 0px" });
+  for (const s of sections) observer.observe(s);
+}
+observeSteps();
+window.matchMedia("(max-width: 760px)").addEventListener("change", observeSteps);
 
 document.addEventListener("keydown", (event) => {
   // The stage, when focused, uses the arrows to move its cell cursor (and prevents the default).
