@@ -169,7 +169,8 @@ def research_data(experiment: str) -> dict:
             "command": rec.get("command", f"python -m research {experiment}"),
             "parts": [{"experiment": p.get("experiment"), "title": p.get("title"),
                        "status": "results" if p.get("runs") else "not yet run", "runs": len(p.get("runs") or []),
-                       "command": p.get("command"), "verdict_html": _html(p.get("verdict", "")) if p.get("runs") else "",
+                       "command": p.get("command"),
+                       "verdict_html": _html(p.get("verdict", "")) if p.get("runs") else "",
                        **summary_view(p.get("summary") or [])}
                       for p in parts]}
 

@@ -16,7 +16,7 @@ import pytest
 
 from app import figure_routes, figures
 from app.content import CONTENT, format_live, read_tsv, read_unused, split_front_matter
-from tests.test_page import Page, browser  # noqa: F401  (the Chromium fixture)
+from tests.test_page import CHROMIUM, CHROMIUM_ARGS, Page
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 FIGURE_NAMES = [*figure_routes.MODEL_FIGURES, *figure_routes.RESEARCH]
@@ -207,9 +207,21 @@ def test_a_broken_results_file_does_not_break_the_page(client, monkeypatch):
 
 # ---- in the browser ------------------------------------------------------------------------------
 
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium with the launch flags of tests/test_page.py."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
 def live_texts(page) -> dict[str, list[str]]:
     return page.evaluate("""() => { const out = {};
-      for (const el of document.querySelectorAll('.step [data-live]')) (out[el.dataset.live] ??= []).push(el.textContent);
+      for (const el of document.querySelectorAll('.step [data-live]'))
+        (out[el.dataset.live] ??= []).push(el.textContent);
       return out; }""")
 
 
@@ -217,7 +229,8 @@ def beam_shown(page) -> dict:
     return page.evaluate("""() => { const f = document.querySelector('figure[data-figure="beam"]');
       return { number: Number(f.dataset.number),
                winner: f.querySelector('.winner-tokens').textContent,
-               turns: [...f.querySelectorAll('.beam-step')].map(s => [...s.querySelectorAll('tbody tr')].map(r => r.dataset.tokens)),
+               turns: [...f.querySelectorAll('.beam-step')]
+                 .map(s => [...s.querySelectorAll('tbody tr')].map(r => r.dataset.tokens)),
                winners: [...f.querySelectorAll('tr.winner')].map(r => r.dataset.tokens) }; }""")
 
 
@@ -266,9 +279,9 @@ def test_every_figure_is_drawn_and_a_marked_number_opens_its_entry(browser, live
                   " window.anatomyFigures.draw(f); }")
     page.wait_for_function("() => [...document.querySelectorAll('figure[data-figure]:not([data-figure=beam])')]"
                            ".every(f => f.dataset.drawn === 'true' || f.dataset.drawn === 'error')", timeout=30_000)
-    drawn = page.evaluate("""() => [...document.querySelectorAll('figure[data-figure]')].filter(f => f.dataset.figure !== 'beam')
-      .map(f => [f.dataset.figure, f.dataset.drawn, f.querySelectorAll('canvas').length, f.querySelectorAll('table').length,
-                 f.textContent.includes('Not yet run')])""")
+    drawn = page.evaluate("""() => [...document.querySelectorAll('figure[data-figure]:not([data-figure=beam])')]
+      .map(f => [f.dataset.figure, f.dataset.drawn, f.querySelectorAll('canvas').length,
+                 f.querySelectorAll('table').length, f.textContent.includes('Not yet run')])""")
     assert sorted(d[0] for d in drawn) == sorted(FIGURE_NAMES)
     for name, state, canvases, tables, not_run in drawn:
         assert state == "true", name
@@ -305,9 +318,10 @@ def test_screenshots_nothing_overlaps_and_formulas_render(browser, live_server, 
     for step in (5, 7, 19, 21, 24, 25, 27):
         for i in range(page.locator(f"#step-{step} figure[data-figure]").count()):  # each figure drawn when seen
             page.evaluate(f"() => document.querySelectorAll('#step-{step} figure[data-figure]')[{i}].scrollIntoView()")
-            page.wait_for_function(f"() => {{ const f = document.querySelectorAll('#step-{step} figure[data-figure]')[{i}];"
-                                   " return f.dataset.drawn === 'true' || f.dataset.number; }", timeout=30_000)
-        page.evaluate(f"() => document.querySelector('#step-{step} figure, #step-{step} table, #step-{step}').scrollIntoView()")
+            page.wait_for_function(f"() => {{ const f = document.querySelectorAll('#step-{step} figure[data-figure]')"
+                                   f"[{i}]; return f.dataset.drawn === 'true' || f.dataset.number; }}", timeout=30_000)
+        page.evaluate(f"() => document.querySelector('#step-{step} figure, #step-{step} table, #step-{step}')"
+                      ".scrollIntoView()")
         page.wait_for_timeout(300)
         stage = page.locator("#stage").bounding_box()
         article = page.locator("#article").bounding_box()
@@ -315,7 +329,8 @@ def test_screenshots_nothing_overlaps_and_formulas_render(browser, live_server, 
         # nothing in the step is wider than the article column (figures and tables scroll inside)
         wide = page.evaluate(f"""() => {{ const col = document.getElementById('article').getBoundingClientRect();
           return [...document.querySelectorAll('#step-{step} .step-body > *')].filter(el => {{
-            const r = el.getBoundingClientRect(); return r.width > 0 && (r.left < col.left - 1 || r.right > col.right + 1); }})
+            const r = el.getBoundingClientRect();
+            return r.width > 0 && (r.left < col.left - 1 || r.right > col.right + 1); }})
             .map(el => el.tagName + '.' + el.className); }}""")
         assert wide == [], (step, wide)
         page.screenshot(path=str(ARTIFACTS / f"article-{width}-step{step}.png"))
