@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from research.experiments import EXPERIMENTS, GROUPS, Options, expand
-from research.harness import RESULTS, run_specs
+from research.harness import RESULTS, read_runs, results_file, run_specs
 from research.results import RECORDS, record_path, write_result_block
 
 
@@ -22,6 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--smoke", action="store_true", help="tiny runs on a few numbers, to check the plumbing")
     p.add_argument("--out", type=Path, help="results folder (default research/results; smoke: a temp folder)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--report", action="store_true", help="train nothing: rewrite the record's table from the results")
     args = p.parse_args(argv)
     out = args.out or (Path(tempfile.mkdtemp(prefix="research-smoke-")) if args.smoke else RESULTS)
     if args.smoke and out.resolve() == RESULTS.resolve():
@@ -33,7 +34,8 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         if not args.quiet:
             print(f"{name}: results in {out}", file=sys.stderr)
-        runs = run_specs(exp.specs(opts), out, name, jobs=args.jobs, progress=not args.quiet)
+        runs = (read_runs(results_file(out, name)) if args.report
+                else run_specs(exp.specs(opts), out, name, jobs=args.jobs, progress=not args.quiet))
         rows = exp.summarise(runs)
         # The record's result table is regenerated from data; smoke runs write theirs beside their data.
         record = record_path(name, RECORDS) if out.resolve() == RESULTS.resolve() else out / f"{name}.md"

@@ -84,8 +84,8 @@ def ablation_specs(o: Options) -> list[RunSpec]:
     return [_spec("ablations", name, seed, o, cfg, tc) for seed in _seeds(o) for name, _, cfg, tc, _ in ABLATIONS]
 
 
-def _direction(delta: float | None, spread: float, lower_is_better: bool = True) -> str | None:
-    if delta is None:
+def _direction(delta: float | None, spread: float | None, lower_is_better: bool = True) -> str | None:
+    if delta is None or spread is None:
         return None
     if abs(delta) <= spread:
         return "same"
@@ -102,7 +102,9 @@ def ablation_summary(runs: list[dict]) -> list[dict]:
         loss = _stats([r["heldout_loss"] for r in rs])
         em = _stats([r["heldout_exact_match"] for r in rs])
         delta = (loss["mean"] - base_loss["mean"]) if base and variant != "baseline" else None
-        spread = max(base_loss["max"] - base_loss["min"], loss["max"] - loss["min"]) if base else 0.0
+        # seed spread: the larger range of the two variants, from those with at least two seeds
+        ranges = [g["max"] - g["min"] for g, n in ((base_loss, len(base)), (loss, len(rs))) if n >= 2]
+        spread = max(ranges) if ranges else None
         paper_dir = None
         if paper and variant != "baseline":
             d = paper[1] - PAPER_BASE_PPL

@@ -136,6 +136,7 @@ def _num(col: str, v) -> str:
 def write_result_block(experiment: str, rows: list[dict], path: Path) -> None:
     """Replace the record's generated result table (between the markers) with the current one."""
     block = f"{BEGIN}\n{render_table(rows)}\n{END}"
+    path.parent.mkdir(parents=True, exist_ok=True)
     text = path.read_text() if path.exists() else f"# {experiment}\n\n## Result\n\n{BEGIN}\n{END}\n"
     if BEGIN not in text:
         text = text.rstrip() + f"\n\n## Result\n\n{BEGIN}\n{END}\n"
