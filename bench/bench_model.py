@@ -17,8 +17,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from model.train import ARTIFACTS, TrainConfig, train  # noqa: E402
 from model.trace import parameters, trace, weights_version  # noqa: E402
+from model.train import ARTIFACTS, TrainConfig, train  # noqa: E402
 from model.transformer import Config  # noqa: E402
 from model.translate import Translator  # noqa: E402
 
@@ -45,10 +45,10 @@ def main() -> None:
     tr = Translator.load()
     params, version = parameters(tr.model), weights_version(tr.model)
     for n in (42, 777_777):
-        g = timed(lambda: tr.translate(n), 30)
-        t = timed(lambda: trace(tr.model, n, params, version), 30)
-        j = timed(lambda: orjson.dumps(trace(tr.model, n, params, version).to_json(),
-                                       option=orjson.OPT_SERIALIZE_NUMPY), 10)
+        g = timed(lambda n=n: tr.translate(n), 30)
+        t = timed(lambda n=n: trace(tr.model, n, params, version), 30)
+        j = timed(lambda n=n: orjson.dumps(trace(tr.model, n, params, version).to_json(),
+                                           option=orjson.OPT_SERIALIZE_NUMPY), 10)
         size = len(orjson.dumps(trace(tr.model, n, params, version).to_json(), option=orjson.OPT_SERIALIZE_NUMPY))
         print(f"input {n}: greedy median {statistics.median(g):.1f} ms; trace median "
               f"{statistics.median(t):.1f} ms ({statistics.median(t) / statistics.median(g):.2f}× greedy); "

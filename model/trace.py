@@ -144,7 +144,8 @@ def _embed(g: _Graph, side: str, ids: list[int], d_model: int) -> str:
     g.const(f"{side}.ids", torch.tensor(ids, dtype=torch.int64))
     g.add(f"{side}.emb", "Gather", ["E", f"{side}.ids"], g.values["E"][g.values[f"{side}.ids"]], axis=0)
     g.add(f"{side}.scaled", "Mul", [f"{side}.emb", "const.sqrt_d"], g.values[f"{side}.emb"] * g.values["const.sqrt_d"])
-    g.const(f"{side}.pe", sinusoid_table(len(ids), d_model), formula="PE(pos,2i)=sin(pos/10000^(2i/d)), PE(pos,2i+1)=cos(…)")
+    g.const(f"{side}.pe", sinusoid_table(len(ids), d_model),
+            formula="PE(pos,2i)=sin(pos/10000^(2i/d)), PE(pos,2i+1)=cos(…)")
     g.add(f"{side}.x0", "Add", [f"{side}.scaled", f"{side}.pe"], g.values[f"{side}.scaled"] + g.values[f"{side}.pe"])
     return f"{side}.x0"
 

@@ -100,9 +100,11 @@ def train(cfg: Config, tc: TrainConfig, progress: bool = False,
         sched.step()
         running += loss.item()
         if step % tc.checkpoint_every == 0 or step == tc.steps:
-            checkpoints = (checkpoints + [{k: v.detach().clone() for k, v in model.state_dict().items()}])[-tc.average_last:]
+            snapshot = {k: v.detach().clone() for k, v in model.state_dict().items()}
+            checkpoints = (checkpoints + [snapshot])[-tc.average_last:]
         if step % tc.log_every == 0 or step == tc.steps:
-            record = {"step": step, "loss": running / (tc.log_every if step % tc.log_every == 0 else step % tc.log_every),
+            steps_since = tc.log_every if step % tc.log_every == 0 else step % tc.log_every
+            record = {"step": step, "loss": running / steps_since,
                       "lr": lr, "seconds": round(time.perf_counter() - t0, 2)}
             running = 0.0
             if step % tc.eval_every == 0 or step == tc.steps:

@@ -178,7 +178,8 @@ class EncoderDecoder(nn.Module):
         # The paper's post-LN stacks end without a LayerNorm; pre-LN needs one to bound the output.
         self.encoder_norm = nn.LayerNorm(cfg.d_model) if cfg.norm_first else None
         self.decoder_norm = nn.LayerNorm(cfg.d_model) if cfg.norm_first else None
-        self.positions = nn.Parameter(torch.randn(cfg.max_len, cfg.d_model) * 0.02) if cfg.positional == "learned" else None
+        learned = cfg.positional == "learned"
+        self.positions = nn.Parameter(torch.randn(cfg.max_len, cfg.d_model) * 0.02) if learned else None
         self.register_buffer("pe", sinusoid_table(cfg.max_len, cfg.d_model), persistent=False)
         self.dropout = nn.Dropout(cfg.dropout)
         for name, p in self.named_parameters():

@@ -31,7 +31,7 @@ class Translator:
     model: EncoderDecoder
 
     @classmethod
-    def load(cls, path: Path = ARTIFACTS / "model.safetensors") -> "Translator":
+    def load(cls, path: Path = ARTIFACTS / "model.safetensors") -> Translator:
         return cls(load(path))
 
     def translate(self, n: int) -> Translation:
