@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -246,5 +247,33 @@ def test_other_pages_load_with_no_console_errors(browser, live_server, path):
     tab.page.wait_for_load_state("networkidle")
     if path == "/docs":
         tab.page.wait_for_selector(".opblock", timeout=15_000)
+    assert tab.errors == []
+    tab.page.close()
+
+
+@pytest.mark.parametrize("n", [6, 19, 26])
+def test_a_deep_link_lands_on_its_step_even_when_the_figures_above_arrive_late(browser, live_server, n):
+    """#step-N puts step N's heading at the top of the article pane and makes it the current step,
+    and it stays there while the figures above it are drawn (here each answered a second late)."""
+    tab = Page(browser, 1280, 800)
+
+    def late(route):
+        time.sleep(1.0)
+        route.continue_()
+
+    tab.page.route("**/api/figures/**", late)
+    page = tab.open(f"{live_server}/?input=42#step-{n}")
+    page.wait_for_timeout(5000)
+    where = page.evaluate("""n => {
+        const pane = Math.max(document.getElementById('article').getBoundingClientRect().top,
+                              document.querySelector('.topbar').getBoundingClientRect().bottom);
+        return {step: window.anatomy.step, label: document.getElementById('progress-step').textContent,
+                offset: document.getElementById('step-' + n).getBoundingClientRect().top - pane};
+    }""", n)
+    assert where["step"] == n and where["label"] == str(n), where
+    assert 0 <= where["offset"] <= 120, where
+    assert page.evaluate("location.hash") == f"#step-{n}"
+    page.wait_for_function("() => window.anatomyStage && window.anatomyStage.ready", timeout=60_000)
+    assert page.evaluate("() => window.anatomyStage.stage.step.step") == n, "the stage follows the link"
     assert tab.errors == []
     tab.page.close()

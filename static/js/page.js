@@ -3,7 +3,7 @@
 // Events for the stage (static/stage/main.js):
 //   anatomy:trace  detail = the whole trace JSON (as /api/trace returns it), after each new input
 //   anatomy:step   detail = {step, view, highlight, animation}, when the step in view changes
-// window.anatomy = {trace, step, model, ready} for tests and the console.
+// window.anatomy = {trace, step, stepDetail, model, ready} for tests and the console.
 
 const DEFAULT_INPUT = "42";
 const THIN_SPACE = "\u2009";
@@ -12,7 +12,7 @@ const field = document.getElementById("number-input");
 const errorBox = document.getElementById("input-error");
 const sections = [...document.querySelectorAll("section.step")];
 
-const anatomy = (window.anatomy = { trace: null, step: null, model: null, ready: false });
+const anatomy = (window.anatomy = { trace: null, step: null, stepDetail: null, model: null, ready: false });
 let requestSeq = 0;
 
 // ---- live values ---------------------------------------------------------------------------
@@ -146,6 +146,7 @@ function setStep(section) {
   const detail = stepDetail(section);
   if (detail.step === anatomy.step) return;
   anatomy.step = detail.step;
+  anatomy.stepDetail = detail;  // for a stage that loads after this event
   for (const s of sections) s.classList.toggle("current", s === section);
   updateUrl();
   document.dispatchEvent(new CustomEvent("anatomy:step", { detail }));
@@ -153,30 +154,62 @@ function setStep(section) {
 
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 
+// A step chosen with the arrow keys stays the current one while the smooth scroll runs (a figure drawn
+// on the way changes heights, and Chrome's smooth scroll may then stop short or overshoot); when the
+// scroll ends, the step is put exactly at the top.
+let heading = null, headingTimer = 0;
+
 function goTo(section) {
   if (!section) return;
   setStep(section);
+  heading = section;
+  clearTimeout(headingTimer);
+  headingTimer = setTimeout(arrive, 1500);
   section.scrollIntoView({ behavior: reducedMotion.matches ? "auto" : "smooth", block: "start" });
 }
 
-// A linked step stays in view while the page settles (fonts, formulas and live values change the
-// heights above it), until the reader scrolls, types or clicks, or three seconds pass.
+function arrive() {
+  if (!heading) return;
+  const section = heading;
+  heading = null;
+  clearTimeout(headingTimer);
+  const scroller = getComputedStyle(article).overflowY !== "visible" ? article : document.documentElement;
+  const pad = parseFloat(getComputedStyle(scroller).scrollPaddingTop) || 0;
+  const top = section.getBoundingClientRect().top - (scroller === article ? article.getBoundingClientRect().top : 0);
+  if (Math.abs(top - pad) > 8) section.scrollIntoView({ block: "start" });
+  setStep(section);
+}
+document.addEventListener("scrollend", arrive, true);
+
+// A linked step stays at the top while the page settles: fonts, formulas, live values and the lazily
+// drawn figures above it change the heights after the first scroll. Every change of a section's size
+// re-anchors the step; the pin lets go when the reader scrolls, types or clicks, or once nothing has
+// moved for three seconds (at most thirty after the load).
 let pinned = null;
 
 function pin(section) {
   pinned = section;
-  const hold = () => { if (pinned) pinned.scrollIntoView({ block: "start" }); };
+  let quiet = null;
+  const release = () => {
+    pinned = null;
+    resize.disconnect();
+    clearTimeout(quiet); clearTimeout(cap);
+    for (const e of events) window.removeEventListener(e, release, true);
+  };
+  const settle = () => { clearTimeout(quiet); quiet = setTimeout(release, 3000); };
+  const hold = () => {
+    if (!pinned) return;
+    pinned.scrollIntoView({ block: "start" });
+    if (anatomy.step !== Number(pinned.dataset.step)) setStep(pinned);
+    settle();
+  };
   const resize = new ResizeObserver(hold);
   for (const s of sections) resize.observe(s);
   document.fonts?.ready.then(hold);
   const events = ["wheel", "touchstart", "keydown", "pointerdown"];
-  const release = () => {
-    pinned = null;
-    resize.disconnect();
-    for (const e of events) window.removeEventListener(e, release, true);
-  };
   for (const e of events) window.addEventListener(e, release, { capture: true, passive: true });
-  setTimeout(release, 3000);
+  const cap = setTimeout(release, 30000);
+  settle();
 }
 
 // A step is current when it crosses a line 40% down the viewport, or down the article's own
@@ -188,7 +221,7 @@ function observeSteps() {
   const ownScroller = article && getComputedStyle(article).overflowY !== "visible";
   observer?.disconnect();
   observer = new IntersectionObserver((entries) => {
-    if (pinned) return;
+    if (pinned || heading) return;
     const hit = entries.filter((e) => e.isIntersecting).sort((a, b) => a.boundingClientRect.top - b.boundingClientRect.top)[0];
     if (hit) setStep(hit.target);
   }, { root: ownScroller ? article : null, rootMargin: "-40% 0px -59% 0px" });
@@ -252,6 +285,8 @@ function start() {
     first.scrollIntoView({ block: "start" });
     setStep(first);
     pin(first);
+  } else if (sections.length) {
+    setStep(sections[0]);  // the top of the page is step 1, even before its section reaches the 40% line
   }
   fetchJson("/api/model").then((model) => {
     anatomy.model = model;

@@ -21,7 +21,8 @@ async function start() {
   injectStyles();
   const stage = new Stage(container);
   api.stage = stage; api.stats = stage.stats;
-  let pending = window.anatomy?.trace || null, weights = null, lastStep = null;
+  // page.js may have announced the trace and a deep-linked step before this module loaded
+  let pending = window.anatomy?.trace || null, weights = null, lastStep = window.anatomy?.stepDetail || null;
   const apply = (trace) => {
     if (!trace || !Array.isArray(trace.nodes) || !trace.nodes.length) return false;  // bad input: keep the stage
     try { stage.setTrace(trace); } catch (e) { console.warn('stage: trace not drawn:', e.message); return false; }
@@ -32,6 +33,7 @@ async function start() {
   };
   document.addEventListener('anatomy:trace', e => { if (weights) apply(e.detail); else pending = e.detail; });
   document.addEventListener('anatomy:step', e => { lastStep = e.detail; if (api.ready) stage.applyStep(e.detail); else stage.applyStep(e.detail, { animate: false }); });
+  if (lastStep) stage.applyStep(lastStep, { animate: false });
   document.dispatchEvent(new CustomEvent('anatomy:stage-listening'));
   try {
     weights = await fetchWeights();
