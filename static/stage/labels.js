@@ -23,8 +23,44 @@ function measure(ctx, text, weight) {
   return Math.ceil(w) + 8;
 }
 
+// Labels keep a legible size on screen: each quad grows about its anchor (up to maxScale times its
+// world size) until its line is at least minPx CSS pixels tall, and fades out where even that is not
+// enough; so far away (the overview) only the station titles remain, and close up every block is named.
+const vertexShader = /* glsl */`
+  attribute vec2 aOffset;   // the corner, relative to the anchor, at the label's world size
+  attribute vec4 aSize;     // world size (line height), minPx, maxScale, maxPx (0: none)
+  uniform float uPxPerUnit; // CSS pixels per world unit at distance 1 (viewport height / (2 tan(fov/2)))
+  varying vec2 vUv;
+  varying float vAlpha;
+  void main() {
+    vUv = uv;
+    vec4 anchor = modelViewMatrix * vec4(position, 1.0);
+    float px = aSize.x * uPxPerUnit / max(-anchor.z, 1e-3);   // the line's height on screen now
+    float scale = 1.0;
+    vAlpha = 1.0;
+    if (aSize.y > 0.0) {
+      scale = clamp(aSize.y / px, 1.0, aSize.z);
+      vAlpha = smoothstep(0.55, 0.8, px * aSize.z / aSize.y);
+    }
+    if (aSize.w > 0.0) scale = min(scale, aSize.w / px);   // and no larger than maxPx up close
+    // the quad stays in the blocks' plane (z = 0), grown about its anchor
+    gl_Position = projectionMatrix * modelViewMatrix * vec4(position + vec3(aOffset * scale, 0.0), 1.0);
+  }`;
+
+const fragmentShader = /* glsl */`
+  uniform sampler2D uMap;
+  varying vec2 vUv;
+  varying float vAlpha;
+  void main() {
+    vec4 t = texture2D(uMap, vUv);
+    if (t.a * vAlpha < 0.01) discard;
+    gl_FragColor = vec4(t.rgb, t.a * vAlpha);
+    #include <colorspace_fragment>
+  }`;
+
 /** labels: [{text, x, y, size, anchor ('left'|'center'|'right'), baseline ('bottom'|'top'|'middle'),
- *  color, weight, maxWidth}] in world units. Returns a THREE.Mesh. */
+ *  color, weight, maxWidth, minPx, maxScale, maxPx, room}] in world units (room: the widest the label may grow
+ *  to, not to run into its neighbour). Returns a THREE.Mesh. */
 export function buildLabels(labels) {
   const canvas = document.createElement('canvas');
   const ctx = canvas.getContext('2d');
@@ -40,39 +76,60 @@ export function buildLabels(labels) {
   ctx.textBaseline = 'alphabetic';
   labels.forEach((l, i) => {
     const s = slots[i]; let cx = s.x + 4;
-    ctx.fillStyle = l.color || '#e8e6e1';
+    // a dark outline keeps a label legible where it overlaps cells or lines
+    ctx.fillStyle = l.color || '#e8e6e1'; ctx.strokeStyle = 'rgba(16, 18, 22, 0.9)'; ctx.lineWidth = 7; ctx.lineJoin = 'round';
     for (const seg of segments(l.text)) {
       ctx.font = font(seg.k, l.weight || 500);
-      ctx.fillText(seg.s, cx, s.y + PX * 0.74 - seg.k * PX * 0.28);
+      const ty = s.y + PX * 0.74 - seg.k * PX * 0.28;
+      ctx.strokeText(seg.s, cx, ty); ctx.fillText(seg.s, cx, ty);
       cx += ctx.measureText(seg.s).width;
     }
   });
   const tex = new THREE.CanvasTexture(canvas);
   tex.colorSpace = THREE.SRGBColorSpace; tex.anisotropy = 4; tex.generateMipmaps = true;
   tex.minFilter = THREE.LinearMipmapLinearFilter;
-  const pos = new Float32Array(labels.length * 12), uv = new Float32Array(labels.length * 8), idx = [];
+  const n = labels.length;
+  const pos = new Float32Array(n * 12), off = new Float32Array(n * 8), sz = new Float32Array(n * 16), uv = new Float32Array(n * 8), idx = [];
   labels.forEach((l, i) => {
     const s = slots[i];
     let size = l.size || 1.6;
     let w = size * s.w / PX;
     if (l.maxWidth && w > l.maxWidth) { size *= l.maxWidth / w; w = l.maxWidth; }
     const h = size;
-    const x0 = l.anchor === 'center' ? l.x - w / 2 : l.anchor === 'right' ? l.x - w : l.x;
-    const y0 = l.baseline === 'top' ? l.y - h : l.baseline === 'middle' ? l.y - h / 2 : l.y;
+    // the anchor is the label's pinned point (its x anchor on its baseline); the quad grows from it
+    const ax = l.x, ay = l.y;
+    const x0 = (l.anchor === 'center' ? -w / 2 : l.anchor === 'right' ? -w : 0);
+    const y0 = (l.baseline === 'top' ? -h : l.baseline === 'middle' ? -h / 2 : 0);
     const z = 0.05;
-    pos.set([x0, y0, z, x0 + w, y0, z, x0 + w, y0 + h, z, x0, y0 + h, z], i * 12);
+    for (let k = 0; k < 4; k++) pos.set([ax, ay, z], i * 12 + k * 3);
+    off.set([x0, y0, x0 + w, y0, x0 + w, y0 + h, x0, y0 + h], i * 8);
+    let grow = Math.max(1, l.maxScale || 1);
+    if (l.room) grow = Math.max(1, Math.min(grow, l.room / w));  // no wider than the room beside it
+    for (let k = 0; k < 4; k++) sz.set([size, l.minPx || 0, grow, l.maxPx || 0], i * 16 + k * 4);
     const u0 = s.x / W, u1 = (s.x + s.w) / W, v1 = 1 - s.y / canvas.height, v0 = 1 - (s.y + PX) / canvas.height;
     uv.set([u0, v0, u1, v0, u1, v1, u0, v1], i * 8);
     const b = i * 4; idx.push(b, b + 1, b + 2, b, b + 2, b + 3);
   });
   const g = new THREE.BufferGeometry();
   g.setAttribute('position', new THREE.BufferAttribute(pos, 3));
+  g.setAttribute('aOffset', new THREE.BufferAttribute(off, 2));
+  g.setAttribute('aSize', new THREE.BufferAttribute(sz, 4));
   g.setAttribute('uv', new THREE.BufferAttribute(uv, 2));
   g.setIndex(idx);
   g.computeBoundingSphere();
-  const m = new THREE.MeshBasicMaterial({ map: tex, transparent: true, depthWrite: false, side: THREE.DoubleSide });
+  const m = new THREE.ShaderMaterial({
+    vertexShader, fragmentShader, transparent: true, depthWrite: false, side: THREE.DoubleSide,
+    uniforms: { uMap: { value: tex }, uPxPerUnit: { value: 1 } },
+  });
+  m.map = tex;  // so that the stage's dispose() frees the atlas too
   const mesh = new THREE.Mesh(g, m);
   mesh.renderOrder = 2;
+  mesh.frustumCulled = false;  // quads grow in the shader; the anchors' sphere would cull too early
+  const size = new THREE.Vector2();
+  mesh.onBeforeRender = (renderer, scene, camera) => {
+    renderer.getSize(size);
+    m.uniforms.uPxPerUnit.value = size.y / (2 * Math.tan(THREE.MathUtils.degToRad(camera.fov) / 2));
+  };
   return mesh;
 }
 

@@ -1,7 +1,7 @@
 // The stage: builds the scene from the layout and the numbers, renders on demand, and answers
 // hover, keyboard and tour events. Rendering only: where things go is layout.js's job.
 import * as THREE from 'three';
-import { computeLayout, colX, colAt, boundsOf, matches, HEAD_GAP } from './layout.js';
+import { computeLayout, colX, colAt, boundsOf, matches, HEAD_GAP, STATION_GAP } from './layout.js';
 import { CellBlock, MAX_HEIGHT } from './cells.js';
 import { buildLabels, labelOf } from './labels.js';
 import { buildConnectors } from './connectors.js';
@@ -151,18 +151,28 @@ export class Stage {
     this.invalidate();
   }
 
+  // Every label keeps at least a legible line height on screen (labels.js grows it up to a limit and
+  // hides it beyond): block names need ~15 px, station titles ~22 px; a head's labels may not grow
+  // past the 2-cell gap to the next head block.
   labelList() {
     const out = [], L = this.layout;
     for (const b of L.blocks.values()) {
       const small = b.rows === 1 && b.cols === 1, head = /\.h\d\./.test(b.id);
       out.push({ text: labelOf(b.id), x: b.x, y: b.y + 0.45, size: small ? 1.1 : 1.5,
-        maxWidth: head ? b.w + 1.6 : Math.max(b.w + 3, 5), color: b.param ? '#c9d3e6' : '#ece8df' });
+        maxWidth: head ? b.w + 1.6 : Math.max(b.w + 3, 5), color: b.param ? '#c9d3e6' : '#ece8df',
+        minPx: 15, maxScale: 2.4, room: head ? b.w + 1.7 : Math.max(b.w + 3.5, 8) });
     }
-    for (const s of L.stations) out.push({ text: s.title, x: s.x, y: s.y + 4.5, size: 6.5, maxWidth: s.w, weight: 700, color: '#f1c27d' });
-    const rowsOf = (id, toks) => { const b = L.blocks.get(id); if (b) toks.forEach((t, r) => out.push({ text: t, x: b.x - 0.6, y: b.y - r - 0.5, anchor: 'right', baseline: 'middle', size: 0.85, color: '#ffe9a8' })); };
+    // titles spill outward (the encoder's to the left, the decoder's to the right) when they grow
+    for (const s of L.stations) {
+      const left = s.side === 'src';
+      out.push({ text: s.title, x: left ? s.x + s.w : s.x, y: s.y + STATION_GAP / 2, anchor: left ? 'right' : 'left', baseline: 'middle',
+        size: 6.5, maxWidth: s.w, weight: 700, color: '#f1c27d', minPx: 22, maxScale: 8, maxPx: 34 });
+    }
+    const tokenLabel = { size: 0.85, color: '#ffe9a8', baseline: 'middle', minPx: 14, maxScale: 2.5 };
+    const rowsOf = (id, toks) => { const b = L.blocks.get(id); if (b) toks.forEach((t, r) => out.push({ ...tokenLabel, text: t, x: b.x - 0.6, y: b.y - r - 0.5, anchor: 'right' })); };
     rowsOf('src.ids', this.trace.source_tokens || []); rowsOf('tgt.ids', this.trace.target_tokens || []);
     const tok = L.blocks.get('out.tokens');
-    if (tok) (this.trace.output_tokens || []).forEach((t, r) => out.push({ text: t, x: tok.x + tok.w + 0.6, y: tok.y - r - 0.5, baseline: 'middle', size: 0.85, color: '#ffe9a8' }));
+    if (tok) (this.trace.output_tokens || []).forEach((t, r) => out.push({ ...tokenLabel, text: t, x: tok.x + tok.w + 0.6, y: tok.y - r - 0.5 }));
     return out;
   }
 

@@ -20,11 +20,14 @@ export const VIEWS = {
   'enc0-ffn': { frame: ['enc.0.ffn.*'], ...A(-0.12, 0.1) },
   'enc1-ffn-memory': { frame: ['enc.1.*'], ...A(-0.12, 0.1) },
   'dec-input': { frame: ['tgt.*', 'dec.mask', 'E'], ...A(0.15, 0.12) },
-  'dec0-self-mask': { frame: ['dec.0.self.h*'], ...A(0.2, 0.2) },
-  'dec-cross': { frame: ['enc.1.ffn.*', 'dec.*.cross.*'], ...A(0.05, 0.1) },
+  // the first two heads only: close enough to see the dark-red masked cells
+  'dec0-self-mask': { frame: ['dec.0.self.h[01].*'], ...A(0.12, 0.28) },
+  // the last decoder layer's cross-attention, seen from the encoder's side: the arcs come in under W^K, W^V
+  'dec-cross': { frame: ['dec.1.cross.h*', 'dec.1.cross.[kv]', 'dec.1.cross.W_[kv]'], ...A(-0.32, 0.1) },
   'dec-layer': { frame: ['dec.0.*'], ...A(0.15, 0.12) },
   output: { frame: ['out.*', 'dec.1.ffn.sum', 'dec.1.ffn.ln*'], ...A(0.12, 0.1) },
-  'output-loop': { frame: ['out.*', 'dec.*', 'tgt.*'], ...A(0.15, 0.08) },
+  // the output on top, the decoder input below, the yellow loop between them (the decoder tower only)
+  'output-loop': { frame: ['out.*', 'tgt.*'], ...A(0.42, 0.06) },
   'training-loss': { frame: ['out.*'], ...A(0.12, 0.1) },
   'training-adam': { frame: ['*'], ...A(0.3, 0.16) },
   'training-dropout': { frame: ['enc.0.self.concat', 'enc.0.self.W_o', 'enc.0.self.proj', 'enc.0.self.sum', 'enc.0.self.ln*'], ...A(-0.12, 0.1) },
