@@ -158,3 +158,10 @@ def test_committed_results_match_their_schema(path: Path):
     assert data["experiment"] == path.stem and path.stat().st_size < 1_000_000
     assert all(r["experiment"] == path.stem and r["steps"] >= 500 for r in data["runs"])
     assert load(path.stem)["summary"]
+
+
+def test_the_compositional_hold_out_never_reaches_training():
+    from model.data import NumberSampler
+
+    sampler = NumberSampler(1, set(), keep=harness.FILTERS["no_sieben_und"])
+    assert not any(has_sieben_und(n) for n in sampler.sample(5000))
