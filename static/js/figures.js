@@ -141,7 +141,7 @@ function seedBars(canvas, c) {
   const datasets = [{ type: "bar", label: "mean", data: c.mean, backgroundColor: "rgba(122,63,176,0.35)",
     borderColor: COLORS.violet, borderWidth: 1 }];
   for (let s = 0; s < seeds; s++) {
-    datasets.push({ type: "scatter", label: `seed ${s + 1}`, data: c.values.map((v, i) => (v[s] === undefined ? null : { y: c.labels[i], x: v[s] })),
+    datasets.push({ type: "scatter", label: `seed ${s + 1}`, data: c.values.flatMap((v, i) => (v[s] == null ? [] : [{ y: c.labels[i], x: v[s] }])),  // a scatter point may not be null
       backgroundColor: SERIES[(s + 1) % SERIES.length], pointRadius: 4 });
   }
   new Chart(canvas, { type: "bar", data: { labels: c.labels, datasets },
