@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import markdown
-import torch
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
@@ -55,35 +54,9 @@ class FigureList(BaseModel):
 
 # ---- model figures, computed once ------------------------------------------------------------------
 
-@torch.no_grad()
-def attention_per_head(model, numbers: list[int]) -> dict:
-    """Mean of each row's largest weight, per layer and head: encoder self- vs cross-attention.
-
-    Same rows as model.stats.attention_peaks (teacher-forced on the gold German, padding left out),
-    but not averaged over layers and heads.
-    """
-    from model.data import make_batch
-
-    model.eval()
-    src, dec_in, _ = make_batch(numbers)
-    model(src, dec_in)
-
-    def per_head(weights: list[torch.Tensor], rows: torch.Tensor) -> list[list[float]]:
-        out = []
-        for w in weights:  # (B, h, T_q, T_k)
-            peaks = w.max(-1).values  # (B, h, T_q)
-            mask = rows[:, None, :].expand_as(peaks)
-            out.append([float(peaks[:, h][mask[:, h]].mean()) for h in range(peaks.shape[1])])
-        return out
-
-    enc = per_head([layer.self_attn.weights for layer in model.encoder_layers], src != model.cfg.pad_id)
-    cross = per_head([layer.src_attn.weights for layer in model.decoder_layers], dec_in != model.cfg.pad_id)
-    return {"numbers": len(numbers), "self": enc, "cross": cross,
-            "uniform_over_source": 1.0 / float((src != model.cfg.pad_id).sum(-1).float().mean())}
-
-
-def model_figure_data(model) -> dict[str, dict]:
+def model_figure_data(model, attention: dict | None = None) -> dict[str, dict]:
     from model.data import heldout_numbers
+    from model.stats import attention_peaks_per_head
     from model.train import TrainConfig
 
     log = figures.training_curves()
@@ -93,17 +66,17 @@ def model_figure_data(model) -> dict[str, dict]:
         "pe-pattern": figures.pe_pattern(50, model.cfg.d_model),
         "pe-rotation": figures.pe_rotation(model.cfg.d_model),
         "softmax-saturation": figures.softmax_saturation(),
-        "attention-stat": attention_per_head(model, heldout_numbers()),
+        "attention-stat": attention or attention_peaks_per_head(model, heldout_numbers()),
         "lr-schedule": figures.lr_schedules(model.cfg.d_model, warmup, cfg["steps"]),
         "training-curves": log,
         "param-count": figures.parameter_count(model),
     }
 
 
-def compute_model_figures(model) -> dict[str, bytes]:
-    """Every model figure's response body, ready to send."""
+def compute_model_figures(model, attention: dict | None = None) -> dict[str, bytes]:
+    """Every model figure's response body, ready to send; `attention` reuses the service's per-head peaks."""
     return {name: dumps({"name": name, "title": MODEL_FIGURES[name], "data": data})
-            for name, data in model_figure_data(model).items()}
+            for name, data in model_figure_data(model, attention).items()}
 
 
 # ---- research figures, re-read when their files change ----------------------------------------------

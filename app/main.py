@@ -44,7 +44,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     state.weights_body = dumps(svc.weights_doc())
     state.facts_body = dumps({"count": len(state.content.facts),
                               "facts": [f.__dict__ for f in state.content.facts]})
-    state.figure_bodies = figure_routes.compute_model_figures(svc.translator.model)
+    state.figure_bodies = figure_routes.compute_model_figures(svc.translator.model, svc.attention)
     yield
 
 

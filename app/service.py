@@ -20,9 +20,10 @@ import numpy as np
 import orjson
 import torch
 
+from model.data import heldout_numbers
 from model.decode import EXTRA_LENGTH, Hypothesis, length_penalty
 from model.numbers import join_german
-from model.stats import model_figures, training_summary
+from model.stats import attention_peaks_per_head, model_figures, training_summary
 from model.trace import parameters, trace, weights_version
 from model.translate import Translator
 from model.vocab import VOCAB
@@ -115,6 +116,7 @@ class ModelService:
     params: dict[str, np.ndarray]
     version: str
     figures: dict
+    attention: dict  # each attention head's mean peak weight over the held-out numbers
     training: dict
     traces: ByteLRU
     beams: ByteLRU
@@ -132,8 +134,9 @@ class ModelService:
         cache_bytes = cache_bytes or int(os.environ.get("ANATOMY_CACHE_MB", "192")) * 2**20  # ~500 traces
         tr = Translator.load()
         tr.model.eval()
-        return cls(tr, parameters(tr.model), weights_version(tr.model), model_figures(tr.model),
-                   training_summary(), ByteLRU(cache_bytes), ByteLRU(8 * 2**20),
+        attention = attention_peaks_per_head(tr.model, heldout_numbers())
+        return cls(tr, parameters(tr.model), weights_version(tr.model), model_figures(tr.model, attention),
+                   attention, training_summary(), ByteLRU(cache_bytes), ByteLRU(8 * 2**20),
                    anyio.CapacityLimiter(workers), max_waiting)
 
     # -- per-input work, cached -------------------------------------------------------------

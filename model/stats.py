@@ -12,27 +12,38 @@ from model.transformer import EncoderDecoder
 
 
 @torch.no_grad()
-def attention_peaks(model: EncoderDecoder, numbers: list[int]) -> dict[str, float]:
-    """Mean over rows of each attention row's largest weight: encoder self-attention vs cross-attention.
+def attention_peaks_per_head(model: EncoderDecoder, numbers: list[int]) -> dict:
+    """Mean over rows of each attention row's largest weight, per layer and head.
 
-    Teacher-forced on the gold German (the model reproduces it on all but a handful of held-out
-    numbers); padding rows and columns are left out; layers and heads are averaged.
+    Encoder self-attention against cross-attention, teacher-forced on the gold German (the model
+    reproduces it on all held-out numbers); padding rows are left out.
     """
     model.eval()
     src, dec_in, _ = make_batch(numbers)
     model(src, dec_in)
-    src_rows = (src != model.cfg.pad_id)[:, None, :]  # (B, 1, n) real source rows
-    tgt_rows = (dec_in != model.cfg.pad_id)[:, None, :]  # (B, 1, m)
 
-    def mean_peak(weights: list[torch.Tensor], rows: torch.Tensor) -> float:
-        peaks = torch.stack([w.max(-1).values for w in weights])  # (L, B, h, T_q)
-        mask = rows.expand(peaks.shape[1], peaks.shape[2], -1).expand_as(peaks)
-        return float(peaks[mask].mean())
+    def per_head(weights: list[torch.Tensor], rows: torch.Tensor) -> list[list[float]]:
+        out = []
+        for w in weights:  # (B, h, T_q, T_k)
+            peaks = w.max(-1).values  # (B, h, T_q)
+            mask = rows[:, None, :].expand_as(peaks)
+            out.append([float(peaks[:, h][mask[:, h]].mean()) for h in range(peaks.shape[1])])
+        return out
 
-    enc = [layer.self_attn.weights for layer in model.encoder_layers]
-    cross = [layer.src_attn.weights for layer in model.decoder_layers]
-    return {"heldout_max_weight_self": mean_peak(enc, src_rows),
-            "heldout_max_weight_cross": mean_peak(cross, tgt_rows)}
+    real_src = src != model.cfg.pad_id
+    return {"numbers": len(numbers),
+            "self": per_head([layer.self_attn.weights for layer in model.encoder_layers], real_src),
+            "cross": per_head([layer.src_attn.weights for layer in model.decoder_layers], dec_in != model.cfg.pad_id),
+            "uniform_over_source": 1.0 / float(real_src.sum(-1).float().mean())}
+
+
+def attention_peaks(per_head: dict) -> dict[str, float]:
+    """The article's step-8 pair: the per-head figures averaged over layers and heads (every head of
+    a kind sees the same rows, so this is also the mean over all rows)."""
+    def mean(grid: list[list[float]]) -> float:
+        return sum(map(sum, grid)) / sum(map(len, grid))
+
+    return {"heldout_max_weight_self": mean(per_head["self"]), "heldout_max_weight_cross": mean(per_head["cross"])}
 
 
 def parameter_figures(model: EncoderDecoder) -> dict[str, int]:
@@ -51,10 +62,11 @@ def training_summary() -> dict:
             "checkpoints_averaged": final["averaged"]}
 
 
-def model_figures(model: EncoderDecoder) -> dict:
+def model_figures(model: EncoderDecoder, per_head: dict | None = None) -> dict:
     """Everything model-level the article quotes, computed (once, at start-up) from the model."""
     c = model.cfg
-    return {**parameter_figures(model), **attention_peaks(model, heldout_numbers()),
+    per_head = per_head or attention_peaks_per_head(model, heldout_numbers())
+    return {**parameter_figures(model), **attention_peaks(per_head),
             "heldout_exact_match": training_summary()["heldout_exact_match"],
             "vocab_size": c.vocab_size, "d_model": c.d_model, "n_heads": c.n_heads, "d_k": c.d_k,
             "d_ff": c.d_ff, "n_layers": c.n_layers, "sqrt_d_model": c.d_model ** 0.5}
