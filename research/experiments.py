@@ -292,7 +292,7 @@ def dk_sweep_summary(runs: list[dict]) -> list[dict]:
 
 
 EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in [
-    Experiment("ablations", 2, 1000, ablation_specs, ablation_summary),
+    Experiment("ablations", 2, 2500, ablation_specs, ablation_summary),
     Experiment("extrapolation", 3, 800, extrapolation_specs, extrapolation_summary),
     Experiment("alignment", 2, 1000, alignment_specs, alignment_summary),
     Experiment("head_ablation", 2, 1000, head_ablation_specs, head_ablation_summary),
