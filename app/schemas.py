@@ -27,13 +27,18 @@ class Health(BaseModel):
     weights_version: str
 
 
-class ModelConfig(BaseModel):
+class ModelShape(BaseModel):
+    """The sizes that fix every tensor's shape (the model card's config and the article's figures)."""
+
     vocab_size: int
     d_model: int
     n_heads: int
     d_k: int
     d_ff: int
     n_layers: int
+
+
+class ModelConfig(ModelShape):
     dropout: float
     positional: str
     max_len: int
@@ -47,7 +52,7 @@ class ParameterInfo(BaseModel):
     shape: list[int]
 
 
-class ModelFigures(BaseModel):
+class ModelFigures(ModelShape):
     """Model-level numbers the article quotes (`data-live` keys)."""
 
     param_count: int
@@ -57,12 +62,6 @@ class ModelFigures(BaseModel):
     heldout_max_weight_self: float
     heldout_max_weight_cross: float
     heldout_exact_match: float
-    vocab_size: int
-    d_model: int
-    n_heads: int
-    d_k: int
-    d_ff: int
-    n_layers: int
     sqrt_d_model: float
 
 
