@@ -19,6 +19,7 @@ import html
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import markdown
@@ -80,6 +81,7 @@ class Content:
     extras_html: str = ""
     unused_facts: dict[str, str] = field(default_factory=dict)  # id -> why the article does not quote it
 
+    @cached_property  # the content never changes after start-up; /ledger asks on every request
     def fact_uses(self) -> dict[str, list[tuple[str, str]]]:
         """Where the article quotes each ledger entry: id -> [(link, label)], in reading order."""
         uses: dict[str, list[tuple[str, str]]] = {}

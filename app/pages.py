@@ -51,7 +51,7 @@ async def index(request: Request, input: str | None = None) -> HTMLResponse:
 @router.get("/ledger", response_class=HTMLResponse)
 async def ledger(request: Request) -> HTMLResponse:
     content = request.app.state.content
-    return page(request, "ledger.html", facts=content.facts, uses=content.fact_uses(), unused=content.unused_facts)
+    return page(request, "ledger.html", facts=content.facts, uses=content.fact_uses, unused=content.unused_facts)
 
 
 @router.get("/about", response_class=HTMLResponse)

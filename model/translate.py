@@ -19,12 +19,6 @@ class Translation:
     pieces: list[str]  # the model's German output, pieces
     german: str  # the pieces joined
 
-    @property
-    def correct(self) -> bool:
-        from model.numbers import to_german_pieces
-
-        return self.pieces == to_german_pieces(self.number)
-
 
 @dataclass
 class Translator:

@@ -57,7 +57,7 @@ def test_the_progress_bar_deep_links_every_step(index_html):
 def test_every_marked_number_resolves_and_every_entry_is_used_or_set_aside(client):
     content = client.app.state.content
     ids = {f.id for f in content.facts}
-    uses = content.fact_uses()
+    uses = content.fact_uses
     unused = read_unused(CONTENT / "facts_unused.txt")
     assert set(uses) <= ids, f"marked but not in the ledger: {sorted(set(uses) - ids)}"
     assert set(unused) <= ids, f"listed as unused but not in the ledger: {sorted(set(unused) - ids)}"
@@ -76,7 +76,7 @@ def test_marked_numbers_are_focusable_and_underlined(index_html, client):
 def test_the_ledger_page_says_where_each_entry_is_used(client):
     page = client.get("/ledger").text
     content = client.app.state.content
-    for fid, places in content.fact_uses().items():
+    for fid, places in content.fact_uses.items():
         row = re.search(rf'<tr id="fact-{re.escape(fid)}">.*?</tr>', page, re.S).group(0)
         for link, _ in places:
             assert f'href="{link}"' in row, (fid, link)
