@@ -1,7 +1,7 @@
 """The article and its companions, read from content/ once at start-up and rendered to HTML.
 
-content/steps/NN-slug.md   one file per step: YAML front matter (step, section, title, view,
-                           highlight, animation, topic), then Markdown with $…$ / $$…$$ formulas
+content/steps/NN-slug.md   one file per step: YAML front matter (step, section, title, topic, and the
+                           stage's tour: see model/tour.py), then Markdown with $…$ / $$…$$ formulas
 content/topics/SLUG.md     the "go deeper" pages (front matter: title, blocks)
 content/references.tsv     n, text          -> the references list, <li id="ref-N">
 content/facts.tsv          id, value, what, source  -> the fact ledger
@@ -16,19 +16,17 @@ from __future__ import annotations
 
 import csv
 import html
-import json
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 import markdown
-import yaml
+
+from model.tour import read_step_files, split_front_matter
 
 CONTENT = Path(__file__).resolve().parent.parent / "content"
-STEP_FILE = re.compile(r"^(\d\d)-([a-z0-9-]+)\.md$")
 SLUG = re.compile(r"^[a-z0-9-]+$")
-FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.S)
 LIVE_SPAN = re.compile(r'(<span\b[^>]*\bdata-live="([^"]+)"[^>]*>)(.*?)(</span>)', re.S)
 FORMAT_ATTR = re.compile(r'\bdata-format="([^"]+)"')
 FACT_ID = re.compile(r'\bdata-fact="([^"]+)"')
@@ -45,15 +43,8 @@ class Step:
     slug: str
     section: str
     title: str
-    view: str
-    highlight: list[str]
-    animation: str
     topic: str
     html: str
-
-    @property
-    def highlight_json(self) -> str:
-        return json.dumps(self.highlight)
 
 
 @dataclass
@@ -119,14 +110,6 @@ def fill_live(text: str, values: dict) -> str:
     return LIVE_SPAN.sub(sub, text)
 
 
-def split_front_matter(text: str) -> tuple[dict, str]:
-    m = FRONT_MATTER.match(text)
-    if not m:
-        return {}, text
-    meta = yaml.safe_load(m.group(1)) or {}
-    return (meta if isinstance(meta, dict) else {}), text[m.end():]
-
-
 class Renderer:
     def __init__(self) -> None:
         self._md = markdown.Markdown(extensions=EXTENSIONS, extension_configs=EXTENSION_CONFIGS)
@@ -138,20 +121,9 @@ class Renderer:
 
 
 def load_steps(folder: Path, render: Renderer) -> list[Step]:
-    steps = []
-    for path in sorted(folder.glob("*.md")):
-        m = STEP_FILE.match(path.name)
-        if not m:
-            continue
-        meta, body = split_front_matter(path.read_text(encoding="utf-8"))
-        highlight = meta.get("highlight") or []
-        steps.append(Step(number=int(meta.get("step", m.group(1))), slug=m.group(2),
-                          section=str(meta.get("section", "")), title=str(meta.get("title", m.group(2))),
-                          view=str(meta.get("view", "overview")),
-                          highlight=[str(h) for h in (highlight if isinstance(highlight, list) else [highlight])],
-                          animation=str(meta.get("animation", "none")), topic=str(meta.get("topic", "")),
-                          html=render(body)))
-    return sorted(steps, key=lambda s: s.number)
+    """The article's steps; what each shows on the stage is the tour's (model/tour.py), not the page's."""
+    return [Step(number=s.step, slug=s.slug, section=s.section, title=s.title, topic=s.topic, html=render(body))
+            for s, body in read_step_files(folder)]
 
 
 def load_topics(folder: Path, render: Renderer) -> dict[str, Topic]:

@@ -23,7 +23,9 @@ import torch
 from model.data import heldout_numbers
 from model.decode import EXTRA_LENGTH, Hypothesis, length_penalty
 from model.numbers import join_german
+from model.scene import build_scene
 from model.stats import attention_peaks_per_head, model_figures, training_summary
+from model.tour import TourStep, load_tour
 from model.trace import parameters, trace, weights_version
 from model.translate import Translator
 from model.vocab import VOCAB
@@ -122,6 +124,7 @@ class ModelService:
     beams: ByteLRU
     limiter: anyio.CapacityLimiter
     max_waiting: int
+    tour: list[TourStep] = field(default_factory=load_tour)  # content/steps front matter: the stage's tour
     _waiting: int = 0
 
     @classmethod
@@ -146,7 +149,10 @@ class ModelService:
         hit = self.traces.get(key)
         if hit is not None:
             return hit
-        entry = CachedTrace.build(trace(self.translator.model, number, self.params, self.version).to_json())
+        t = trace(self.translator.model, number, self.params, self.version)
+        doc = t.to_json()
+        doc["scene"] = build_scene(t, self.translator.model.cfg, self.params, self.tour).to_json()  # the stage's
+        entry = CachedTrace.build(doc)
         self.traces.put(key, entry, entry.nbytes)
         return entry
 

@@ -1,0 +1,839 @@
+"""The scene: what the stage draws, computed from a trace, the model's config and the tour.
+
+One description, two renderers (SPEC §4.1): the three.js stage (static/stage/) and the pythreejs
+notebook view (model/notebook.py) only draw what this module decides — every block (a trace node or
+a parameter, one cell per entry) with its kind, label, description, station and position; the
+stations and their titles; the connectors; the labels; the colours; and each step's subject, camera
+view and animation targets. Pure Python and numpy, so a model of another shape draws unchanged.
+
+Geometry (world units, one cell = 1, blocks in the z = 0 plane, y up): a block's (x, y) is its
+top-left corner; cell (r, c) has its centre at (x + col_x(c) + 0.5, y − r − 0.5), where col_x adds
+`HEAD_GAP` after every `gap_every` columns (the head slices of Q, K, V). What each block *is* comes
+from the trace's own graph: the kind from its op and dtype, head gaps from the Slice nodes that cut
+it, the transposed W₂ from the ReLU under it, token axes propagated through the ops.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from model.tour import TourStep
+from model.transformer import Config
+
+FORMAT = "anatomy-scene/1"
+HEAD_GAP = 1  # empty columns between head slices inside a block
+V_GAP = 3  # between blocks stacked in a station: room for a label line
+H_GAP = 4  # between blocks side by side
+HEAD_COL_GAP = 3  # between the columns of two heads
+STATION_GAP = 14  # between stations: room for the station's title
+LABEL_ROOM = 2.2  # a block's label sits above its top edge; views keep room for it
+TOWER_GAP = 24  # between E and each tower
+VIEW_MARGIN = 1.04  # a step's subject fills 1/1.04 of the stage along its tighter dimension
+ELEVATION = 0.1
+AZIMUTH = {"src": -0.12, "tgt": 0.12, "shared": 0.0}
+
+PALETTES = Path(__file__).resolve().parent / "palettes"
+
+
+# ---------------------------------------------------------------------------------------------
+# The documents (serialised with dataclasses.asdict; the API documents them from these classes)
+
+@dataclass
+class Block:
+    id: str
+    op: str  # the ONNX operator that computed it, or "Parameter"
+    kind: str  # how cells are drawn: value | bar | masked | relu | bool | ids
+    label: str  # the name on the stage (^{…} superscript, _{…} subscript)
+    description: str  # the inspector's first line
+    station: str  # id of the station it sits in
+    tower: str  # src | tgt | shared
+    param: bool
+    shape: list[int]  # the tensor's shape
+    rows: int  # drawn rows and columns (a vector lies as a row; ids stand as a column)
+    cols: int
+    x: float
+    y: float
+    w: float  # drawn width, head gaps included
+    gap_every: int = 0  # a gap after every gap_every columns (0: none)
+    transposed: bool = False  # drawn as its transpose (cell (r, c) is tensor entry (c, r))
+    row_axis: str | None = None  # source | target | vocab: what a row stands for
+    col_axis: str | None = None
+    value_axis: str | None = None  # vocab: the values are token ids
+    inputs: list[str] = field(default_factory=list)
+    raw: dict | None = None  # {of, factor, label}: the inspector shows the entry before scaling
+    row_stats: bool = False  # the inspector shows the row's mean and standard deviation
+    mask: str | None = None  # the boolean tensor that says which cells are masked
+
+
+@dataclass
+class SliceAlias:
+    """A Slice node drawn inside the block it cuts (a head's columns of Q, K or V)."""
+
+    id: str
+    of: str
+    col_offset: int
+    cols: int
+
+
+@dataclass
+class Station:
+    id: str
+    title: str
+    tower: str
+    x: float
+    y: float  # top edge
+    w: float
+    h: float
+
+
+@dataclass
+class Connector:
+    kind: str  # thread | rail | arc | tie | loop
+    color: str
+    lines: list[list[list[float]]]  # polylines of [x, y, z] points
+
+
+@dataclass
+class Label:
+    text: str
+    x: float
+    y: float
+    size: float  # line height in world units
+    role: str  # block | param | station | token
+    anchor: str = "left"  # left | center | right
+    baseline: str = "bottom"  # bottom | middle
+    room: float = 0.0  # the widest it may grow to without running into its neighbour (0: any)
+
+
+@dataclass
+class View:
+    box: list[float]  # [min_x, max_x, min_y, max_y] of what must be seen
+    target: list[float]  # the look-at point
+    azimuth: float
+    elevation: float
+    margin: float = VIEW_MARGIN
+
+
+@dataclass
+class SceneStep:
+    step: int
+    title: str
+    subject: list[str]  # block ids the text talks about: lit and framed
+    lit: list[str]  # every block lit (subject and context); empty: nothing is dimmed
+    view: View
+    animation: dict  # {name, …targets}
+
+
+@dataclass
+class Scene:
+    format: str
+    config: dict
+    palette: dict
+    axes: dict[str, list[str]]  # token lists by axis name
+    blocks: list[Block]
+    slices: list[SliceAlias]
+    stations: list[Station]
+    connectors: list[Connector]
+    labels: list[Label]
+    bounds: list[float]
+    overview: View
+    steps: list[SceneStep]
+    cells: int
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    def block(self, block_id: str) -> Block:
+        return next(b for b in self.blocks if b.id == block_id)
+
+
+# ---------------------------------------------------------------------------------------------
+# Colours: published palettes (model/palettes/README.md), sampled
+
+def read_palette(name: str) -> np.ndarray:
+    return np.loadtxt(PALETTES / f"{name}.txt")  # (256, 3) sRGB in 0..1
+
+
+def _hex(rgb: np.ndarray) -> str:
+    return "#" + "".join(f"{round(float(v) * 255):02x}" for v in rgb)
+
+
+def sample(table: np.ndarray, n: int = 33) -> list[str]:
+    """n evenly spaced entries of a 256-entry table, ends included (n odd keeps the centre)."""
+    idx = np.round(np.linspace(0, len(table) - 1, n)).astype(int)
+    return [_hex(table[i]) for i in idx]
+
+
+def palette() -> dict:
+    return {
+        "diverging": sample(read_palette("berlin")),  # values, centred on 0 (Crameri's berlin)
+        "sequential": sample(read_palette("batlow")),  # probabilities 0..1 (Crameri's batlow)
+        "masked": "#7a1020",  # −∞: dark red
+        "relu_zero": "#2a2c31",  # a ReLU unit that is off
+        "bool_true": "#c8c8c2",
+        "ids": "#8c93a6",
+        "background": "#16181d",
+        "labels": {"block": "#ece8df", "param": "#c9d3e6", "station": "#f1c27d", "token": "#ffe9a8"},
+        "connectors": {"thread": "#9aa3b5", "rail": "#9b6bff", "arc": "#ff9a3c", "tie": "#2ec4b6",
+                       "loop": "#ffd23f"},
+        "source": "F. Crameri, Scientific colour maps (berlin, batlow), doi:10.5281/zenodo.1243862",
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# The tensors: trace nodes and parameters, as the scene needs them
+
+@dataclass
+class Tensor:
+    id: str
+    op: str
+    inputs: list[str]
+    attrs: dict
+    shape: tuple[int, ...]
+    dtype: str
+
+
+def tensors_of(trace, param_shapes: dict) -> dict[str, Tensor]:
+    out = {pid: Tensor(pid, "Parameter", [], {}, tuple(np.shape(v) if not isinstance(v, tuple) else v), "float32")
+           for pid, v in param_shapes.items()}
+    for n in trace.nodes:
+        out[n.id] = Tensor(n.id, n.op, list(n.inputs), dict(n.attrs), tuple(n.value.shape), str(n.value.dtype))
+    return out
+
+
+def kind_of(t: Tensor) -> str:
+    """How the cells are drawn, from the op and dtype (never from the id)."""
+    if t.op == "Softmax":
+        return "bar"
+    if t.op == "Where":
+        return "masked"
+    if t.op == "Relu":
+        return "relu"
+    if t.dtype == "bool":
+        return "bool"
+    if t.dtype.startswith("int"):
+        return "ids"
+    return "value"
+
+
+def token_axes(tensors: dict[str, Tensor], trace) -> dict[str, tuple[str | None, str | None]]:
+    """What each tensor's rows and columns stand for (source or target tokens, the vocabulary),
+    seeded at the inputs and carried through every op in the order computed."""
+    axes: dict[str, tuple[str | None, str | None]] = {"E": ("vocab", None)}
+    for pid, t in tensors.items():
+        if t.op == "Parameter" and pid not in axes:
+            axes[pid] = (None, None)
+    for n in trace.nodes:
+        t = tensors[n.id]
+        side = {"src": "source", "tgt": "target"}.get(n.id.split(".")[0])
+        ins = [axes.get(i, (None, None)) for i in t.inputs]
+        if t.op == "Constant":
+            if t.id == "dec.mask":
+                a = ("target", "target")
+            elif side and len(t.shape) >= 1:
+                a = (side, None)
+            else:
+                a = (None, None)
+        elif t.op == "Gather":
+            a = (ins[1][0], ins[0][1])
+        elif t.op == "Gemm":
+            a = (ins[0][0], ins[1][0] if t.attrs.get("transB") else ins[1][1])
+        elif t.op == "MatMul":
+            a = (ins[0][0], ins[1][1])
+        elif t.op == "Transpose":
+            a = (ins[0][1], ins[0][0])
+        elif t.op == "Where":
+            a = ins[1]
+        elif t.op in ("Slice", "Concat"):
+            a = (ins[0][0], None)
+        elif t.op == "ArgMax":
+            a = (ins[0][0], None)
+        else:  # elementwise: Add, Mul, Relu, Softmax, LayerNormalization
+            a = next((x for x, i in zip(ins, t.inputs) if len(tensors[i].shape) == len(t.shape)), (None, None))
+        axes[n.id] = a
+    return axes
+
+
+# ---------------------------------------------------------------------------------------------
+# Words: labels and descriptions (the one place they are written)
+
+def label_of(t: Tensor, cfg: Config, memory: str | None) -> str:
+    i, last = t.id, t.id.split(".")[-1]
+    d, dk, dff, v = cfg.d_model, cfg.d_k, cfg.d_ff, cfg.vocab_size
+    side = "x" if i.startswith("src.") else "y"
+    fixed = {"E": f"E  ({v}×{d}, shared)", "P": "P (learned positions)", "const.sqrt_d": f"×√{d}",
+             "const.neg_inf": "−∞", "dec.mask": "causal mask", "out.ET": "Eᵀ (tied)",
+             "out.logits": "logits = h·Eᵀ", "out.probs": "softmax: probabilities", "out.tokens": "argmax"}
+    if i in fixed:
+        return fixed[i]
+    if i.startswith(("src.", "tgt.")):
+        return {"ids": "ids", "emb": f"E[{side}]", "scaled": f"E[{side}]·√{d}", "pe": "PE", "positions": "pos",
+                "x0": f"{side}^{{(0)}}"}.get(last, i)
+    if last.startswith(("W_", "b_")) and len(last) == 3 and last[2] in "qkvo":
+        return f"{last[0]}^{{{last[2].upper()}}}"
+    if last in ("q", "k", "v"):
+        return last.upper()
+    parts = i.split(".")
+    if len(parts) >= 4 and parts[-2].startswith("h") and parts[-2][1:].isdigit():
+        scale = "QKᵀ/√" + str(dk) if t.attrs.get("alpha", 1.0) != 1.0 else "QKᵀ"
+        return {"scores": scale, "masked": "masked", "weights": "softmax",
+                "out": f"head {int(parts[-2][1:]) + 1}"}.get(last, i)
+    words = {"concat": "Concat(heads)", "proj": "Concat·W^{O}", "gamma": "γ", "beta": "β",
+             "sum": "X + Sublayer(X)", "W_1": "W_{1}", "b_1": "b_{1}", "W_2": "W_{2}ᵀ", "b_2": "b_{2}",
+             "hidden_pre": "xW_{1} + b_{1}", "hidden": f"ReLU (n × {dff})", "out": "FFN(x) = ReLU·W_{2} + b_{2}"}
+    if last == "ln":
+        return "LayerNorm = memory z" if i == memory else "LayerNorm"
+    return words.get(last, i)
+
+
+def description_of(t: Tensor, cfg: Config) -> str:
+    i, last = t.id, t.id.split(".")[-1]
+    d, dk, h, dff = cfg.d_model, cfg.d_k, cfg.n_heads, cfg.d_ff
+    parts = i.split(".")
+    head = int(parts[-2][1:]) + 1 if len(parts) >= 4 and parts[-2][:1] == "h" and parts[-2][1:].isdigit() else None
+    fixed = {
+        "E": "E, the shared embedding table (vocabulary × d_model)", "P": "P, learned position vectors",
+        "dec.mask": "causal mask (row i reads columns 0…i)", "const.sqrt_d": "√d_model",
+        "const.neg_inf": "−∞ (fills masked scores)", "out.ET": "Eᵀ, the tied output projection",
+        "out.logits": "logits = h·Eᵀ", "out.probs": "output probabilities softmax(logits)",
+        "out.tokens": "chosen token (argmax)",
+    }
+    if i in fixed:
+        return fixed[i]
+    side_words = {"ids": "token ids", "emb": "E[token], the looked-up rows", "scaled": f"E[token]·√{d}",
+                  "pe": "positional encoding PE" if t.op != "Gather" else "learned positions P[pos]",
+                  "positions": "positions 0, 1, 2, …", "x0": f"x⁽⁰⁾ = E[token]·√{d} + PE"}
+    if i.startswith(("src.", "tgt.")) and last in side_words:
+        return side_words[last]
+    if head is not None:
+        scaled = f"QKᵀ/√{dk}" if t.attrs.get("alpha", 1.0) != 1.0 else "QKᵀ (unscaled)"
+        return {"scores": f"scores {scaled}, head {head}", "masked": f"masked scores, head {head}",
+                "weights": f"attention weights softmax(·), head {head}",
+                "out": f"head {head} output = weights·V"}.get(last, i)
+    if last.startswith(("W_", "b_")) and len(last) == 3 and last[2] in "qkvo":
+        m = last[2].upper()
+        return f"W^{m} (d_in × d_out)" if last[0] == "W" else f"bias b^{m}"
+    if last in ("q", "k", "v"):
+        m = last.upper()
+        return f"{m} = X·W^{m} + b^{m}"
+    words = {"concat": f"Concat(head₁ … head{_subscript(h)})", "proj": "Concat·W^O + b^O",
+             "sum": "residual sum X + Sublayer(X)", "ln": "LayerNorm(X + Sublayer(X))", "gamma": "LayerNorm gain γ",
+             "beta": "LayerNorm bias β", "W_1": f"W₁ ({d} × {dff})", "b_1": "bias b₁", "hidden_pre": "x·W₁ + b₁",
+             "hidden": "ReLU(x·W₁ + b₁)", "W_2": f"W₂ ({dff} × {d}), drawn transposed", "b_2": "bias b₂",
+             "out": "FFN(x) = ReLU(·)·W₂ + b₂"}
+    return words.get(last, i)
+
+
+def _subscript(n: int) -> str:
+    return str(n).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+
+
+def station_title(sid: str) -> str:
+    if sid == "src.emb":
+        return "Input embedding"
+    if sid == "tgt.emb":
+        return "Output embedding (shifted right)"
+    if sid == "out":
+        return "Linear (Eᵀ) and softmax"
+    if sid == "shared":
+        return "Shared parameters"
+    stack, layer, part = sid.split(".")
+    name = {"self": "masked self-attention" if stack == "dec" else "self-attention", "cross": "cross-attention",
+            "ffn": "feed-forward"}[part]
+    return f"{'Encoder' if stack == 'enc' else 'Decoder'} {int(layer) + 1} · {name}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Layout: a tiny box model (blocks, horizontal and vertical stacks), stations, towers
+
+@dataclass
+class _Node:
+    t: str  # b | h | v | s (spacer)
+    id: str = ""
+    items: list[_Node] = field(default_factory=list)
+    gap: float = 0
+    align: str = "start"  # h: bottom | top; v: left
+    w: float = 0
+    h: float = 0
+    missing: bool = False
+
+
+def B(block_id: str, hold: float = 0) -> _Node:
+    """A block; when the model has no such tensor, `hold` keeps its width free (so columns stay aligned)."""
+    return _Node("b", id=block_id, w=hold)
+
+
+def S(w: float) -> _Node:
+    return _Node("s", w=w)
+
+
+def H(items: list, gap: float = H_GAP, align: str = "bottom") -> _Node:
+    return _Node("h", items=[i for i in items if i], gap=gap, align=align)
+
+
+def V(items: list, gap: float = V_GAP) -> _Node:  # items bottom → top, left-aligned
+    return _Node("v", items=[i for i in items if i], gap=gap)
+
+
+def _measure(node: _Node, dims: dict[str, tuple[float, float]]) -> _Node:
+    if node.t == "s":
+        return node
+    if node.t == "b":
+        if node.id not in dims and node.w:
+            node.t = "s"  # held room
+            return node
+        node.missing = node.id not in dims
+        node.w, node.h = dims.get(node.id, (0, 0))
+        return node
+    for i in node.items:
+        _measure(i, dims)
+    items = [i for i in node.items if not i.missing]
+    node.missing = not any(i.t != "s" for i in items)
+    gaps = max(0, len(items) - 1) * node.gap
+    if node.t == "h":
+        node.w, node.h = sum(i.w for i in items) + gaps, max([i.h for i in items], default=0)
+    else:
+        node.w, node.h = max([i.w for i in items], default=0), sum(i.h for i in items) + gaps
+    return node
+
+
+def _place(node: _Node, x: float, y: float, pos: dict[str, tuple[float, float]]) -> None:
+    """Places a measured node with its bottom-left corner at (x, y); pos[id] = (x, top y)."""
+    if node.missing or node.t == "s":
+        return
+    if node.t == "b":
+        pos[node.id] = (x, y + node.h)
+        return
+    cur = x if node.t == "h" else y
+    for i in node.items:
+        if i.missing:
+            continue
+        if node.t == "h":
+            _place(i, cur, y + (node.h - i.h if node.align == "top" else 0), pos)
+            cur += i.w + node.gap
+        else:
+            _place(i, x, cur, pos)
+            cur += i.h + node.gap
+
+
+def _embedding(side: str) -> _Node:
+    """Bottom → top: the looked-up rows (ids beside them), scaled by √d, the positions, their sum."""
+    const = "const.sqrt_d" if side == "src" else "const.neg_inf"
+    return V([
+        H([B(f"{side}.ids", hold=1), B(f"{side}.emb")], gap=2),
+        H([B(const, hold=1), B(f"{side}.scaled")], gap=2),
+        H([B(f"{side}.positions", hold=1), B(f"{side}.pe")], gap=2),
+        H([S(1), B(f"{side}.x0"), B("dec.mask") if side == "tgt" else None], gap=2),
+    ])
+
+
+def _attention(p: str, heads: int) -> _Node:
+    """SPEC §5.1, bottom → top: W^Q W^K W^V under Q K V (head slices with gaps), then per head the
+    scores, the masked scores, the softmax and the head's output; Concat under W^O under the projection;
+    the residual sum, γ and β, the LayerNorm."""
+    proj = [V([B(f"{p}.W_{m}"), B(f"{p}.b_{m}"), B(f"{p}.{m}")]) for m in "qkv"]
+    per_head = [V([B(f"{p}.h{i}.{k}") for k in ("scores", "masked", "weights", "out")]) for i in range(heads)]
+    return V([
+        H(proj),
+        H(per_head, gap=HEAD_COL_GAP),
+        V([B(f"{p}.concat"), B(f"{p}.W_o"), B(f"{p}.b_o"), B(f"{p}.proj")]),
+        V([B(f"{p}.sum"), B(f"{p}.ln.gamma"), B(f"{p}.ln.beta"), B(f"{p}.ln")]),
+    ])
+
+
+def _feed_forward(p: str) -> _Node:
+    """W₁ under the hidden layer (before and after ReLU), W₂ drawn transposed so its columns line up
+    with the hidden units, then b₂ and the output, the residual sum, γ and β, the LayerNorm."""
+    return V([B(f"{p}.{k}") for k in ("W_1", "b_1", "hidden_pre", "hidden", "W_2", "b_2", "out",
+                                      "sum", "ln.gamma", "ln.beta", "ln")])
+
+
+def _output() -> _Node:
+    return V([B("out.ET"), B("out.logits"), H([B("out.probs"), B("out.tokens")], gap=2)])
+
+
+def _towers(cfg: Config) -> dict[str, list[tuple[str, _Node]]]:
+    src = [("src.emb", _embedding("src"))]
+    tgt = [("tgt.emb", _embedding("tgt"))]
+    for layer in range(cfg.n_layers):
+        src += [(f"enc.{layer}.self", _attention(f"enc.{layer}.self", cfg.n_heads)),
+                (f"enc.{layer}.ffn", _feed_forward(f"enc.{layer}.ffn"))]
+        tgt += [(f"dec.{layer}.self", _attention(f"dec.{layer}.self", cfg.n_heads)),
+                (f"dec.{layer}.cross", _attention(f"dec.{layer}.cross", cfg.n_heads)),
+                (f"dec.{layer}.ffn", _feed_forward(f"dec.{layer}.ffn"))]
+    tgt.append(("out", _output()))
+    return {"src": src, "tgt": tgt}
+
+
+def col_x(gap_every: int, c: int) -> float:
+    return c + (c // gap_every) * HEAD_GAP if gap_every else c
+
+
+# ---------------------------------------------------------------------------------------------
+# The scene
+
+def build_scene(trace, cfg: Config, param_shapes: dict, tour: list[TourStep]) -> Scene:
+    tensors = tensors_of(trace, param_shapes)
+    axes = token_axes(tensors, trace)
+    memory = _memory_id(trace)
+    slices = [t for t in tensors.values() if t.op == "Slice"]
+    blocks = _blocks(tensors, axes, cfg, memory, slices)
+    stations = _lay_out(blocks, cfg)
+    by_id = {b.id: b for b in blocks}
+    aliases = [SliceAlias(t.id, t.inputs[0], int(t.attrs["starts"][0]), int(t.shape[1])) for t in slices]
+    bounds = _bounds(blocks)
+    overview = View(box=bounds, target=_centre(bounds), azimuth=-0.12, elevation=0.08, margin=1.02)
+    scene = Scene(FORMAT, cfg.to_dict(), palette(),
+                  {"source": list(trace.source_tokens), "target": list(trace.target_tokens),
+                   "output": list(trace.output_tokens), "vocab": _vocab()},
+                  blocks, aliases, stations, [], [], bounds, overview, [], sum(b.rows * b.cols for b in blocks))
+    scene.connectors = _connectors(scene, by_id, tensors, trace, memory)
+    scene.labels = _labels(scene, by_id, trace)
+    scene.steps = [_step(s, scene, by_id, tensors, cfg) for s in tour]
+    return scene
+
+
+def _vocab() -> list[str]:
+    from model.vocab import VOCAB
+    return list(VOCAB.tokens)
+
+
+def _memory_id(trace) -> str | None:
+    enc = [n.id for n in trace.nodes if n.id.startswith("enc.") and n.op == "LayerNormalization"]
+    return enc[-1] if enc else None
+
+
+def _blocks(tensors: dict[str, Tensor], axes: dict, cfg: Config, memory: str | None,
+            slices: list[Tensor]) -> list[Block]:
+    sliced = {s.inputs[0]: int(s.shape[1]) for s in slices}  # q, k, v → d_k
+    headed = dict(sliced)
+    for t in tensors.values():
+        if t.id in sliced and t.op == "Gemm":  # the weights and bias that make a sliced tensor
+            headed[t.inputs[1]] = headed[t.inputs[2]] = sliced[t.id]
+        if t.op == "Concat":
+            headed[t.id] = int(tensors[t.inputs[0]].shape[1])
+    relu = {t.id for t in tensors.values() if t.op == "Relu"}
+    transposed = {t.inputs[1] for t in tensors.values() if t.op == "Gemm" and t.inputs[0] in relu}
+    out = []
+    for t in tensors.values():
+        if t.op == "Slice":
+            continue
+        rows, cols = _drawn_shape(t, t.id in transposed)
+        gap = headed.get(t.id, 0) if cfg.n_heads > 1 else 0
+        gap = gap if gap and cols % gap == 0 and cols > gap else 0
+        ra, ca = axes.get(t.id, (None, None))
+        if t.id in transposed:
+            ra, ca = ca, ra
+        b = Block(id=t.id, op=t.op, kind=kind_of(t), label=label_of(t, cfg, memory),
+                  description=description_of(t, cfg), station="", tower="shared", param=t.op == "Parameter",
+                  shape=list(t.shape), rows=rows, cols=cols, x=0.0, y=0.0,
+                  w=cols + (cols // gap - 1) * HEAD_GAP if gap else cols, gap_every=gap,
+                  transposed=t.id in transposed, row_axis=ra, col_axis=ca,
+                  value_axis="vocab" if t.op in ("ArgMax",) or (t.op == "Constant" and t.dtype.startswith("int")
+                                                                  and t.id.endswith(".ids")) else None,
+                  inputs=list(t.inputs))
+        if t.op == "Mul" and len(t.inputs) == 2 and tensors[t.inputs[1]].shape == ():
+            b.raw = {"of": t.inputs[0], "factor_of": t.inputs[1],
+                     "label": "raw E entry" if tensors[t.inputs[0]].op == "Gather" else "input"}
+        b.row_stats = (t.op == "Add" and ".sum" in t.id) or t.op == "LayerNormalization"
+        if t.op == "Where":
+            b.mask = t.inputs[0]
+        elif t.op in ("Gemm", "Softmax") and t.id.rsplit(".", 1)[-1] in ("scores", "weights"):
+            b.mask = next((m for m in _mask_of(t, tensors)), None)
+        out.append(b)
+    return out
+
+
+def _mask_of(t: Tensor, tensors: dict[str, Tensor]) -> list[str]:
+    """The mask that applies to a head's scores or weights (the causal mask, in masked self-attention)."""
+    prefix = t.id.rsplit(".", 1)[0]
+    masked = tensors.get(prefix + ".masked")
+    return [masked.inputs[0]] if masked else []
+
+
+def _drawn_shape(t: Tensor, transposed: bool) -> tuple[int, int]:
+    if len(t.shape) == 0:
+        return 1, 1
+    if len(t.shape) == 1:
+        return (t.shape[0], 1) if t.dtype.startswith("int") else (1, t.shape[0])
+    return (t.shape[1], t.shape[0]) if transposed else (t.shape[0], t.shape[1])
+
+
+def _lay_out(blocks: list[Block], cfg: Config) -> list[Station]:
+    """E (and P) at the bottom centre, the encoder tower on the left, the decoder tower on the right."""
+    by_id = {b.id: b for b in blocks}
+    dims = {b.id: (b.w, b.rows) for b in blocks}
+    towers = {side: [(sid, _measure(node, dims), station_title(sid)) for sid, node in st]
+              for side, st in _towers(cfg).items()}
+    shared = _measure(H([B("E"), B("P")], gap=TOWER_GAP), dims)
+    pos: dict[str, tuple[float, float]] = {}
+    _place(shared, -shared.w / 2, -4 - shared.h, pos)
+    inner = dims.get("E", (32, 0))[0] / 2 + TOWER_GAP
+    stations = []
+    for side, st in towers.items():
+        width = max(node.w for _, node, _ in st)
+        x0 = -inner - width if side == "src" else inner
+        y = 8.0
+        for sid, node, title in st:
+            if node.missing:
+                continue
+            _place(node, x0, y, pos)
+            stations.append(Station(sid, title, side, x0, y + node.h, node.w, node.h))
+            for bid in _ids(node):
+                by_id[bid].station, by_id[bid].tower = sid, side
+            y += node.h + STATION_GAP
+    # anything no station names (a tensor a future model adds) still gets drawn, in a row under E
+    spare_x = dims.get("E", (32, 0))[0] / 2 + TOWER_GAP
+    for b in blocks:
+        if b.id in ("E", "P"):
+            b.station = "shared"
+        if b.id not in pos:
+            pos[b.id] = (spare_x, -4.0 - 80)
+            spare_x += b.w + H_GAP
+            b.station = b.station or "shared"
+        b.x, b.y = float(pos[b.id][0]), float(pos[b.id][1])
+    e = by_id.get("E")
+    if e:
+        stations.append(Station("shared", station_title("shared"), "shared", e.x, e.y, e.w, e.rows))
+    return stations
+
+
+def _ids(node: _Node) -> list[str]:
+    if node.t == "b":
+        return [] if node.missing else [node.id]
+    return [i for item in node.items for i in _ids(item)]
+
+
+def _rect(b: Block) -> list[float]:
+    return [b.x, b.x + b.w, b.y - b.rows, b.y]
+
+
+def _bounds(blocks: list[Block]) -> list[float]:
+    rs = np.array([_rect(b) for b in blocks])
+    return [float(rs[:, 0].min()), float(rs[:, 1].max()), float(rs[:, 2].min()), float(rs[:, 3].max())]
+
+
+def _centre(box: list[float]) -> list[float]:
+    return [(box[0] + box[1]) / 2, (box[2] + box[3]) / 2, 0.0]
+
+
+def row_y(b: Block, r: float) -> float:
+    return b.y - r - 0.5
+
+
+def _bezier(a: tuple, c: tuple, e: tuple, n: int = 24) -> list[list[float]]:
+    pts = []
+    for i in range(n + 1):
+        t = i / n
+        u = 1 - t
+        pts.append([round(u * u * a[k] + 2 * u * t * c[k] + t * t * e[k], 3) for k in range(3)])
+    return pts
+
+
+def _connectors(scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor], trace,
+                memory: str | None) -> list[Connector]:
+    colors = scene.palette["connectors"]
+    z = 0.2
+    out = []
+    # threads: from E's row of each token (left side for the source, right side for the target)
+    threads = []
+    e = by_id.get("E")
+    for n in trace.nodes:
+        if n.op != "Gather" or n.inputs[0] != "E" or e is None:
+            continue
+        emb, ids = by_id[n.id], by_id.get(n.inputs[1])
+        left_end = (ids.x if ids else emb.x) - 0.3
+        src = emb.tower == "src"
+        for r, tok in enumerate(np.asarray(n_value(trace, n.inputs[1])).tolist()):
+            a = (e.x if src else e.x + e.w, row_y(e, tok), z)
+            b = (left_end, row_y(emb, r), z)
+            c = (a[0] - 30 if src else a[0] + 30, (a[1] + b[1]) / 2, 8)
+            threads.append(_bezier(a, c, b))
+    out.append(Connector("thread", colors["thread"], threads))
+    # residual rails: the sub-layer's input X up the station's left side and into the sum
+    rails = []
+    for b in scene.blocks:
+        t = tensors[b.id]
+        if t.op != "Add" or not b.row_stats or not t.inputs or t.inputs[0] not in by_id:
+            continue
+        x = by_id[t.inputs[0]]
+        st = next((s for s in scene.stations if s.id == b.station), None)
+        margin = (st.x if st else b.x) - 3
+        start = (x.x + 1, x.y + 0.3, z)
+        rails.append([list(start), [start[0], x.y + 1.5, z], [margin, x.y + 1.5, z], [margin, row_y(b, 0), z],
+                      [b.x - 0.3, row_y(b, 0), z]])
+    out.append(Connector("rail", colors["rail"], rails))
+    # memory arcs: z to every cross-attention's W^K and W^V (the Gemms that read the memory)
+    arcs = []
+    mem = by_id.get(memory) if memory else None
+    if mem:
+        for t in tensors.values():
+            if t.op == "Gemm" and t.inputs and t.inputs[0] == memory and t.inputs[1] in by_id:
+                w = by_id[t.inputs[1]]
+                a = (mem.x + mem.w, mem.y - mem.rows / 2, z)
+                b = (w.x + w.w / 2, w.y - w.rows - 0.3, z)
+                arcs.append(_bezier(a, ((a[0] + b[0]) / 2, max(a[1], b[1]) + 12, 40), b, 40))
+    out.append(Connector("arc", colors["arc"], arcs))
+    # the tie: E at the bottom to Eᵀ at the top (the Transpose of E), through the gap between towers
+    ties = []
+    for t in tensors.values():
+        if t.op == "Transpose" and t.inputs == ["E"] and e and t.id in by_id:
+            et = by_id[t.id]
+            gx = e.x + e.w + 6
+            ties.append([[e.x + e.w, e.y - 0.5, z], [gx, e.y - 0.5, z], [gx, et.y - et.rows / 2, z],
+                         [et.x - 0.3, et.y - et.rows / 2, z]])
+    out.append(Connector("tie", colors["tie"], ties))
+    # the loop: the chosen tokens (ArgMax) back into the decoder's input, one row down
+    loops = []
+    argmax = next((by_id[t.id] for t in tensors.values() if t.op == "ArgMax" and t.id in by_id), None)
+    tgt_ids = next((by_id[b.inputs[1]] for b in scene.blocks
+                    if b.op == "Gather" and b.inputs[0] == "E" and b.tower == "tgt" and b.inputs[1] in by_id), None)
+    if argmax and tgt_ids:
+        out_x, y0 = scene.bounds[1] + 6, tgt_ids.y - tgt_ids.rows - 4
+        mid = tgt_ids.x + tgt_ids.w / 2
+        loops.append([[argmax.x + argmax.w + 0.3, row_y(argmax, 0), z], [out_x, row_y(argmax, 0), z],
+                      [out_x, y0, z], [mid, y0, z], [mid, tgt_ids.y - tgt_ids.rows - 0.3, z]])
+    out.append(Connector("loop", colors["loop"], loops))
+    return out
+
+
+def n_value(trace, node_id: str):
+    return next(n.value for n in trace.nodes if n.id == node_id)
+
+
+def _labels(scene: Scene, by_id: dict[str, Block], trace) -> list[Label]:
+    out = []
+    for b in scene.blocks:
+        small = b.rows == 1 and b.cols == 1
+        head = b.op != "Parameter" and any(p[:1] == "h" and p[1:].isdigit() for p in b.id.split("."))
+        out.append(Label(b.label, b.x, b.y + 0.45, 1.1 if small else 1.5, "param" if b.param else "block",
+                         room=b.w + 1.7 if head else max(b.w + 3.5, 8)))
+    for s in scene.stations:
+        if s.id == "shared":
+            continue
+        left = s.tower == "src"
+        out.append(Label(s.title, s.x + s.w if left else s.x, s.y + STATION_GAP / 2, 6.5, "station",
+                         anchor="right" if left else "left", baseline="middle", room=s.w))
+    # token names beside the id columns and the chosen tokens
+    for b in scene.blocks:
+        if b.value_axis != "vocab":
+            continue
+        tokens = scene.axes["output"] if b.op == "ArgMax" else scene.axes.get(b.row_axis or "", [])
+        for r, tok in enumerate(tokens[:b.rows]):
+            if b.op == "ArgMax":
+                out.append(Label(tok, b.x + b.w + 0.6, row_y(b, r), 0.85, "token", baseline="middle"))
+            else:
+                out.append(Label(tok, b.x - 0.6, row_y(b, r), 0.85, "token", anchor="right", baseline="middle"))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The tour: subjects, views, animation targets
+
+def expand(globs: list[str], scene: Scene, cfg: Config) -> list[str]:
+    """Block ids matching the globs ({last} is the last layer); a head slice stands for its block."""
+    ids = [b.id for b in scene.blocks]
+    alias = {s.id: s.of for s in scene.slices}
+    out: dict[str, None] = {}
+    for g in globs:
+        g = g.replace("{last}", str(cfg.n_layers - 1))
+        for i in fnmatch.filter(ids, g):
+            out[i] = None
+        for a, of in alias.items():
+            if fnmatch.fnmatchcase(a, g):
+                out[of] = None
+    return list(out)
+
+
+def _step(s: TourStep, scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor], cfg: Config) -> SceneStep:
+    subject = expand(s.subject, scene, cfg)
+    lit = subject + [i for i in expand(s.also, scene, cfg) if i not in subject]
+    if s.view == "overview" or not subject:
+        view = scene.overview
+        if s.angle:
+            view = View(scene.overview.box, scene.overview.target, s.angle[0], s.angle[1], scene.overview.margin)
+    else:
+        rs = np.array([_rect(by_id[i]) for i in subject])
+        box = [float(rs[:, 0].min()), float(rs[:, 1].max()), float(rs[:, 2].min()), float(rs[:, 3].max()) + LABEL_ROOM]
+        towers = {by_id[i].tower for i in subject}
+        az = s.angle[0] if s.angle else AZIMUTH[towers.pop() if len(towers) == 1 else "shared"]
+        el = s.angle[1] if s.angle else ELEVATION
+        view = View(box, _centre(box), az, el)
+    anim = ANIMATIONS.get(s.animation)
+    if anim is None:
+        raise ValueError(f"step {s.step}: unknown animation {s.animation!r}; known: {sorted(ANIMATIONS)}")
+    return SceneStep(s.step, s.title, subject, lit, view, {"name": s.animation, **anim(scene, tensors, cfg)})
+
+
+def _station_nodes(scene: Scene, station: str, op: str) -> list[str]:
+    return [b.id for b in scene.blocks if b.station == station and b.op == op]
+
+
+def _first_station(scene: Scene, stack: str, part: str) -> str | None:
+    return next((s.id for s in scene.stations if s.id.startswith(stack + ".") and s.id.endswith("." + part)), None)
+
+
+def _one_cell(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
+    """Step 6: one cell of Q = row 1 of X against column 5 of W^Q, plus b^Q column 5."""
+    st = _first_station(scene, "enc", "self")
+    q = tensors.get(f"{st}.q")
+    if q is None:
+        return {}
+    return {"x": q.inputs[0], "w": q.inputs[1], "b": q.inputs[2], "out": q.id,
+            "row": min(1, q.shape[0] - 1), "col": min(5, q.shape[1] - 1)}
+
+
+def _sweep(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
+    """Step 9: each head's softmax row sweeps down while its output fills row by row."""
+    st = _first_station(scene, "enc", "self")
+    pairs = [[t.inputs[0], t.id] for t in tensors.values()
+             if t.op == "MatMul" and tensors[t.inputs[0]].op == "Softmax" and t.id.startswith(f"{st}.")]
+    return {"pairs": pairs}
+
+
+def _residual(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
+    st = _first_station(scene, "enc", "self")
+    return {"sum": f"{st}.sum", "ln": f"{st}.ln"}
+
+
+def _mask(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
+    st = _first_station(scene, "dec", "self")
+    masked = _station_nodes(scene, st, "Where")
+    return {"blocks": masked + sorted({tensors[m].inputs[0] for m in masked})}
+
+
+def _arcs(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
+    return {"blocks": [b.id for b in scene.blocks if b.op == "Softmax" and b.station.endswith(".cross")]}
+
+
+def _loop(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
+    return {"blocks": [b.id for b in scene.blocks if b.tower == "tgt" and not b.param and b.row_axis == "target"]}
+
+
+def _dropout(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
+    st = _first_station(scene, "enc", "self")
+    return {"block": f"{st}.proj"}
+
+
+def _parameters(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
+    return {"blocks": [b.id for b in scene.blocks if b.param]}
+
+
+ANIMATIONS = {
+    "none": lambda scene, tensors, cfg: {},
+    "one-cell": _one_cell, "sweep": _sweep, "residual": _residual, "mask": _mask, "arcs": _arcs,
+    "loop": _loop, "dropout": _dropout, "parameters": _parameters,
+}
+
+
+def fit_distance(view: View, fov_deg: float, aspect: float) -> float:
+    """The camera distance at which the view's box fills the screen (the renderers use this rule)."""
+    w = (view.box[1] - view.box[0]) * view.margin
+    h = (view.box[3] - view.box[2]) * view.margin
+    t = math.tan(math.radians(fov_deg) / 2)
+    return max(h / 2 / t, w / 2 / (t * aspect)) + 4
