@@ -12,11 +12,11 @@ import math
 import numpy as np
 
 from model.train import ARTIFACTS, learning_rate
-from model.transformer import EncoderDecoder, count_parameters, sinusoid_table
+from model.transformer import Config, EncoderDecoder, count_parameters, parameter_breakdown, sinusoid_table
 
 PAPER_VOCAB = 37_000  # "about 37 000" (§5.1); exactly 37 000 for the worked count
-PAPER_SIZES = {"base": dict(d_model=512, n_heads=8, d_ff=2048, n_layers=6),
-               "big": dict(d_model=1024, n_heads=16, d_ff=4096, n_layers=6)}
+PAPER_SIZES = {"base": Config(PAPER_VOCAB, d_model=512, n_heads=8, d_ff=2048, n_layers=6),
+               "big": Config(PAPER_VOCAB, d_model=1024, n_heads=16, d_ff=4096, n_layers=6)}
 
 
 def pe_pattern(positions: int = 50, d_model: int = 32) -> dict:
@@ -89,22 +89,34 @@ def training_curves() -> dict:
 
 
 def parameter_count(model: EncoderDecoder) -> dict:
-    """The count by hand from the live shapes, line by line, and the paper's sizes at V = 37 000."""
+    """The count by hand from the live config, line by line, and the paper's sizes at V = 37 000.
+
+    Every number is `parameter_breakdown(config)`'s, the model's own function; only the formulas'
+    wording is written here.
+    """
     c = model.cfg
     d, h, dk, dff, n, v = c.d_model, c.n_heads, c.d_k, c.d_ff, c.n_layers, c.vocab_size
-    attn = 4 * (d * h * dk + h * dk)  # W^Q, W^K, W^V, W^O and their biases (inner width h·d_k = d here)
-    ffn = 2 * d * dff + dff + d
-    norm = 2 * d
-    rows = [
-        {"part": "embedding E (shared three ways)", "formula": f"V·d = {v}·{d}", "count": v * d},
-        {"part": "attention sub-layer", "formula": f"4·(d·d + d) = 4·({d}·{d} + {d})", "count": attn},
-        {"part": "feed-forward sub-layer", "formula": f"2·d·d_ff + d_ff + d = 2·{d}·{dff} + {dff} + {d}", "count": ffn},
-        {"part": "LayerNorm", "formula": f"2·d = 2·{d}", "count": norm},
-        {"part": "encoder layer", "formula": "attention + FFN + 2 LayerNorms", "count": attn + ffn + 2 * norm},
-        {"part": "decoder layer", "formula": "2 attentions + FFN + 3 LayerNorms", "count": 2 * attn + ffn + 3 * norm},
+    p = parameter_breakdown(c)
+    if h * dk == d:  # the paper's choice d_k = d / h: each projection is d × d
+        attn_formula = f"4·(d·d + d) = 4·({d}·{d} + {d})"
+    else:
+        attn_formula = f"3·(d·h·d_k + h·d_k) + h·d_k·d + d = 3·({d}·{h * dk} + {h * dk}) + {h * dk}·{d} + {d}"
+    rows = [{"part": "embedding E (shared three ways)", "formula": f"V·d = {v}·{d}", "count": p["embedding"]}]
+    if p["positions"]:
+        rows.append({"part": "learned positions P", "formula": f"max_len·d = {c.max_len}·{d}", "count": p["positions"]})
+    rows += [
+        {"part": "attention sub-layer", "formula": attn_formula, "count": p["attention"]},
+        {"part": "feed-forward sub-layer", "formula": f"2·d·d_ff + d_ff + d = 2·{d}·{dff} + {dff} + {d}",
+         "count": p["ffn"]},
+        {"part": "LayerNorm", "formula": f"2·d = 2·{d}", "count": p["norm"]},
+        {"part": "encoder layer", "formula": "attention + FFN + 2 LayerNorms", "count": p["encoder_layer"]},
+        {"part": "decoder layer", "formula": "2 attentions + FFN + 3 LayerNorms", "count": p["decoder_layer"]},
     ]
-    total = v * d + n * (attn + ffn + 2 * norm) + n * (2 * attn + ffn + 3 * norm)
-    rows.append({"part": "total", "formula": f"E + {n}·encoder layer + {n}·decoder layer", "count": total})
-    paper = {name: count_parameters(PAPER_VOCAB, **size) for name, size in PAPER_SIZES.items()}
-    return {"rows": rows, "total": total, "model_count": model.get_num_params(), "paper_vocab": PAPER_VOCAB,
+    if p["final_norms"]:
+        rows.append({"part": "final stack norms (pre-LN)", "formula": "2 LayerNorms", "count": p["final_norms"]})
+    terms = "E" + (" + P" if p["positions"] else "") + f" + {n}·encoder layer + {n}·decoder layer" + (
+        " + 2 LayerNorms" if p["final_norms"] else "")
+    rows.append({"part": "total", "formula": terms, "count": p["total"]})
+    paper = {name: count_parameters(cfg) for name, cfg in PAPER_SIZES.items()}
+    return {"rows": rows, "total": p["total"], "model_count": model.get_num_params(), "paper_vocab": PAPER_VOCAB,
             "paper": paper, "paper_reported": {"base": 65_000_000, "big": 213_000_000}}

@@ -224,13 +224,31 @@ class EncoderDecoder(nn.Module):
         return sum(p.numel() for p in self.parameters())
 
 
-def count_parameters(vocab_size: int, d_model: int, n_heads: int, d_ff: int, n_layers: int,
-                     d_k: int | None = None) -> int:
-    """The parameter count by hand, from the shapes alone (for the paper's sizes too)."""
-    inner = n_heads * (d_k or d_model // n_heads)
-    attn = 3 * (d_model * inner + inner) + inner * d_model + d_model
-    ffn = d_model * d_ff + d_ff + d_ff * d_model + d_model
-    norm = 2 * d_model
-    encoder_layer = attn + ffn + 2 * norm
-    decoder_layer = 2 * attn + ffn + 3 * norm
-    return vocab_size * d_model + n_layers * (encoder_layer + decoder_layer)
+def parameter_breakdown(cfg: Config) -> dict[str, int]:
+    """The parameter count by hand, from the config's shapes alone, part by part.
+
+    Follows every option that changes the count: the inner attention width h·d_k (which need not be
+    d_model), a learned position table (max_len × d_model), and pre-LN's two final stack norms. Equal
+    to `EncoderDecoder(cfg).get_num_params()` for any config, and usable at the paper's sizes.
+    """
+    d, inner = cfg.d_model, cfg.n_heads * cfg.d_k
+    attention = 3 * (d * inner + inner) + inner * d + d  # W^Q, W^K, W^V (d → h·d_k), W^O (h·d_k → d), biases
+    ffn = d * cfg.d_ff + cfg.d_ff + cfg.d_ff * d + d
+    norm = 2 * d  # γ and β
+    parts = {
+        "embedding": cfg.vocab_size * d,  # E, shared three ways
+        "positions": cfg.max_len * d if cfg.positional == "learned" else 0,
+        "attention": attention, "ffn": ffn, "norm": norm,
+        "encoder_layer": attention + ffn + 2 * norm,
+        "decoder_layer": 2 * attention + ffn + 3 * norm,
+        "final_norms": 2 * norm if cfg.norm_first else 0,
+    }
+    parts["total"] = (parts["embedding"] + parts["positions"] + parts["final_norms"]
+                      + cfg.n_layers * (parts["encoder_layer"] + parts["decoder_layer"]))
+    return parts
+
+
+def count_parameters(cfg: Config) -> int:
+    """The parameter count by hand (see `parameter_breakdown`), e.g. 63 082 496 for the paper's base
+    model at a vocabulary of 37 000: `count_parameters(Config(37_000, 512, 8, d_ff=2048, n_layers=6))`."""
+    return parameter_breakdown(cfg)["total"]

@@ -50,19 +50,18 @@ def test_the_miniature_has_61472_parameters_at_a_vocabulary_of_65():
     model = EncoderDecoder(Config(vocab_size=len(VOCAB)))
     assert len(VOCAB) == 65
     assert model.get_num_params() == 61_472
-    assert count_parameters(65, 32, 4, 128, 2) == 61_472
+    assert count_parameters(Config(vocab_size=65, d_model=32, n_heads=4, d_ff=128, n_layers=2)) == 61_472
 
 
 def test_the_same_formula_gives_63_08M_base_and_214_25M_big_at_37000_entries():
-    assert count_parameters(37_000, 512, 8, 2048, 6) == 63_082_496
-    assert count_parameters(37_000, 1024, 16, 4096, 6) == 214_245_376
+    assert count_parameters(Config(vocab_size=37_000, d_model=512, n_heads=8, d_ff=2048, n_layers=6)) == 63_082_496
+    assert count_parameters(Config(vocab_size=37_000, d_model=1024, n_heads=16, d_ff=4096, n_layers=6)) == 214_245_376
 
 
 @pytest.mark.parametrize("cfg", [Config(vocab_size=40, d_model=16, n_heads=2, d_ff=64, n_layers=3),
                                  Config(vocab_size=65, n_heads=4, d_k=4)])
 def test_the_parameter_formula_matches_the_module_at_other_shapes(cfg):
-    assert EncoderDecoder(cfg).get_num_params() == count_parameters(
-        cfg.vocab_size, cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.n_layers, cfg.d_k)
+    assert EncoderDecoder(cfg).get_num_params() == count_parameters(cfg)
 
 
 # ---- parity with torch.nn.Transformer -----------------------------------------------------------
