@@ -149,4 +149,4 @@ health_router = APIRouter(tags=["health"])
 @health_router.get("/healthz", response_model=Health, summary="Liveness")
 async def healthz(request: Request) -> Response:
     """`ok` and the weights version, once the model is loaded."""
-    return json_response(dumps({"status": "ok", "weights_version": service(request).version}))
+    return json_response(dumps(service(request).health_doc()))

@@ -57,10 +57,12 @@ class Topic:
 
 @dataclass
 class Fact:
+    """One entry of the fact ledger (content/facts.tsv), as /ledger shows it and /api/facts sends it."""
+
     id: str
     value: str
     what: str
-    source: str
+    source: str = field(metadata={"description": "the reference and the sentence or table row quoted"})
 
 
 @dataclass

@@ -15,6 +15,7 @@ from starlette.exceptions import HTTPException
 from app import api, figure_routes, pages
 from app.api import InputError, json_response
 from app.content import load_content
+from app.schemas import ErrorDetail, ErrorResponse
 from app.security import SecurityHeaders, content_security_policy, csp_hash
 from app.service import BusyError, ModelService, dumps
 from model.parse import ACCEPTED
@@ -29,7 +30,7 @@ Inputs: """ + ACCEPTED + ". Anything else is answered with 422 and a message say
 
 
 def error(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
-    return json_response(dumps({"detail": {"message": message, "accepted": ACCEPTED}}), headers, status)
+    return json_response(dumps(ErrorResponse(detail=ErrorDetail(message=message, accepted=ACCEPTED))), headers, status)
 
 
 @asynccontextmanager
@@ -42,8 +43,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     state.content = load_content(live={**svc.figures, **default.derived})
     state.model_body = dumps(svc.model_doc())
     state.weights_body = dumps(svc.weights_doc())
-    state.facts_body = dumps({"count": len(state.content.facts),
-                              "facts": [f.__dict__ for f in state.content.facts]})
+    state.facts_body = dumps(svc.facts_doc(state.content.facts))
     state.figure_bodies = figure_routes.compute_model_figures(svc.translator.model, svc.attention)
     yield
 

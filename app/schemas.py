@@ -1,34 +1,57 @@
-"""Pydantic models of every API response; FastAPI publishes them at /docs and /openapi.json.
+"""Every document the API sends, defined once; FastAPI publishes them at /docs and /openapi.json.
 
-The handlers send pre-serialised orjson bytes for speed, so these models document the shapes and the
-tests validate real responses against them.
+What is sent is built from these definitions, never from a dict written beside them:
+- the trace's header is model/trace.py's `TraceHeader` (a dataclass), sent with the scene as
+  `ServedTraceHeader`; orjson serialises the dataclasses as they are, and pydantic documents them;
+- the beam, the model card, the fact ledger and the health answer are `Document`s that the service
+  builds and dumps (an unknown field is refused when it is built, not sent undocumented).
+The trace's nodes and the weights keep their data in numpy arrays for orjson's speed; `TraceNode` and
+`Tensor` document those, and tests/test_api.py checks every real response against its schema, both ways.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.content import Fact
+from model.trace import TraceHeader, described
+from model.transformer import Config
 
 Number = float | int | bool | None
 
 
-class ErrorDetail(BaseModel):
+class Document(BaseModel):
+    """A document the service builds and sends as it dumps; a field it does not define is refused."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class ErrorDetail(Document):
     message: str = Field(description="what was wrong, and what is accepted")
     accepted: str = Field(description="the inputs the endpoint accepts")
 
 
-class ErrorResponse(BaseModel):
+class ErrorResponse(Document):
     detail: ErrorDetail
 
 
-class Health(BaseModel):
+class Health(Document):
     status: str
     weights_version: str
 
 
-class ModelShape(BaseModel):
-    """The sizes that fix every tensor's shape (the model card's config and the article's figures)."""
+# ---- the model card ---------------------------------------------------------------------------------
+
+class ParameterInfo(Document):
+    id: str = Field(description="the parameter's id, as in the trace (e.g. enc.0.self.W_q)")
+    shape: list[int]
+
+
+class ModelFigures(Document):
+    """Model-level numbers the article quotes (`data-live` keys); model.stats.model_figures computes them."""
 
     vocab_size: int
     d_model: int
@@ -36,25 +59,6 @@ class ModelShape(BaseModel):
     d_k: int
     d_ff: int
     n_layers: int
-
-
-class ModelConfig(ModelShape):
-    dropout: float
-    positional: str
-    max_len: int
-    scale_scores: bool
-    norm_first: bool
-    pad_id: int
-
-
-class ParameterInfo(BaseModel):
-    id: str = Field(description="the parameter's id, as in the trace (e.g. enc.0.self.W_q)")
-    shape: list[int]
-
-
-class ModelFigures(ModelShape):
-    """Model-level numbers the article quotes (`data-live` keys)."""
-
     param_count: int
     params_embedding: int
     params_encoder_layer: int
@@ -65,7 +69,9 @@ class ModelFigures(ModelShape):
     sqrt_d_model: float
 
 
-class TrainingSummary(BaseModel):
+class TrainingSummary(Document):
+    """The shipped training log's recipe and last record; model.stats.training_summary reads it."""
+
     train_config: dict[str, Any]
     steps: int
     seconds: float
@@ -74,15 +80,15 @@ class TrainingSummary(BaseModel):
     checkpoints_averaged: int
 
 
-class Specials(BaseModel):
+class Specials(Document):
     pad: str
     bos: str
     eos: str
 
 
-class ModelCard(BaseModel):
+class ModelCard(Document):
     weights_version: str = Field(description="a hash of the weights; changes whenever the model does")
-    config: ModelConfig
+    config: Config = Field(description="the model's configuration (model.transformer.Config)")
     vocabulary: list[str] = Field(description="the shared vocabulary, index = token id")
     specials: Specials
     parameter_count: int
@@ -90,6 +96,8 @@ class ModelCard(BaseModel):
     figures: ModelFigures
     training: TrainingSummary
 
+
+# ---- tensors: documented here, sent from numpy arrays ----------------------------------------------
 
 class Tensor(BaseModel):
     id: str
@@ -101,15 +109,6 @@ class Tensor(BaseModel):
 class Weights(BaseModel):
     weights_version: str
     parameters: list[Tensor] = Field(description="every parameter; weight matrices as (d_in, d_out)")
-
-
-class TraceInput(BaseModel):
-    number: int
-    english: list[str]
-    german_pieces: list[str] = Field(description="the model's greedy output, without </s>")
-    german: str = Field(description="the pieces joined")
-    reference_pieces: list[str] = Field(description="the correct German pieces")
-    correct: bool
 
 
 class TraceNode(BaseModel):
@@ -124,65 +123,50 @@ class TraceNode(BaseModel):
                     "the only non-finite value a trace holds")
 
 
-class Derived(BaseModel):
-    """Per-input numbers the article quotes (`data-live` keys), computed from the trace."""
+# ---- the trace: model/trace.py's header, the scene, and the nodes ------------------------------------
 
-    number: int
-    english: str
-    german: str
-    german_pieces: str
-    reference_german: str
-    source_tokens: list[str]
-    target_tokens: list[str]
-    output_tokens: list[str]
-    n_source: int
-    n_target: int
-    first_token: str
-    first_token_mean: float
-    first_token_std: float
-    ffn_zero_fraction: float
-    least_certain_prob: float
-    least_certain_token: str
-    least_certain_position: int
-    cross_alignment: list[str]
+@dataclass(kw_only=True)
+class ServedTraceHeader(TraceHeader):
+    """The trace's header as the service sends it: the model's TraceHeader and the scene drawn from it."""
+
+    scene: dict[str, Any] = described("what the stage draws for this trace (model/scene.py)")
+
+    @classmethod
+    def of(cls, header: TraceHeader, **more: Any) -> Any:
+        """This header type (or a subclass's) from a TraceHeader and the fields this type adds."""
+        return cls(**{f.name: getattr(header, f.name) for f in fields(header)}, **more)
 
 
-class TraceHeader(BaseModel):
-    format: str = Field(description="anatomy-trace/1")
-    weights_version: str
-    input: TraceInput
-    source_tokens: list[str] = Field(description="the encoder's rows: the English words, then </s>")
-    target_tokens: list[str] = Field(description="the decoder's rows: <s>, then the model's output")
-    output_tokens: list[str] = Field(description="what each decoder row predicts")
-    memory: str | None = Field(description="the node that is the encoder's memory z")
-    parameters: list[str] = Field(description="parameter ids the nodes refer to (see /api/weights)")
-    derived: Derived
+@dataclass(kw_only=True)
+class Trace(ServedTraceHeader):
+    """One input's trace: the header and every intermediate tensor."""
+
+    nodes: list[TraceNode] = described("every intermediate tensor, in the order computed")
 
 
-class Trace(TraceHeader):
-    nodes: list[TraceNode] = Field(description="every intermediate tensor, in the order computed")
-
-
-class TraceStreamHeader(TraceHeader):
+@dataclass(kw_only=True)
+class TraceStreamHeader(ServedTraceHeader):
     """The first line of the NDJSON stream; `node_count` TraceNode lines follow, one per line."""
 
     node_count: int
 
 
-class Hypothesis(BaseModel):
+# ---- beam search -----------------------------------------------------------------------------------
+
+class Hypothesis(Document):
     tokens: list[str]
     log_prob: float
     length_penalty: float | None = Field(description="lp(Y) for finished hypotheses; null while alive")
     score: float | None = Field(description="log_prob / length_penalty; null while alive")
 
 
-class BeamStep(BaseModel):
+class BeamStep(Document):
     step: int
     alive: list[Hypothesis]
     finished: list[Hypothesis]
 
 
-class Beam(BaseModel):
+class Beam(Document):
     weights_version: str
     number: int
     source_tokens: list[str]
@@ -198,13 +182,8 @@ class Beam(BaseModel):
     german: str
 
 
-class Fact(BaseModel):
-    id: str
-    value: str
-    what: str
-    source: str = Field(description="the reference and the sentence or table row quoted")
+# ---- the fact ledger -------------------------------------------------------------------------------
 
-
-class Facts(BaseModel):
+class Facts(Document):
     count: int
-    facts: list[Fact]
+    facts: list[Fact] = Field(description="content/facts.tsv, one entry per row")

@@ -12,31 +12,52 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import anyio
 import numpy as np
 import orjson
 import torch
+from pydantic import BaseModel
 
+from app.content import Fact
+from app.schemas import (
+    Beam,
+    BeamStep,
+    Facts,
+    Health,
+    Hypothesis,
+    ModelCard,
+    ModelFigures,
+    ParameterInfo,
+    ServedTraceHeader,
+    Specials,
+    TraceStreamHeader,
+    TrainingSummary,
+)
 from model.data import heldout_numbers
-from model.decode import EXTRA_LENGTH, Hypothesis, length_penalty
+from model.decode import EXTRA_LENGTH, length_penalty
 from model.numbers import join_german
 from model.scene import build_scene
 from model.stats import attention_peaks_per_head, model_figures, training_summary
 from model.tour import TourStep, load_tour
-from model.trace import parameters, trace, weights_version
+from model.trace import Node, parameters, trace, weights_version
 from model.translate import Translator
 from model.vocab import VOCAB
 
-TRACE_FORMAT = "anatomy-trace/1"
 JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY  # −∞ (masked scores) and NaN serialise as null
 BEAM_SIZE, BEAM_ALPHA = 4, 0.6
 
 
+def _document(obj: Any) -> Any:
+    if isinstance(obj, BaseModel):  # app.schemas' documents; dataclasses and numpy orjson writes itself
+        return obj.model_dump()
+    raise TypeError(f"{type(obj).__name__} is not a document")
+
+
 def dumps(obj: Any) -> bytes:
-    return orjson.dumps(obj, option=JSON_OPTIONS)
+    return orjson.dumps(obj, default=_document, option=JSON_OPTIONS)
 
 
 class BusyError(RuntimeError):
@@ -87,19 +108,19 @@ class CachedTrace:
     derived: dict = field(default_factory=dict)  # the article's live figures for this input
 
     @classmethod
-    def build(cls, doc: dict) -> CachedTrace:
-        nodes = doc.pop("nodes")
-        head = dumps(doc)
+    def build(cls, header: ServedTraceHeader, nodes: list[Node]) -> CachedTrace:
+        head = dumps(header)
         body = bytearray(head[:-1] + b',"nodes":[')  # {…header fields…, "nodes": [node, …]}
         spans = []
         for i, node in enumerate(nodes):
             if i:
                 body += b","
             start = len(body)
-            body += dumps(node)
+            body += dumps(node.to_json())
             spans.append((start, len(body)))
         body += b"]}"
-        return cls(bytes(body), dumps({**doc, "node_count": len(nodes)}) + b"\n", spans, doc["derived"])
+        first_line = dumps(TraceStreamHeader.of(header, node_count=len(nodes))) + b"\n"
+        return cls(bytes(body), first_line, spans, asdict(header.derived))
 
     @property
     def nbytes(self) -> int:
@@ -150,9 +171,8 @@ class ModelService:
         if hit is not None:
             return hit
         t = trace(self.translator.model, number, self.params, self.version)
-        doc = t.to_json()
-        doc["scene"] = build_scene(t, self.translator.model.cfg, self.params, self.tour).to_json()  # the stage's
-        entry = CachedTrace.build(doc)
+        scene = build_scene(t, self.translator.model.cfg, self.params, self.tour).to_json()  # the stage's
+        entry = CachedTrace.build(ServedTraceHeader.of(t.header(), scene=scene), t.nodes)
         self.traces.put(key, entry, entry.nbytes)
         return entry
 
@@ -165,24 +185,26 @@ class ModelService:
         self.beams.put(key, body, len(body))
         return body
 
-    def beam_doc(self, number: int) -> dict:
+    def beam_doc(self, number: int) -> Beam:
         result, best_pieces = self.translator.beam(number, BEAM_SIZE, BEAM_ALPHA)
         source = VOCAB.source_tokens(number)
-        def hyp(h: Hypothesis) -> dict:
-            return {"tokens": VOCAB.tokens_of(h.tokens), "log_prob": h.log_prob,
-                    "length_penalty": h.length_penalty, "score": h.score}
 
-        def step(s: dict) -> dict:
+        def hyp(h) -> Hypothesis:  # model.decode's Hypothesis, its token ids as tokens
+            return Hypothesis(tokens=VOCAB.tokens_of(h.tokens), log_prob=h.log_prob,
+                              length_penalty=h.length_penalty, score=h.score)
+
+        def step(s: dict) -> BeamStep:
             # alive hypotheses have no length penalty or score yet: null, not the placeholders 1 and 0
-            alive = [{**h, "length_penalty": None, "score": None} for h in s["alive"]]
-            return {"step": s["step"], "alive": alive, "finished": s["finished"]}
+            return BeamStep(step=s["step"], alive=[Hypothesis(**{**h, "length_penalty": None, "score": None})
+                                                   for h in s["alive"]],
+                            finished=[Hypothesis(**h) for h in s["finished"]])
 
-        return {"weights_version": self.version, "number": number, "source_tokens": source,
-                "beam_size": BEAM_SIZE, "alpha": BEAM_ALPHA, "max_length": len(source) + EXTRA_LENGTH,
-                "length_penalty": "lp(Y) = ((5 + |Y|) / 6)^alpha, |Y| counting </s>; score = log p / lp(Y)",
-                "steps": [step(s) for s in result.steps], "finished": [hyp(h) for h in result.finished],
-                "best": hyp(result.best), "german_pieces": best_pieces, "german": join_german(best_pieces),
-                "length_penalties": {str(n): length_penalty(n, BEAM_ALPHA) for n in range(1, 17)}}
+        return Beam(weights_version=self.version, number=number, source_tokens=source, beam_size=BEAM_SIZE,
+                    alpha=BEAM_ALPHA, max_length=len(source) + EXTRA_LENGTH,
+                    length_penalty="lp(Y) = ((5 + |Y|) / 6)^alpha, |Y| counting </s>; score = log p / lp(Y)",
+                    length_penalties={str(n): length_penalty(n, BEAM_ALPHA) for n in range(1, 17)},
+                    steps=[step(s) for s in result.steps], finished=[hyp(h) for h in result.finished],
+                    best=hyp(result.best), german_pieces=best_pieces, german=join_german(best_pieces))
 
     async def run(self, fn: Callable[[int], Any], number: int) -> Any:
         """Run `fn(number)` in a worker thread, at most `limiter` at once; refuse a flood."""
@@ -209,11 +231,18 @@ class ModelService:
                 "parameters": [{"id": k, "shape": list(v.shape), "dtype": str(v.dtype),
                                 "data": np.ascontiguousarray(v).ravel()} for k, v in self.params.items()]}
 
-    def model_doc(self) -> dict:
-        cfg = self.translator.model.cfg
-        return {"weights_version": self.version, "config": cfg.to_dict(), "vocabulary": list(VOCAB.tokens),
-                "specials": {"pad": VOCAB.tokens[VOCAB.pad_id], "bos": VOCAB.tokens[VOCAB.bos_id],
-                             "eos": VOCAB.tokens[VOCAB.eos_id]},
-                "parameter_count": self.figures["param_count"],
-                "parameters": [{"id": k, "shape": list(v.shape)} for k, v in self.params.items()],
-                "figures": self.figures, "training": self.training}
+    def model_doc(self) -> ModelCard:
+        return ModelCard(weights_version=self.version, config=self.translator.model.cfg,
+                         vocabulary=list(VOCAB.tokens),
+                         specials=Specials(pad=VOCAB.tokens[VOCAB.pad_id], bos=VOCAB.tokens[VOCAB.bos_id],
+                                           eos=VOCAB.tokens[VOCAB.eos_id]),
+                         parameter_count=self.figures["param_count"],
+                         parameters=[ParameterInfo(id=k, shape=list(v.shape)) for k, v in self.params.items()],
+                         figures=ModelFigures(**self.figures), training=TrainingSummary(**self.training))
+
+    def health_doc(self) -> Health:
+        return Health(status="ok", weights_version=self.version)
+
+    @staticmethod
+    def facts_doc(facts: list[Fact]) -> Facts:
+        return Facts(count=len(facts), facts=facts)
