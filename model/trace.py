@@ -8,15 +8,19 @@ apart so that they can be sent once (`parameters()`).
 
 Conventions: weight matrices are stored as the paper writes them, (d_in, d_out), so that
 `Gemm(X, W, b) = X·W + b`; torch's nn.Linear keeps Wᵀ. Masked scores are −∞ (null in JSON).
-Only the paper's configuration (post-LN, sinusoidal positions) is traced.
+
+The trace follows every option of `Config` or refuses it (`check_traceable`): any width, head count,
+d_k (the inner width h·d_k need not be d_model), depth and vocabulary; scores with or without the
+1/√d_k scale (Gemm's alpha is 1 without it); sinusoidal positions (a Constant) or learned ones (the
+table `P`, gathered at `{side}.positions`). Pre-LN (`norm_first`) and rotary or ALiBi positions are
+refused with a ValueError naming the option.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 import torch
@@ -24,7 +28,7 @@ from torch import Tensor
 
 from model.decode import greedy
 from model.numbers import join_german, to_english, to_german_pieces
-from model.transformer import EncoderDecoder, MultiHeadedAttention, sinusoid_table
+from model.transformer import Config, EncoderDecoder, MultiHeadedAttention, sinusoid_table
 from model.vocab import EOS, VOCAB
 
 LN_EPSILON = 1e-5  # nn.LayerNorm's default, which the model uses
@@ -44,68 +48,6 @@ class Node:
                 "shape": list(v.shape), "dtype": str(v.dtype), "data": np.ascontiguousarray(v).ravel()}
 
 
-def described(description: str) -> Any:
-    """A required dataclass field with a description (pydantic copies it into the OpenAPI schema)."""
-    return field(metadata={"description": description})
-
-
-TRACE_FORMAT = "anatomy-trace/1"
-
-
-# The trace's header: the one definition of what a trace says besides its nodes. The service sends
-# these dataclasses as they are (orjson serialises dataclasses), and app/schemas.py documents them.
-
-@dataclass(kw_only=True)
-class TraceInput:
-    """The input as a number and in English, and the model's German for it."""
-
-    number: int
-    english: list[str]
-    german_pieces: list[str] = described("the model's greedy output, without </s>")
-    german: str = described("the pieces joined")
-    reference_pieces: list[str] = described("the correct German pieces")
-    correct: bool
-
-
-@dataclass(kw_only=True)
-class Derived:
-    """Per-input numbers the article quotes (`data-live` keys), computed from the trace."""
-
-    number: int
-    english: str
-    german: str
-    german_pieces: str
-    reference_german: str
-    source_tokens: list[str]
-    target_tokens: list[str]
-    output_tokens: list[str]
-    n_source: int
-    n_target: int
-    first_token: str
-    first_token_mean: float
-    first_token_std: float
-    ffn_zero_fraction: float
-    least_certain_prob: float
-    least_certain_token: str
-    least_certain_position: int
-    cross_alignment: list[str]
-
-
-@dataclass(kw_only=True)
-class TraceHeader:
-    """Everything a trace holds but its nodes."""
-
-    format: str = described(TRACE_FORMAT)
-    weights_version: str
-    input: TraceInput
-    source_tokens: list[str] = described("the encoder's rows: the English words, then </s>")
-    target_tokens: list[str] = described("the decoder's rows: <s>, then the model's output")
-    output_tokens: list[str] = described("what each decoder row predicts")
-    memory: str | None = described("the node that is the encoder's memory z")
-    parameters: list[str] = described("parameter ids the nodes refer to (see /api/weights)")
-    derived: Derived
-
-
 @dataclass
 class Trace:
     number: int
@@ -116,24 +58,27 @@ class Trace:
     parameter_ids: list[str]
     derived: dict = field(default_factory=dict)
     weights_version: str = ""
+    memory: str | None = None  # the node that is the encoder's output z (the last encoder layer's)
 
     def node(self, node_id: str) -> Node:
         return next(n for n in self.nodes if n.id == node_id)
 
-    def header(self) -> TraceHeader:
-        pieces = [t for t in self.output_tokens if t != EOS]
-        reference = to_german_pieces(self.number)
-        return TraceHeader(
-            format=TRACE_FORMAT, weights_version=self.weights_version,
-            input=TraceInput(number=self.number, english=to_english(self.number), german_pieces=pieces,
-                             german=join_german(pieces), reference_pieces=reference, correct=pieces == reference),
-            source_tokens=self.source_tokens, target_tokens=self.target_tokens, output_tokens=self.output_tokens,
-            memory="enc.1.ffn.ln" if any(n.id == "enc.1.ffn.ln" for n in self.nodes) else None,
-            parameters=self.parameter_ids, derived=Derived(**self.derived))
-
     def to_json(self) -> dict:
-        """The header's fields and the nodes (their data as numpy arrays, for orjson)."""
-        return {**asdict(self.header()), "nodes": [n.to_json() for n in self.nodes]}
+        pieces = [t for t in self.output_tokens if t != EOS]
+        return {
+            "format": "anatomy-trace/1",
+            "weights_version": self.weights_version,
+            "input": {"number": self.number, "english": to_english(self.number), "german_pieces": pieces,
+                      "german": join_german(pieces), "reference_pieces": to_german_pieces(self.number),
+                      "correct": pieces == to_german_pieces(self.number)},
+            "source_tokens": self.source_tokens,
+            "target_tokens": self.target_tokens,
+            "output_tokens": self.output_tokens,
+            "memory": self.memory,
+            "parameters": self.parameter_ids,
+            "nodes": [n.to_json() for n in self.nodes],
+            "derived": self.derived,
+        }
 
 
 def _np(t: Tensor) -> np.ndarray:
@@ -143,6 +88,8 @@ def _np(t: Tensor) -> np.ndarray:
 def parameters(model: EncoderDecoder) -> dict[str, np.ndarray]:
     """Every parameter under its trace id, weight matrices as (d_in, d_out)."""
     out: dict[str, np.ndarray] = {"E": _np(model.embedding)}
+    if model.positions is not None:  # learned positions: the table P, max_len × d_model
+        out["P"] = _np(model.positions)
 
     def attn(prefix: str, a: MultiHeadedAttention) -> None:
         for name in ("q", "k", "v", "o"):
@@ -200,19 +147,30 @@ class _Graph:
         return self.add(node_id, "LayerNormalization", [x, g, b], out, axis=-1, epsilon=LN_EPSILON)
 
 
-def _embed(g: _Graph, side: str, ids: list[int], d_model: int) -> str:
-    """x⁽⁰⁾ = E[ids]·√d_model + PE  (§3.4, §3.5)."""
+def _embed(g: _Graph, side: str, ids: list[int], cfg: Config) -> str:
+    """x⁽⁰⁾ = E[ids]·√d_model + PE  (§3.4, §3.5); PE is the sinusoid table, or rows of the learned P."""
     g.const(f"{side}.ids", torch.tensor(ids, dtype=torch.int64))
     g.add(f"{side}.emb", "Gather", ["E", f"{side}.ids"], g.values["E"][g.values[f"{side}.ids"]], axis=0)
     g.add(f"{side}.scaled", "Mul", [f"{side}.emb", "const.sqrt_d"], g.values[f"{side}.emb"] * g.values["const.sqrt_d"])
-    g.const(f"{side}.pe", sinusoid_table(len(ids), d_model),
-            formula="PE(pos,2i)=sin(pos/10000^(2i/d)), PE(pos,2i+1)=cos(…)")
+    if cfg.positional == "learned":
+        if len(ids) > cfg.max_len:
+            raise ValueError(f"{side} has {len(ids)} positions; the learned table P covers max_len = {cfg.max_len}")
+        positions = g.const(f"{side}.positions", torch.arange(len(ids), dtype=torch.int64))
+        g.add(f"{side}.pe", "Gather", ["P", f"{side}.positions"], g.values["P"][positions], axis=0)
+    else:
+        g.const(f"{side}.pe", sinusoid_table(len(ids), cfg.d_model),
+                formula="PE(pos,2i)=sin(pos/10000^(2i/d)), PE(pos,2i+1)=cos(…)")
     g.add(f"{side}.x0", "Add", [f"{side}.scaled", f"{side}.pe"], g.values[f"{side}.scaled"] + g.values[f"{side}.pe"])
     return f"{side}.x0"
 
 
-def _attention(g: _Graph, p: str, x: str, kv: str, h: int, d_k: int, masked: bool) -> str:
-    """Multi-head attention as slices per head (§3.2.2), then the residual sum and LayerNorm."""
+def _attention(g: _Graph, p: str, x: str, kv: str, cfg: Config, masked: bool) -> str:
+    """Multi-head attention as slices per head (§3.2.2), then the residual sum and LayerNorm.
+
+    Q, K, V are h·d_k wide (not necessarily d_model); head i is columns i·d_k … (i+1)·d_k; the scores
+    are Gemm(Q_i, K_i, alpha, transB=1) with alpha = 1/√d_k, or 1 when the config does not scale.
+    """
+    h, d_k = cfg.n_heads, cfg.d_k
     g.gemm(f"{p}.q", x, f"{p}.W_q", f"{p}.b_q")
     g.gemm(f"{p}.k", kv, f"{p}.W_k", f"{p}.b_k")
     g.gemm(f"{p}.v", kv, f"{p}.W_v", f"{p}.b_v")
@@ -222,7 +180,7 @@ def _attention(g: _Graph, p: str, x: str, kv: str, h: int, d_k: int, masked: boo
             g.add(f"{p}.{m}.h{i}", "Slice", [f"{p}.{m}"], g.values[f"{p}.{m}"][:, i * d_k:(i + 1) * d_k],
                   axes=[1], starts=[i * d_k], ends=[(i + 1) * d_k])
         q, k, v = (g.values[f"{p}.{m}.h{i}"] for m in "qkv")
-        alpha = 1 / math.sqrt(d_k)
+        alpha = 1 / math.sqrt(d_k) if cfg.scale_scores else 1.0
         scores = g.add(f"{p}.h{i}.scores", "Gemm", [f"{p}.q.h{i}", f"{p}.k.h{i}"], (q @ k.T) * alpha,
                        alpha=alpha, transB=1)
         logits_id = f"{p}.h{i}.scores"
@@ -250,13 +208,40 @@ def _feed_forward(g: _Graph, p: str, x: str) -> str:
     return f"{p}.ln"
 
 
+# Every field of Config, each followed by trace() (or refused by check_traceable). A field added to
+# Config and not listed here makes trace() refuse every model until the trace learns it.
+FOLLOWED_OPTIONS = frozenset({"vocab_size", "d_model", "n_heads", "d_k", "d_ff", "n_layers", "dropout",
+                              "positional", "max_len", "scale_scores", "norm_first", "pad_id"})
+TRACED_POSITIONALS = ("sinusoidal", "learned")
+
+
+def check_traceable(cfg: Config) -> None:
+    """Raise a ValueError naming each option of `cfg` that trace() does not follow.
+
+    Refused: norm_first=True (pre-LN, whose final stack norms and sub-layer order the trace's ids do
+    not describe), positional "rotary" and "alibi" (position enters inside attention), n_layers < 1,
+    and any Config field the trace does not know. Dropout is followed by tracing in eval mode.
+    """
+    refused = [f"{name} (unknown to the trace)" for name in sorted({f.name for f in fields(cfg)} - FOLLOWED_OPTIONS)]
+    if cfg.norm_first:
+        refused.append("norm_first=True (pre-LN)")
+    if cfg.positional not in TRACED_POSITIONALS:
+        refused.append(f"positional={cfg.positional!r} (traced: {', '.join(TRACED_POSITIONALS)})")
+    if cfg.n_layers < 1:
+        refused.append(f"n_layers={cfg.n_layers} (at least one layer per stack)")
+    if refused:
+        raise ValueError("trace() does not follow " + "; ".join(refused))
+
+
 @torch.no_grad()
 def trace(model: EncoderDecoder, number: int, params: dict[str, np.ndarray] | None = None,
           version: str = "") -> Trace:
-    """The whole computation for one input; `params` and `version` may be passed in cached."""
+    """The whole computation for one input; `params` and `version` may be passed in cached.
+
+    Follows every option of the model's Config or raises ValueError (see `check_traceable`).
+    """
     cfg = model.cfg
-    if cfg.norm_first or cfg.positional != "sinusoidal":
-        raise ValueError("only the paper's configuration (post-LN, sinusoidal positions) is traced")
+    check_traceable(cfg)
     model.eval()
     params = params if params is not None else parameters(model)
     source = VOCAB.source_tokens(number)
@@ -267,17 +252,20 @@ def trace(model: EncoderDecoder, number: int, params: dict[str, np.ndarray] | No
     g.const("const.sqrt_d", torch.tensor(math.sqrt(cfg.d_model)))
     g.const("const.neg_inf", torch.tensor(float("-inf")))
 
-    x = _embed(g, "src", VOCAB.ids(source), cfg.d_model)
+    x = _embed(g, "src", VOCAB.ids(source), cfg)
     for i in range(cfg.n_layers):
-        x = _attention(g, f"enc.{i}.self", x, x, cfg.n_heads, cfg.d_k, masked=False)
+        x = _attention(g, f"enc.{i}.self", x, x, cfg, masked=False)
         x = _feed_forward(g, f"enc.{i}.ffn", x)
     memory = x
 
-    y = _embed(g, "tgt", VOCAB.ids(rows), cfg.d_model)
-    g.const("dec.mask", torch.ones(m, m, dtype=torch.bool).tril())  # row i may read columns 0..i
+    y = _embed(g, "tgt", VOCAB.ids(rows), cfg)
+    # row i may read columns 0..i; like the model's tgt_mask, never a padding column (only an untrained
+    # model emits <pad>, but the trace follows pad_id all the same)
+    causal = torch.ones(m, m, dtype=torch.bool).tril()
+    g.const("dec.mask", causal & (torch.tensor(VOCAB.ids(rows)) != cfg.pad_id))
     for i in range(cfg.n_layers):
-        y = _attention(g, f"dec.{i}.self", y, y, cfg.n_heads, cfg.d_k, masked=True)
-        y = _attention(g, f"dec.{i}.cross", y, memory, cfg.n_heads, cfg.d_k, masked=False)
+        y = _attention(g, f"dec.{i}.self", y, y, cfg, masked=True)
+        y = _attention(g, f"dec.{i}.cross", y, memory, cfg, masked=False)
         y = _feed_forward(g, f"dec.{i}.ffn", y)
 
     g.add("out.ET", "Transpose", ["E"], g.values["E"].T, perm=[1, 0])
@@ -285,7 +273,7 @@ def trace(model: EncoderDecoder, number: int, params: dict[str, np.ndarray] | No
     probs = g.add("out.probs", "Softmax", ["out.logits"], logits.softmax(-1), axis=-1)
     chosen = g.add("out.tokens", "ArgMax", ["out.probs"], probs.argmax(-1), axis=-1, keepdims=0)
     out_tokens = VOCAB.tokens_of(chosen.tolist())
-    t = Trace(number, source, rows, out_tokens, g.nodes, list(params), weights_version=version)
+    t = Trace(number, source, rows, out_tokens, g.nodes, list(params), weights_version=version, memory=memory)
     t.derived = derived_figures(t, model)
     return t
 
