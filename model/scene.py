@@ -33,6 +33,7 @@ HEAD_COL_GAP = 3  # between the columns of two heads
 STATION_GAP = 14  # between stations: room for the station's title
 LABEL_ROOM = 2.2  # a block's label sits above its top edge; views keep room for it
 TOWER_GAP = 24  # between E and each tower
+CELL = {"footprint": 0.86, "max_height": 2.4, "head_gap": HEAD_GAP}  # a cell: its square, its tallest
 VIEW_MARGIN = 1.04  # a step's subject fills 1/1.04 of the stage along its tighter dimension
 ELEVATION = 0.1
 AZIMUTH = {"src": -0.12, "tgt": 0.12, "shared": 0.0}
@@ -133,6 +134,7 @@ class SceneStep:
 class Scene:
     format: str
     config: dict
+    cell: dict  # footprint, max_height, head_gap: how a cell is drawn (both renderers)
     palette: dict
     axes: dict[str, list[str]]  # token lists by axis name
     blocks: list[Block]
@@ -171,7 +173,7 @@ def sample(table: np.ndarray, n: int = 33) -> list[str]:
 
 def palette() -> dict:
     return {
-        "diverging": sample(read_palette("berlin")),  # values, centred on 0 (Crameri's berlin)
+        "diverging": sample(read_palette("cet-cbd1")),  # values, centred on 0 (Kovesi's CET-CBD1)
         "sequential": sample(read_palette("batlow")),  # probabilities 0..1 (Crameri's batlow)
         "masked": "#7a1020",  # −∞: dark red
         "relu_zero": "#2a2c31",  # a ReLU unit that is off
@@ -181,7 +183,7 @@ def palette() -> dict:
         "labels": {"block": "#ece8df", "param": "#c9d3e6", "station": "#f1c27d", "token": "#ffe9a8"},
         "connectors": {"thread": "#9aa3b5", "rail": "#9b6bff", "arc": "#ff9a3c", "tie": "#2ec4b6",
                        "loop": "#ffd23f"},
-        "source": "F. Crameri, Scientific colour maps (berlin, batlow), doi:10.5281/zenodo.1243862",
+        "source": "P. Kovesi, CET-CBD1 (arXiv:1509.03700); F. Crameri, batlow (doi:10.5281/zenodo.1243862)",
     }
 
 
@@ -483,12 +485,13 @@ def build_scene(trace, cfg: Config, param_shapes: dict, tour: list[TourStep]) ->
     memory = _memory_id(trace)
     slices = [t for t in tensors.values() if t.op == "Slice"]
     blocks = _blocks(tensors, axes, cfg, memory, slices)
-    stations = _lay_out(blocks, cfg)
+    stations, order = _lay_out(blocks, cfg)
+    blocks.sort(key=lambda b: order.get(b.id, len(order)))  # reading order: keyboard Tab walks it
     by_id = {b.id: b for b in blocks}
     aliases = [SliceAlias(t.id, t.inputs[0], int(t.attrs["starts"][0]), int(t.shape[1])) for t in slices]
     bounds = _bounds(blocks)
     overview = View(box=bounds, target=_centre(bounds), azimuth=-0.12, elevation=0.08, margin=1.02)
-    scene = Scene(FORMAT, cfg.to_dict(), palette(),
+    scene = Scene(FORMAT, cfg.to_dict(), CELL, palette(),
                   {"source": list(trace.source_tokens), "target": list(trace.target_tokens),
                    "output": list(trace.output_tokens), "vocab": _vocab()},
                   blocks, aliases, stations, [], [], bounds, overview, [], sum(b.rows * b.cols for b in blocks))
@@ -564,7 +567,7 @@ def _drawn_shape(t: Tensor, transposed: bool) -> tuple[int, int]:
     return (t.shape[1], t.shape[0]) if transposed else (t.shape[0], t.shape[1])
 
 
-def _lay_out(blocks: list[Block], cfg: Config) -> list[Station]:
+def _lay_out(blocks: list[Block], cfg: Config) -> tuple[list[Station], dict[str, int]]:
     """E (and P) at the bottom centre, the encoder tower on the left, the decoder tower on the right."""
     by_id = {b.id: b for b in blocks}
     dims = {b.id: (b.w, b.rows) for b in blocks}
@@ -600,7 +603,7 @@ def _lay_out(blocks: list[Block], cfg: Config) -> list[Station]:
     e = by_id.get("E")
     if e:
         stations.append(Station("shared", station_title("shared"), "shared", e.x, e.y, e.w, e.rows))
-    return stations
+    return stations, {bid: k for k, bid in enumerate(pos)}
 
 
 def _ids(node: _Node) -> list[str]:

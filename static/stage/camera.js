@@ -41,12 +41,13 @@ export class CameraRig {
     this.onChange();
   }
 
-  /** A keyframe that frames a rectangle of the z = 0 plane from the given angles. */
-  frame(rect, azimuth, elevation, aspect, margin = 1.12) {
-    const w = (rect.maxX - rect.minX) * margin, h = (rect.maxY - rect.minY) * margin;
-    const vfov = THREE.MathUtils.degToRad(this.camera.fov);
-    const dist = Math.max(h / 2 / Math.tan(vfov / 2), w / 2 / (Math.tan(vfov / 2) * aspect)) + 4;
-    return { target: new THREE.Vector3((rect.minX + rect.maxX) / 2, (rect.minY + rect.maxY) / 2, 0), azimuth, elevation, distance: dist };
+  /** The keyframe of a scene view: its box of the z = 0 plane filling the screen, seen from its angles
+   *  (the rule of model/scene.py fit_distance). */
+  frame(view, aspect) {
+    const [minX, maxX, minY, maxY] = view.box, m = view.margin;
+    const t = Math.tan(THREE.MathUtils.degToRad(this.camera.fov) / 2);
+    const dist = Math.max((maxY - minY) * m / 2 / t, (maxX - minX) * m / 2 / (t * aspect)) + 4;
+    return { target: new THREE.Vector3(...view.target), azimuth: view.azimuth, elevation: view.elevation, distance: dist };
   }
 
   orbit(dx, dy) {

@@ -1,161 +1,219 @@
-// Cells: one instanced, shader-driven mesh per block (never one object per cell).
-// Colour and height come from the value, scaled per block (|v| / max|v| of the block), so a bias
-// of ±0.05 and an embedding of ±3 both read. Values animate on the GPU: each instance carries its
-// old and new value and the shader mixes them with uT, so a recompute costs no per-frame JavaScript.
+// Every cell of every block in ONE instanced mesh (one draw call; STYLE: three.js instancing examples).
+// Per instance: the cell's centre (new and previous, so a re-laid block glides), its drawn row and
+// column, its value (new and previous, so a new input animates on the GPU) and its block's index.
+// Per block, a row of a small float texture: its scale, kind, brightness, reveal, focus, glow,
+// dropout and animation time; changing a block's state rewrites a few floats, never the instances.
+// Colours come from the scene's palette (published colour maps), heights from |value| / scale.
 import * as THREE from 'three';
-import { colX } from './layout.js';
 
-export const CELL = 0.86;          // cell footprint (pitch is 1)
-export const MAX_HEIGHT = 2.4;     // height of the largest |value| of a block
-export const NEG_INF = -1e30;      // masked score (−∞, null in the trace)
-const KIND = { value: 0, bar: 1, masked: 2, relu: 3, bool: 4, ids: 5 };
+export const NEG_INF = -1e30;  // a masked score (−∞; null in the trace)
+export const KINDS = { value: 0, bar: 1, masked: 2, relu: 3, bool: 4, ids: 5 };
+const TEXELS = 4;  // state texels per block
 
 const vertexShader = /* glsl */`
-  attribute vec2 aPos;      // cell centre in the block's local plane
+  precision highp sampler2D;
+  attribute vec4 aPos;      // cell centre now (xy) and before (zw)
+  attribute vec2 aVal;      // value now, value before
   attribute vec2 aRC;       // drawn row, column
-  attribute float aVal;     // new value
-  attribute float aPrev;    // old value (recompute animates from it)
-  uniform float uT, uScale, uPrevScale, uKind, uReveal, uDrop, uH;
-  uniform vec4 uFocus;      // rows [x, y], cols [z, w] lit; others dimmed while uFocusOn
-  uniform float uFocusOn;
+  attribute float aBlock;   // row of the state texture
+  uniform sampler2D uState, uDiverging, uSequential;
+  uniform float uH, uFootprint;
+  uniform vec3 uMasked, uReluZero, uBoolTrue, uIds;
   varying vec3 vColor;
-  varying float vShade;
-  varying float vLit;
+  varying float vShade, vLit, vGlow;
 
-  vec3 diverging(float t) {           // blue – pale grey – orange-red, centred on 0
-    vec3 neg = vec3(0.16, 0.42, 0.85), mid = vec3(0.80, 0.80, 0.78), pos = vec3(0.93, 0.38, 0.16);
-    return t < 0.0 ? mix(mid, neg, min(-t, 1.0)) : mix(mid, pos, min(t, 1.0));
-  }
-  vec3 sequential(float t) {          // bars: dark teal to yellow
-    return mix(mix(vec3(0.10, 0.22, 0.30), vec3(0.13, 0.62, 0.55), clamp(t * 2.0, 0.0, 1.0)),
-               vec3(0.98, 0.88, 0.30), clamp(t * 2.0 - 1.0, 0.0, 1.0));
-  }
-  float hash(vec2 p) { return fract(sin(dot(p, vec2(12.9898, 78.233)) + uDrop * 0.618) * 43758.5453); }
+  vec4 st(int k) { return texelFetch(uState, ivec2(k, int(aBlock)), 0); }
+  vec3 ramp(sampler2D map, float u) { return texture2D(map, vec2(u, 0.5)).rgb; }
+  float hash(vec2 p, float seed) { return fract(sin(dot(p, vec2(12.9898, 78.233)) + seed * 0.618) * 43758.5453); }
 
   void main() {
-    bool inf = aVal < -1e29;
-    float prevV = aPrev < -1e29 ? 0.0 : aPrev;
-    float newV = inf ? 0.0 : aVal;
-    float v = mix(prevV, newV, uT);
-    float s = mix(uPrevScale, uScale, uT);
-    float t = s > 0.0 ? v / s : 0.0;
+    vec4 s0 = st(0), s1 = st(1), s2 = st(2), s3 = st(3);
+    float kind = s0.z, t = s3.x;
+    bool inf = aVal.x < -1e29;
+    float prevV = (aVal.y < -1e29 || s3.y > 0.5) ? 0.0 : aVal.y;
+    float v = mix(prevV, inf ? 0.0 : aVal.x, t);
+    float sc = mix(s0.y, s0.x, t);
+    float x = sc > 0.0 ? clamp(v / sc, -1.0, 1.0) : 0.0;
     float h; vec3 c;
-    if (uKind == 1.0) { h = max(v, 0.0) * uH; c = sequential(v); }
-    else if (uKind == 4.0) { h = 0.15; c = v > 0.5 ? vec3(0.80, 0.80, 0.78) : vec3(0.42, 0.05, 0.08); }
-    else if (uKind == 5.0) { h = 0.15; c = vec3(0.55, 0.58, 0.66); }
-    else { h = t * uH; c = diverging(t); }
-    if (inf) { h = 0.12; c = vec3(0.42, 0.05, 0.08); }                    // masked: dark red
-    if (uKind == 3.0 && newV == 0.0 && uT >= 1.0) { c = vec3(0.17, 0.18, 0.20); }  // ReLU zero: dark
-    if (uDrop > 0.0 && hash(aRC) < 0.1) { h = 0.0; c = vec3(0.10, 0.10, 0.11); }   // dropout (illustrative)
-    if (aRC.x >= uReveal) { h = 0.0; c = mix(c, vec3(0.12, 0.13, 0.15), 0.85); }  // not yet computed
+    if (kind == 1.0) { h = clamp(v, 0.0, 1.0) * uH; c = ramp(uSequential, clamp(v, 0.0, 1.0)); }
+    else if (kind == 4.0) { h = 0.15; c = v > 0.5 ? uBoolTrue : uMasked; }
+    else if (kind == 5.0) { h = 0.15; c = uIds; }
+    else { h = x * uH; c = ramp(uDiverging, 0.5 + 0.5 * x); }
+    if (inf) { h = 0.12; c = uMasked; }
+    if (kind == 3.0 && aVal.x == 0.0 && t >= 1.0) c = uReluZero;
+    if (s1.y > 0.0 && hash(aRC, s1.y) < 0.1) { h = 0.0; c = vec3(0.08); }     // dropout mask (illustration)
+    if (aRC.x >= s1.x) { h = 0.0; c = mix(c, vec3(0.12, 0.13, 0.15), 0.85); }  // not computed yet
     if (abs(h) < 0.06) h = h < 0.0 ? -0.06 : 0.06;
-    vLit = 1.0;
-    if (uFocusOn > 0.5) {
-      bool inR = aRC.x >= uFocus.x && aRC.x <= uFocus.y, inC = aRC.y >= uFocus.z && aRC.y <= uFocus.w;
-      vLit = (inR && inC) ? 1.0 : 0.28;
+    float lit = s0.w;
+    if (s1.w > 0.5) {
+      bool inR = aRC.x >= s2.x && aRC.x <= s2.y, inC = aRC.y >= s2.z && aRC.y <= s2.w;
+      lit *= (inR && inC) ? 1.0 : 0.28;
     }
     vec3 p = position;                 // unit box, z in [0, 1]
-    p.xy *= ${CELL.toFixed(2)};
+    p.xy *= uFootprint;
     p.z *= h;
-    p.xy += aPos;
+    p.xy += mix(aPos.zw, aPos.xy, t);
     vec3 n = normal * vec3(1.0, 1.0, sign(h));
     vShade = 0.62 + 0.38 * max(dot(normalize(n), normalize(vec3(0.35, 0.55, 0.75))), 0.0);
-    vColor = c;
+    vColor = c; vLit = lit; vGlow = s1.z;
     gl_Position = projectionMatrix * modelViewMatrix * vec4(p, 1.0);
   }`;
 
 const fragmentShader = /* glsl */`
-  uniform float uDim, uGlow;
   uniform vec3 uBg;
   varying vec3 vColor;
-  varying float vShade;
-  varying float vLit;
+  varying float vShade, vLit, vGlow;
   void main() {
     vec3 c = vColor * vShade;
-    c = mix(c, vec3(1.0, 0.95, 0.7), uGlow * 0.25);
-    c = mix(uBg, c, uDim * vLit);
-    gl_FragColor = vec4(c, 1.0);
+    c = mix(c, vec3(1.0, 0.95, 0.7), vGlow * 0.25);
+    gl_FragColor = vec4(mix(uBg, c, vLit), 1.0);
   }`;
 
-let baseBox = null;
-function box() {
-  if (!baseBox) { baseBox = new THREE.BoxGeometry(1, 1, 1); baseBox.translate(0, 0, 0.5); }
-  return baseBox;
+const rgb = hex => new THREE.Color(hex);
+
+function rampTexture(stops) {
+  const data = new Uint8Array(stops.length * 4);
+  stops.forEach((hex, i) => { const c = rgb(hex); data.set([c.r * 255, c.g * 255, c.b * 255, 255].map(Math.round), i * 4); });
+  const tex = new THREE.DataTexture(data, stops.length, 1, THREE.RGBAFormat);
+  tex.magFilter = tex.minFilter = THREE.LinearFilter;
+  tex.needsUpdate = true;
+  return tex;
 }
 
+/** The largest |value| of a block (its colour and height scale); 1 when all are zero. */
 export function blockScale(values) {
   let m = 0;
   for (const v of values) if (Number.isFinite(v) && Math.abs(v) > m) m = Math.abs(v);
   return m || 1;
 }
 
-/** One block's mesh: geometry with one instance per cell, a material whose uniforms carry the block's
- *  scale, animation state, highlight and focus. `values` is in drawn (row, col) order. */
-export class CellBlock {
-  constructor(block, values, bg) {
-    this.block = block;
+/** x of column c in a block's local frame: one gap of `headGap` after every `gapEvery` columns. */
+export function colX(block, c, headGap) {
+  return c + (block.gap_every ? Math.floor(c / block.gap_every) * headGap : 0);
+}
+
+/** The inverse: the column under local x, or −1 in a gap or outside. */
+export function colAt(block, lx, headGap) {
+  if (lx < 0 || lx >= block.w) return -1;
+  if (!block.gap_every) return Math.floor(lx);
+  const period = block.gap_every + headGap, slice = Math.floor(lx / period), within = lx - slice * period;
+  if (within >= block.gap_every) return -1;
+  const c = slice * block.gap_every + Math.floor(within);
+  return c < block.cols ? c : -1;
+}
+
+export class CellField {
+  constructor(scene) {
+    const p = scene.palette, cell = scene.cell;
+    this.cell = cell;
     this.material = new THREE.ShaderMaterial({
       vertexShader, fragmentShader,
       uniforms: {
-        uT: { value: 1 }, uScale: { value: 1 }, uPrevScale: { value: 1 }, uKind: { value: KIND[block.kind] ?? 0 },
-        uReveal: { value: 1e9 }, uDrop: { value: 0 }, uH: { value: MAX_HEIGHT }, uFocus: { value: new THREE.Vector4() },
-        uFocusOn: { value: 0 }, uDim: { value: 1 }, uGlow: { value: 0 }, uBg: { value: new THREE.Color(bg) },
+        uState: { value: null }, uDiverging: { value: rampTexture(p.diverging) }, uSequential: { value: rampTexture(p.sequential) },
+        uH: { value: cell.max_height }, uFootprint: { value: cell.footprint },
+        uMasked: { value: rgb(p.masked) }, uReluZero: { value: rgb(p.relu_zero) }, uBoolTrue: { value: rgb(p.bool_true) },
+        uIds: { value: rgb(p.ids) }, uBg: { value: rgb(p.background) },
       },
     });
+    const box = new THREE.BoxGeometry(1, 1, 1); box.translate(0, 0, 0.5);
+    this.box = box;
     this.mesh = new THREE.Mesh(new THREE.InstancedBufferGeometry(), this.material);
-    this.mesh.matrixAutoUpdate = true;
-    this.mesh.userData.block = block.id;
-    this.setShape(block, values, null);
+    this.mesh.frustumCulled = false;  // instances spread over the whole machine; the box's own sphere is wrong
+    this.index = new Map();           // block id → {i (state row), block, start, count, values}
+    this.count = 0;
   }
 
-  get u() { return this.material.uniforms; }
-
-  /** (Re)builds the instances for a block's shape; prev maps (r, c) → old value or is null. */
-  setShape(block, values, prevOf) {
-    this.block = block;
-    const n = block.rows * block.cols;
-    const g = new THREE.InstancedBufferGeometry();
-    const b = box();
-    g.index = b.index; g.setAttribute('position', b.getAttribute('position')); g.setAttribute('normal', b.getAttribute('normal'));
-    const pos = new Float32Array(n * 2), rc = new Float32Array(n * 2), val = new Float32Array(n), prev = new Float32Array(n);
-    for (let r = 0, i = 0; r < block.rows; r++) {
-      for (let c = 0; c < block.cols; c++, i++) {
-        pos[2 * i] = colX(block, c) + 0.5; pos[2 * i + 1] = -r - 0.5;
-        rc[2 * i] = r; rc[2 * i + 1] = c;
-        const v = values[i];
-        val[i] = v === -Infinity || v === null ? NEG_INF : v;
-        prev[i] = prevOf ? prevOf(r, c) : val[i];
+  /** Lays out every block's cells. values(block) → numbers in drawn order; the previous layout (if any)
+   *  supplies each cell's old value and position, so the change animates (blocks' t goes 0 → 1). */
+  build(blocks, values) {
+    const old = this.index, headGap = this.cell.head_gap;
+    let n = 0;
+    for (const b of blocks) n += b.rows * b.cols;
+    const pos = new Float32Array(n * 4), val = new Float32Array(n * 2), rc = new Float32Array(n * 2), blk = new Float32Array(n);
+    const index = new Map(), state = new Float32Array(Math.max(1, blocks.length) * TEXELS * 4);
+    let k = 0;
+    blocks.forEach((b, i) => {
+      const vs = values(b), prev = old.get(b.id), start = k;
+      for (let r = 0; r < b.rows; r++) {
+        for (let c = 0; c < b.cols; c++, k++) {
+          const x = b.x + colX(b, c, headGap) + 0.5, y = b.y - r - 0.5;
+          const v = vs[r * b.cols + c];
+          const nv = v === -Infinity || v === null ? NEG_INF : v;
+          let px = x, py = y, pv = nv;
+          if (prev) {
+            const pb = prev.block;
+            if (r < pb.rows && c < pb.cols) {
+              px = pb.x + colX(pb, c, headGap) + 0.5; py = pb.y - r - 0.5;
+              const o = prev.values[r * pb.cols + c]; pv = o === -Infinity ? NEG_INF : o;
+            } else pv = 0;
+          }
+          pos.set([x, y, px, py], k * 4); val[2 * k] = nv; val[2 * k + 1] = pv; rc[2 * k] = r; rc[2 * k + 1] = c; blk[k] = i;
+        }
       }
-    }
-    g.setAttribute('aPos', new THREE.InstancedBufferAttribute(pos, 2));
+      const scale = b.kind === 'bar' ? 1 : blockScale(vs);
+      state.set([scale, prev ? prev.scale : scale, KINDS[b.kind] ?? 0, 1], i * TEXELS * 4);
+      state.set([1e9, 0, 0, 0], i * TEXELS * 4 + 4);
+      state.set([0, 0, 0, 0], i * TEXELS * 4 + 8);
+      state.set([1, 0, 0, 0], i * TEXELS * 4 + 12);
+      index.set(b.id, { i, block: b, start, count: b.rows * b.cols, values: Float64Array.from(vs, v => (v === null ? -Infinity : v)), scale });
+    });
+    const g = new THREE.InstancedBufferGeometry();
+    g.index = this.box.index;
+    g.setAttribute('position', this.box.getAttribute('position'));
+    g.setAttribute('normal', this.box.getAttribute('normal'));
+    g.setAttribute('aPos', new THREE.InstancedBufferAttribute(pos, 4));
+    g.setAttribute('aVal', new THREE.InstancedBufferAttribute(val, 2));
     g.setAttribute('aRC', new THREE.InstancedBufferAttribute(rc, 2));
-    g.setAttribute('aVal', new THREE.InstancedBufferAttribute(val, 1));
-    g.setAttribute('aPrev', new THREE.InstancedBufferAttribute(prev, 1));
+    g.setAttribute('aBlock', new THREE.InstancedBufferAttribute(blk, 1));
     g.instanceCount = n;
-    // For three's frustum culling: the block's own extent, not the unit box's.
-    g.boundingSphere = new THREE.Sphere(new THREE.Vector3(block.w / 2, -block.rows / 2, 0),
-      Math.hypot(block.w / 2, block.rows / 2, MAX_HEIGHT) + 1);
-    g.boundingBox = new THREE.Box3(new THREE.Vector3(0, -block.rows, -MAX_HEIGHT), new THREE.Vector3(block.w, 0, MAX_HEIGHT));
-    const old = this.mesh.geometry;
+    this.mesh.geometry.dispose();
     this.mesh.geometry = g;
-    if (old && old !== g) old.dispose();
-    this.values = Float32Array.from(values, v => (v === null ? -Infinity : v));
-    const s = block.kind === 'bar' ? 1 : blockScale(this.values);
-    this.u.uPrevScale.value = prevOf ? this.u.uScale.value : s;
-    this.u.uScale.value = s;
-    this.count = n;
+    this.state = state;
+    this.material.uniforms.uState.value?.dispose();
+    const tex = new THREE.DataTexture(state, TEXELS, Math.max(1, blocks.length), THREE.RGBAFormat, THREE.FloatType);
+    tex.needsUpdate = true;
+    this.material.uniforms.uState.value = tex;
+    this.index = index; this.count = n;
   }
 
-  /** New values of the same shape: old ones become aPrev; the caller animates uT 0 → 1. */
-  setValues(values) {
-    const g = this.mesh.geometry, val = g.getAttribute('aVal'), prev = g.getAttribute('aPrev');
-    prev.array.set(val.array); val.array.set(Float32Array.from(values, v => (v === null || v === -Infinity ? NEG_INF : v)));
-    val.needsUpdate = prev.needsUpdate = true;
-    this.values = Float32Array.from(values, v => (v === null ? -Infinity : v));
-    this.u.uPrevScale.value = this.u.uScale.value;
-    this.u.uScale.value = this.block.kind === 'bar' ? 1 : blockScale(this.values);
+  has(id) { return this.index.has(id); }
+  entry(id) { return this.index.get(id); }
+  ids() { return this.index.keys(); }
+
+  /** Sets state slots of a block: t (0..1 value mix), fromZero, dim, reveal, drop, glow, focus. */
+  set(id, s) {
+    const e = this.index.get(id);
+    if (!e) return;
+    const o = e.i * TEXELS * 4, st = this.state;
+    if ('dim' in s) st[o + 3] = s.dim;
+    if ('reveal' in s) st[o + 4] = s.reveal;
+    if ('drop' in s) st[o + 5] = s.drop;
+    if ('glow' in s) st[o + 6] = s.glow;
+    if ('focus' in s) {
+      if (s.focus) { st[o + 7] = 1; st.set(s.focus, o + 8); } else st[o + 7] = 0;
+    }
+    if ('t' in s) st[o + 12] = s.t;
+    if ('fromZero' in s) st[o + 13] = s.fromZero ? 1 : 0;
+    this.material.uniforms.uState.value.needsUpdate = true;
   }
 
-  valueAt(r, c) { return this.values[r * this.block.cols + c]; }
-  dispose() { this.mesh.geometry.dispose(); this.material.dispose(); }
+  get(id, slot) {
+    const e = this.index.get(id);
+    if (!e) return undefined;
+    const o = e.i * TEXELS * 4;
+    return { dim: this.state[o + 3], reveal: this.state[o + 4], drop: this.state[o + 5], glow: this.state[o + 6],
+      focusOn: this.state[o + 7], t: this.state[o + 12] }[slot];
+  }
+
+  /** Every block at once (a new input: t → 0 then animated to 1). */
+  setAll(s) { for (const id of this.index.keys()) this.set(id, s); }
+
+  /** The value the GPU draws now at a drawn cell. */
+  drawnValue(id, r, c) {
+    const e = this.index.get(id);
+    if (!e) return null;
+    return this.mesh.geometry.getAttribute('aVal').array[2 * (e.start + r * e.block.cols + c)];
+  }
+
+  dispose() { this.mesh.geometry.dispose(); this.material.dispose(); this.box.dispose(); }
 }

@@ -1,59 +1,17 @@
-// What the inspector says about one cell: name, shape, row/column (with the token), value, and per
-// kind of tensor the extra the article needs (raw E entry, row mean and std, masked or not).
+// What the inspector says about a cell, from the scene's block (its description, station, token
+// axes, and what else its op makes worth showing: the raw entry before a scale, the row's mean and
+// standard deviation, whether the cell is masked) and the tensor's values. Nothing here knows a
+// tensor by name. Also the legend: the hovered block's colour scale.
 
 const fmt = v => (v === -Infinity ? '−∞' : Number.isInteger(v) ? String(v) : v.toPrecision(5));
 
-function where(id) {
-  let m;
-  if ((m = /^(enc|dec)\.(\d)\.(self|cross|ffn)/.exec(id))) {
-    const part = { self: m[1] === 'dec' ? 'masked self-attention' : 'self-attention', cross: 'cross-attention', ffn: 'feed-forward' }[m[3]];
-    return `${m[1] === 'enc' ? 'encoder' : 'decoder'} layer ${+m[2] + 1}, ${part}`;
-  }
-  if (id.startsWith('src.')) return 'source embedding';
-  if (id.startsWith('tgt.')) return 'target embedding (shifted right)';
-  if (id.startsWith('out.')) return 'output layer';
-  return 'shared';
-}
-
-const NAMES = [
-  [/^E$/, 'E, the shared embedding table (vocabulary × d_model)'],
-  [/\.ids$/, 'token ids'], [/\.emb$/, 'E[token], the looked-up rows'], [/\.scaled$/, 'E[token]·√32'],
-  [/\.pe$/, 'positional encoding PE'], [/\.x0$/, 'x⁽⁰⁾ = E[token]·√32 + PE'], [/^dec\.mask$/, 'causal mask (row i reads columns 0…i)'],
-  [/^const\.sqrt_d$/, '√d_model'], [/^const\.neg_inf$/, '−∞ (fills masked scores)'],
-  [/\.W_([qkvo])$/, m => `W^${m[1].toUpperCase()} (d_in × d_out)`], [/\.b_([qkvo])$/, m => `bias b^${m[1].toUpperCase()}`],
-  [/\.([qkv])$/, m => `${m[1].toUpperCase()} = X·W^${m[1].toUpperCase()} + b`], [/\.([qkv])\.h(\d)$/, m => `${m[1].toUpperCase()}, head ${+m[2] + 1} slice`],
-  [/\.h(\d)\.scores$/, m => `scores QKᵀ/√8, head ${+m[1] + 1}`], [/\.h(\d)\.masked$/, m => `masked scores, head ${+m[1] + 1}`],
-  [/\.h(\d)\.weights$/, m => `attention weights softmax(·), head ${+m[1] + 1}`], [/\.h(\d)\.out$/, m => `head ${+m[1] + 1} output = weights·V`],
-  [/\.concat$/, 'Concat(head₁ … head₄)'], [/\.proj$/, 'Concat·W^O + b^O'], [/\.sum$/, 'residual sum X + Sublayer(X)'],
-  [/\.ln$/, 'LayerNorm(X + Sublayer(X))'], [/\.ln\.gamma$/, 'LayerNorm gain γ'], [/\.ln\.beta$/, 'LayerNorm bias β'],
-  [/\.W_1$/, 'W₁ (32 × 128)'], [/\.b_1$/, 'bias b₁'], [/\.hidden_pre$/, 'x·W₁ + b₁'], [/\.hidden$/, 'ReLU(x·W₁ + b₁)'],
-  [/\.W_2$/, 'W₂ (128 × 32), drawn transposed'], [/\.b_2$/, 'bias b₂'], [/\.ffn\.out$/, 'FFN(x) = ReLU(·)·W₂ + b₂'],
-  [/^out\.ET$/, 'Eᵀ, the tied output projection'], [/^out\.logits$/, 'logits = h·Eᵀ'], [/^out\.probs$/, 'output probabilities softmax(logits)'],
-  [/^out\.tokens$/, 'chosen token (argmax)'],
-];
-
-export function describe(id) {
-  for (const [re, text] of NAMES) { const m = re.exec(id); if (m) return typeof text === 'function' ? text(m) : text; }
-  return id;
-}
-
-/** cell: {id, shape, row, col, value, ...} → {lines: [..], text}. */
-export function inspectorLines(cell, ctx) {
-  const { id, shape, row, col, value } = cell;
-  const lines = [];
-  lines.push(`${describe(id)} — ${where(id)}`);
-  lines.push(`${id}  shape ${shape.length ? shape.join(' × ') : 'scalar'}`);
-  const tok = ctx.rowToken(id, row, shape);
-  const colTok = ctx.colToken(id, col, shape);
-  const pos = shape.length === 0 ? '' : shape.length === 1 ? `index ${shape[0] === 1 ? 0 : Math.max(row, col)}` : `row ${row}, column ${col}`;
-  lines.push(`${pos}${tok ? ` (token “${tok}”)` : ''}${colTok ? ` → column token “${colTok}”` : ''}`);
-  lines.push(`value ${fmt(value)}${cell.tokenName ? ` = “${cell.tokenName}”` : ''}`);
-  if (cell.raw !== undefined) lines.push(`raw E entry ${fmt(cell.raw)} × √32 = ${fmt(cell.raw * Math.sqrt(32))}`);
-  if (cell.rowMean !== undefined) lines.push(`row mean ${fmt(cell.rowMean)}, std ${fmt(cell.rowStd)}`);
-  if (cell.masked !== undefined) lines.push(cell.masked ? 'masked (a later position): −∞ before the softmax' : 'not masked');
-  if (cell.alias) lines.push(`also ${cell.alias}`);
-  if (cell.note) lines.push(cell.note);
-  return lines;
+/** Tensor coordinates of a drawn cell: {row, col, flat} (1-D: index in col or row; transposed swaps). */
+export function tensorIndex(block, r, c) {
+  const shape = block.shape;
+  if (shape.length === 0) return { row: 0, col: 0, flat: 0 };
+  if (shape.length === 1) { const k = block.rows === 1 ? c : r; return { row: block.rows === 1 ? 0 : k, col: block.rows === 1 ? k : 0, flat: k }; }
+  const [row, col] = block.transposed ? [c, r] : [r, c];
+  return { row, col, flat: row * shape[1] + col };
 }
 
 export function rowStats(data, cols, row) {
@@ -62,4 +20,52 @@ export function rowStats(data, cols, row) {
   const mean = s / cols;
   for (let c = 0; c < cols; c++) { const d = data[row * cols + c] - mean; s2 += d * d; }
   return { mean, std: Math.sqrt(s2 / cols) };  // population std, as LayerNorm uses
+}
+
+/** Everything the inspector shows about drawn cell (r, c) of a block. */
+export function cellInfo(scene, block, tensors, r, c) {
+  const t = tensors.get(block.id);
+  if (!t) return null;
+  const { row, col, flat } = tensorIndex(block, r, c);
+  const shape = block.shape, value = t.data[flat], axes = scene.axes;
+  const info = { id: block.id, shape, row, col, value, op: block.op };
+  const two = shape.length === 2;
+  if (block.row_axis && shape.length >= 1 && !(shape.length === 1 && block.rows === 1)) info.rowToken = axes[block.row_axis]?.[row];
+  if (two && block.col_axis) info.colToken = axes[block.col_axis]?.[col];
+  if (block.value_axis) info.tokenName = axes[block.value_axis]?.[value];
+  if (block.raw) {
+    const raw = tensors.get(block.raw.of), factor = tensors.get(block.raw.factor_of);
+    if (raw && factor) Object.assign(info, { raw: raw.data[flat], factor: factor.data[0], rawLabel: block.raw.label });
+  }
+  if (block.row_stats && two) { const s = rowStats(t.data, shape[1], row); info.rowMean = s.mean; info.rowStd = s.std; }
+  if (block.mask) { const m = tensors.get(block.mask); if (m && two) info.masked = !m.data[row * m.shape[1] + col]; }
+  const slice = scene.slices.find(s => s.of === block.id && col >= s.col_offset && col < s.col_offset + s.cols);
+  if (slice) info.alias = `${slice.id}[${row}, ${col - slice.col_offset}]`;
+  if (block.transposed) info.note = `drawn transposed: this cell is ${block.id}[${row}, ${col}] shown at (${r}, ${c})`;
+  return info;
+}
+
+/** The inspector's lines for a cell (the first is its title). */
+export function inspectorLines(scene, block, info, dropout = false) {
+  const station = scene.stations.find(s => s.id === block.station);
+  const { shape, row, col, value } = info;
+  const lines = [`${block.description}${station ? ` — ${station.title}` : ''}`, `${block.id}  shape ${shape.length ? shape.join(' × ') : 'scalar'}`];
+  const pos = shape.length === 0 ? '' : shape.length === 1 ? `index ${block.rows === 1 ? col : row}` : `row ${row}, column ${col}`;
+  lines.push(`${pos}${info.rowToken !== undefined ? ` (token “${info.rowToken}”)` : ''}${info.colToken !== undefined ? ` → column token “${info.colToken}”` : ''}`);
+  lines.push(`value ${fmt(value)}${info.tokenName !== undefined ? ` = “${info.tokenName}”` : ''}`);
+  if (info.raw !== undefined) lines.push(`${info.rawLabel} ${fmt(info.raw)} × ${fmt(info.factor)} = ${fmt(info.raw * info.factor)}`);
+  if (info.rowMean !== undefined) lines.push(`row mean ${fmt(info.rowMean)}, std ${fmt(info.rowStd)}`);
+  if (info.masked !== undefined) lines.push(info.masked ? 'masked (a later position): −∞ before the softmax' : 'not masked');
+  if (info.alias) lines.push(`also ${info.alias}`);
+  if (info.note) lines.push(info.note);
+  if (dropout) lines.push('dropout mask shown for illustration (training only); the value is the inference value');
+  return lines;
+}
+
+/** The legend of a block's colour scale: a gradient of the palette and its end values. */
+export function legendOf(scene, block, scale) {
+  const p = scene.palette;
+  if (block.kind === 'bar') return { stops: p.sequential, labels: ['0', '0.5', '1'], title: 'probability (colour and height)' };
+  if (block.kind === 'ids' || block.kind === 'bool') return null;
+  return { stops: p.diverging, labels: [`−${fmt(scale)}`, '0', `+${fmt(scale)}`], title: 'value (colour and height, scaled to this block\'s largest |value|)' };
 }

@@ -58,6 +58,20 @@ const fragmentShader = /* glsl */`
     #include <colorspace_fragment>
   }`;
 
+// How each role of label reads: the least on-screen line height it grows to (minPx), how far it may
+// grow (maxScale), the most it shows up close (maxPx). The scene says what and where; this says how.
+const ROLES = {
+  block: { minPx: 15, maxScale: 2.4, weight: 500 },
+  param: { minPx: 15, maxScale: 2.4, weight: 500 },
+  station: { minPx: 22, maxScale: 8, maxPx: 34, weight: 700 },
+  token: { minPx: 14, maxScale: 2.5, weight: 500 },
+};
+
+/** The scene's labels ({text, x, y, size, role, anchor, baseline, room}) with their role's look and colour. */
+export function styleLabels(labels, colors) {
+  return labels.map(l => ({ ...ROLES[l.role], ...l, color: colors[l.role], maxWidth: l.room || undefined }));
+}
+
 /** labels: [{text, x, y, size, anchor ('left'|'center'|'right'), baseline ('bottom'|'top'|'middle'),
  *  color, weight, maxWidth, minPx, maxScale, maxPx, room}] in world units (room: the widest the label may grow
  *  to, not to run into its neighbour). Returns a THREE.Mesh. */
@@ -131,36 +145,4 @@ export function buildLabels(labels) {
     m.uniforms.uPxPerUnit.value = size.y / (2 * Math.tan(THREE.MathUtils.degToRad(camera.fov) / 2));
   };
   return mesh;
-}
-
-// The names on the blocks (SPEC §5.1: E, E[x]·√32, PE, x⁽⁰⁾, W^Q, Q, scores, softmax, …).
-export function labelOf(id) {
-  const side = id.startsWith('src.') ? 'x' : 'y';
-  const fixed = {
-    E: 'E  (65×32, shared)', 'const.sqrt_d': '×√32', 'const.neg_inf': '−∞', 'dec.mask': 'causal mask',
-    'out.ET': 'Eᵀ (tied)', 'out.logits': 'logits = h·Eᵀ', 'out.probs': 'softmax: probabilities', 'out.tokens': 'argmax',
-  };
-  if (fixed[id]) return fixed[id];
-  let m;
-  if ((m = /^(src|tgt)\.(ids|emb|scaled|pe|x0)$/.exec(id))) {
-    return { ids: 'ids', emb: `E[${side}]`, scaled: `E[${side}]·√32`, pe: 'PE', x0: `${side}^{(0)}` }[m[2]];
-  }
-  if ((m = /\.W_([qkvo])$/.exec(id))) return `W^{${m[1].toUpperCase()}}`;
-  if ((m = /\.b_([qkvo])$/.exec(id))) return `b^{${m[1].toUpperCase()}}`;
-  if ((m = /\.([qkv])$/.exec(id))) return m[1].toUpperCase();
-  if ((m = /\.h(\d)\.(scores|masked|weights|out)$/.exec(id))) {
-    return { scores: 'QKᵀ/√8', masked: 'masked', weights: 'softmax', out: `head ${+m[1] + 1}` }[m[2]];
-  }
-  if (id.endsWith('.concat')) return 'Concat(heads)';
-  if (id.endsWith('.proj')) return 'Concat·W^{O}';
-  if (id.endsWith('.ln.gamma')) return 'γ';
-  if (id.endsWith('.ln.beta')) return 'β';
-  if (id.endsWith('.sum')) return 'X + Sublayer(X)';
-  if (id.endsWith('.ln')) return id === 'enc.1.ffn.ln' ? 'LayerNorm = memory z' : 'LayerNorm';
-  if (id.endsWith('.W_1')) return 'W_{1}'; if (id.endsWith('.b_1')) return 'b_{1}';
-  if (id.endsWith('.W_2')) return 'W_{2}ᵀ'; if (id.endsWith('.b_2')) return 'b_{2}';
-  if (id.endsWith('.hidden_pre')) return 'xW_{1} + b_{1}';
-  if (id.endsWith('.hidden')) return 'ReLU (n × 4d)';
-  if (id.endsWith('.ffn.out')) return 'FFN(x) = ReLU·W_{2} + b_{2}';
-  return id;
 }

@@ -1,12 +1,11 @@
 // Entry point: finds #stage, loads the weights once, draws each trace the page announces, and
 // follows the article's steps. The public object is window.anatomyStage (see README.md).
 import { Stage } from './stage.js';
-import { fetchWeights, fetchTraceStream } from './data.js';
-import { STEPS, VIEWS } from './steps.js';
+import { fetchWeights, fetchTrace } from './data.js';
 
 const container = document.getElementById('stage');
 const api = window.anatomyStage = {
-  ready: false, error: null, stats: null, steps: STEPS, views: VIEWS, stage: null, traceCount: 0,
+  ready: false, error: null, stats: null, stage: null, traceCount: 0,
 };
 
 function injectStyles() {
@@ -43,9 +42,9 @@ async function start() {
   stage.setWeights(weights);
   if (!pending && window.anatomy?.trace) pending = window.anatomy.trace;
   if (!pending && !window.anatomy) {
-    // No page.js (the stage on its own): fetch the URL's input, streamed.
+    // No page.js (the stage on its own): fetch the URL's input.
     const input = new URLSearchParams(location.search).get('input') || '42';
-    try { pending = await fetchTraceStream(`/api/trace?input=${encodeURIComponent(input)}`); } catch (e) { api.error = String(e.message || e); }
+    try { pending = await fetchTrace(input); } catch (e) { api.error = String(e.message || e); }
   }
   if (pending) apply(pending);
   if (lastStep) stage.applyStep(lastStep, { cut: true });
@@ -56,19 +55,21 @@ Object.assign(api, {
   inspect: (id, row, col) => api.stage?.inspect(id, row, col) ?? null,
   /** Tensor coordinates → the cell centre's client (page) pixel position {x, y, visible}. */
   project: (id, row, col) => api.stage?.project(id, row, col) ?? null,
-  /** Fetches the (streamed) trace of a new input and animates to it; resolves to false on a bad input. */
+  /** Fetches the trace of a new input and animates to it; resolves to false on a bad input. */
   load: async (input) => {
-    try { const t = await fetchTraceStream(`/api/trace?input=${encodeURIComponent(input)}`); return !!(t.nodes && api.stage && (api.stage.setTrace(t), api.traceCount++, api.input = t.input, true)); }
+    try { const t = await fetchTrace(input); return !!(t.nodes && api.stage && (api.stage.setTrace(t), api.traceCount++, api.input = t.input, true)); }
     catch (e) { return false; }
   },
-  step: (detail) => api.stage?.applyStep(typeof detail === 'number' ? (STEPS.find(s => s.step === detail) || STEPS[0]) : detail),
+  /** The scene's steps ({step, title, subject, lit, view, animation}) of the trace on the stage. */
+  steps: () => api.stage?.scene?.steps ?? [],
+  step: (detail) => api.stage?.applyStep(typeof detail === 'number' ? { step: detail } : detail),
   overview: () => api.stage?.showOverview(),
   returnToStep: () => api.stage?.returnToStep(),
   replay: () => api.stage?.replay(),
   idle: () => api.stage?.idle() ?? Promise.resolve(),
   camera: () => { const k = api.stage?.rig.key; return k && { target: k.target.toArray(), azimuth: k.azimuth, elevation: k.elevation, distance: k.distance }; },
   /** The drawn value of a cell as the GPU sees it now (tests: did a new input change the drawing?). */
-  drawnValue: (id, row, col) => { const s = api.stage, c = s?.resolve(id, row, col); if (!c) return null; const cb = s.blocks.get(c.id); return cb.mesh.geometry.getAttribute('aVal').array[c.r * cb.block.cols + c.c]; },
+  drawnValue: (id, row, col) => { const s = api.stage, c = s?.resolve(id, row, col); return c ? s.cells.drawnValue(c.id, c.r, c.c) : null; },
 });
 
 start();
