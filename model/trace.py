@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
 
 import numpy as np
 import torch
@@ -48,6 +49,68 @@ class Node:
                 "shape": list(v.shape), "dtype": str(v.dtype), "data": np.ascontiguousarray(v).ravel()}
 
 
+def described(description: str) -> Any:
+    """A required dataclass field with a description (pydantic copies it into the OpenAPI schema)."""
+    return field(metadata={"description": description})
+
+
+TRACE_FORMAT = "anatomy-trace/1"
+
+
+# The trace's header: the one definition of what a trace says besides its nodes. The service sends
+# these dataclasses as they are (orjson serialises dataclasses), and app/schemas.py documents them.
+
+@dataclass(kw_only=True)
+class TraceInput:
+    """The input as a number and in English, and the model's German for it."""
+
+    number: int
+    english: list[str]
+    german_pieces: list[str] = described("the model's greedy output, without </s>")
+    german: str = described("the pieces joined")
+    reference_pieces: list[str] = described("the correct German pieces")
+    correct: bool
+
+
+@dataclass(kw_only=True)
+class Derived:
+    """Per-input numbers the article quotes (`data-live` keys), computed from the trace."""
+
+    number: int
+    english: str
+    german: str
+    german_pieces: str
+    reference_german: str
+    source_tokens: list[str]
+    target_tokens: list[str]
+    output_tokens: list[str]
+    n_source: int
+    n_target: int
+    first_token: str
+    first_token_mean: float
+    first_token_std: float
+    ffn_zero_fraction: float
+    least_certain_prob: float
+    least_certain_token: str
+    least_certain_position: int
+    cross_alignment: list[str]
+
+
+@dataclass(kw_only=True)
+class TraceHeader:
+    """Everything a trace holds but its nodes."""
+
+    format: str = described(TRACE_FORMAT)
+    weights_version: str
+    input: TraceInput
+    source_tokens: list[str] = described("the encoder's rows: the English words, then </s>")
+    target_tokens: list[str] = described("the decoder's rows: <s>, then the model's output")
+    output_tokens: list[str] = described("what each decoder row predicts")
+    memory: str | None = described("the node that is the encoder's memory z")
+    parameters: list[str] = described("parameter ids the nodes refer to (see /api/weights)")
+    derived: Derived
+
+
 @dataclass
 class Trace:
     number: int
@@ -63,22 +126,19 @@ class Trace:
     def node(self, node_id: str) -> Node:
         return next(n for n in self.nodes if n.id == node_id)
 
-    def to_json(self) -> dict:
+    def header(self) -> TraceHeader:
         pieces = [t for t in self.output_tokens if t != EOS]
-        return {
-            "format": "anatomy-trace/1",
-            "weights_version": self.weights_version,
-            "input": {"number": self.number, "english": to_english(self.number), "german_pieces": pieces,
-                      "german": join_german(pieces), "reference_pieces": to_german_pieces(self.number),
-                      "correct": pieces == to_german_pieces(self.number)},
-            "source_tokens": self.source_tokens,
-            "target_tokens": self.target_tokens,
-            "output_tokens": self.output_tokens,
-            "memory": self.memory,
-            "parameters": self.parameter_ids,
-            "nodes": [n.to_json() for n in self.nodes],
-            "derived": self.derived,
-        }
+        reference = to_german_pieces(self.number)
+        return TraceHeader(
+            format=TRACE_FORMAT, weights_version=self.weights_version,
+            input=TraceInput(number=self.number, english=to_english(self.number), german_pieces=pieces,
+                             german=join_german(pieces), reference_pieces=reference, correct=pieces == reference),
+            source_tokens=self.source_tokens, target_tokens=self.target_tokens, output_tokens=self.output_tokens,
+            memory=self.memory, parameters=self.parameter_ids, derived=Derived(**self.derived))
+
+    def to_json(self) -> dict:
+        """The header's fields and the nodes (their data as numpy arrays, for orjson)."""
+        return {**asdict(self.header()), "nodes": [n.to_json() for n in self.nodes]}
 
 
 def _np(t: Tensor) -> np.ndarray:
