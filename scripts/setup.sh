@@ -2,7 +2,9 @@
 # Installs everything the project needs on a fresh Debian-like machine:
 #   Python dependencies (torch pinned to the 2.13.0 CPU wheel) and the package itself, editable;
 #   the browser libraries from npm (three.js, KaTeX, Swagger UI), exactly as package-lock.json says;
-#   with --with-browser, Debian's Chromium for the browser tests (never `playwright install`).
+#   with --with-browser, Debian's Chromium for the browser tests (never `playwright install`) and the
+#   optional extra `notebook` (pythreejs, ipywidgets, nbclient, ipykernel) that tests/test_notebook.py
+#   needs: the test command installs it, the app command stays lean.
 # Idempotent: a second run only checks. Used by both commands at the top of README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +29,9 @@ if ! command -v npm >/dev/null 2>&1; then apt_install nodejs npm; fi
 if [ "$with_browser" = 1 ] && [ ! -x /usr/bin/chromium ]; then apt_install chromium; fi
 
 echo "setup: Python dependencies"
-"$PYTHON" -m pip install --quiet --disable-pip-version-check -e '.[test]'
+extras="test"
+if [ "$with_browser" = 1 ]; then extras="test,notebook"; fi
+"$PYTHON" -m pip install --quiet --disable-pip-version-check -e ".[$extras]"
 
 echo "setup: npm packages"
 npm ci --no-audit --no-fund --loglevel=error
