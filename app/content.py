@@ -23,6 +23,7 @@ from pathlib import Path
 
 import markdown
 
+from app.format import format_number
 from model.tour import read_step_files, split_front_matter
 
 CONTENT = Path(__file__).resolve().parent.parent / "content"
@@ -31,7 +32,6 @@ LIVE_SPAN = re.compile(r'(<span\b[^>]*\bdata-live="([^"]+)"[^>]*>)(.*?)(</span>)
 FORMAT_ATTR = re.compile(r'\bdata-format="([^"]+)"')
 FACT_ID = re.compile(r'\bdata-fact="([^"]+)"')
 FACT_SPAN = re.compile(r'<span\b(?![^>]*\btabindex=)([^>]*\bdata-fact="[^"]+")')
-THIN_SPACE = "\u2009"
 
 EXTENSIONS = ["tables", "attr_list", "md_in_html", "fenced_code", "footnotes", "pymdownx.arithmatex"]
 EXTENSION_CONFIGS = {"pymdownx.arithmatex": {"generic": True}}
@@ -87,19 +87,6 @@ class Content:
         return uses
 
 
-def format_live(value: object, fmt: str = "text") -> str:
-    """A live value as the article prints it; static/js/page.js implements the same formats."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return " ".join(map(str, value)) if isinstance(value, list) else str(value)
-    if fmt == "int":
-        return f"{round(value):,}".replace(",", THIN_SPACE)
-    if fmt in ("fixed2", "fixed3", "fixed4"):
-        return f"{value:.{fmt[-1]}f}"
-    if fmt == "pct1":
-        return f"{100 * value:.1f}%"
-    return str(value)
-
-
 def fill_live(text: str, values: dict) -> str:
     """Put each known value into its empty-or-stale `data-live` slot (escaped)."""
     def sub(m: re.Match) -> str:
@@ -107,7 +94,7 @@ def fill_live(text: str, values: dict) -> str:
         if key not in values:
             return m.group(0)
         fmt = FORMAT_ATTR.search(m.group(1))
-        return m.group(1) + html.escape(format_live(values[key], fmt.group(1) if fmt else "text")) + m.group(4)
+        return m.group(1) + html.escape(format_number(values[key], fmt.group(1) if fmt else "text")) + m.group(4)
 
     return LIVE_SPAN.sub(sub, text)
 

@@ -23,6 +23,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from app import figures
+from app.format import format_number
 from app.service import dumps
 
 router = APIRouter(prefix="/api/figures", tags=["figures"])
@@ -34,7 +35,7 @@ MODEL_FIGURES = {
     "attention-stat": "Mean largest attention weight per row over the held-out numbers, per layer and head, step 8",
     "lr-schedule": "The learning-rate schedule: the paper's base model and the miniature, step 21",
     "training-curves": "The miniature's training log: loss, learning rate, held-out exact match, step 21",
-    "param-count": "The parameter count by hand from the live shapes; base and big at V = 37 000, step 25",
+    "param-count": "The parameter count by hand from the live shapes; base and big at V = 37\u2009000, step 25",
 }
 RESEARCH = {"research-ablations": "ablations", "research-extrapolation": "extrapolation",
             "research-alignment": "alignment", "research-followups": "followups"}
@@ -86,15 +87,13 @@ def _html(text: str) -> str:
 
 
 def _fmt(value: Any) -> str:
-    if value is None:
-        return "–"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.4g}" if not (0 <= value <= 1) else f"{value:.3f}"
     if isinstance(value, list):
         return ", ".join(_fmt(v) for v in value)
-    return str(value)
+    if isinstance(value, float):
+        return format_number(value, "fixed3" if 0 <= value <= 1 else "sig4")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return format_number(value, "int")
+    return format_number(value)  # None as a dash, a boolean as yes or no, text as it is
 
 
 def _cell(value: Any) -> str:

@@ -11,10 +11,12 @@ from fastapi.templating import Jinja2Templates
 from app import figure_routes
 from app.api import InputError, parse_input
 from app.content import fill_live
+from app.format import format_number
 from model.parse import MAX_INPUT_CHARS
 
 ROOT = Path(__file__).resolve().parent.parent
 templates = Jinja2Templates(directory=ROOT / "templates")  # autoescapes .html templates
+templates.env.filters["number"] = format_number  # {{ value|number("int") }}: app/format.py's formats
 router = APIRouter(include_in_schema=False)
 DEFAULT_INPUT = "42"
 

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from app import figure_routes, figures
-from app.content import CONTENT, format_live, read_tsv, read_unused, split_front_matter
+from app.content import CONTENT, read_tsv, read_unused, split_front_matter
+from app.format import format_number
 from tests.test_page import CHROMIUM, CHROMIUM_ARGS, Page
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
@@ -264,7 +265,7 @@ def test_live_values_and_the_beam_follow_the_input(browser, live_server, client)
         assert all(t.strip() for t in texts), key
         value = d731[key] if key in d731 else model[key]
         fmt = page.get_attribute(f'.step [data-live="{key}"]', "data-format") or "text"
-        assert texts[0] == format_live(value, fmt), key
+        assert texts[0] == format_number(value, fmt), key
         if key in changed:
             assert texts != before[key], key
     assert {k: beam_shown(page)[k] for k in ("number", "winner", "turns")} == expected_beam(client, 731015)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.content import CONTENT, format_live, read_tsv
+from app.content import CONTENT, read_tsv
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--use-gl=angle", "--use-angle=gl-egl", "--ignore-gpu-blocklist",
@@ -118,13 +118,6 @@ def test_topic_pages(client):
         assert client.get(f"/topics/{slug}").status_code == 200, slug
     assert client.get("/topics/no-such-topic").status_code == 404
     assert client.get("/topics/..%2F..%2Fmodel%2Fparse").status_code == 404
-
-
-@pytest.mark.parametrize("value, fmt, text", [(61472, "int", "61\u2009472"), (999, "int", "999"),
-                                              (0.47139, "fixed3", "0.471"), (0.9995, "pct1", "100.0%"),
-                                              (0.5, "fixed2", "0.50"), (["a", "b"], "text", "a b")])
-def test_live_formats(value, fmt, text):
-    assert format_live(value, fmt) == text
 
 
 # ---- in the browser ---------------------------------------------------------------------------

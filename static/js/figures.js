@@ -5,10 +5,17 @@
 // the positional-encoding heatmap is a canvas drawn by heatmap() below. Every value drawn is real:
 // nothing here computes a number the server did not send, except formatting.
 
+import { formatNumber } from "./format.js";
+
 const Chart = window.Chart;
 const COLORS = { violet: "#7a3fb0", orange: "#c0661a", teal: "#1f7f74", ink: "#1d2024", muted: "#5b6470",
   blue: "#1f5aa6", grey: "#9aa1aa" };
 const SERIES = [COLORS.violet, COLORS.orange, COLORS.teal, COLORS.blue, "#a23b5b", "#6b7a1f"];
+
+const int = (v) => formatNumber(v, "int");
+const fixed3 = (v) => formatNumber(v, "fixed3");
+// An axis tick or a tooltip's value: whole numbers with thin-space thousands, others to 3 significant digits.
+const tick = (v) => (Number.isInteger(v) ? int(v) : formatNumber(v, "sig3"));
 
 if (Chart) {
   Chart.defaults.animation = false;
@@ -16,6 +23,13 @@ if (Chart) {
   Chart.defaults.font.size = 12;
   Chart.defaults.color = COLORS.ink;
   Chart.defaults.maintainAspectRatio = false;
+  // Chart.js would print numbers with the browser's locale (1,024); the page's formats instead.
+  Chart.defaults.scales.linear.ticks.callback = tick;
+  Chart.defaults.scales.logarithmic.ticks.callback = tick;
+  Chart.defaults.plugins.tooltip.callbacks.label = (item) => {
+    const value = item.chart.options.indexAxis === "y" ? item.parsed.x : item.parsed.y;
+    return `${item.dataset.label ? `${item.dataset.label}: ` : ""}${tick(value)}`;
+  };
 }
 
 // ---- small DOM helpers ---------------------------------------------------------------------------
@@ -31,11 +45,6 @@ function h(tag, attrs = {}, ...children) {
   for (const c of children.flat()) if (c !== null && c !== undefined) el.append(c);
   return el;
 }
-
-const fmt = (v, digits = 3) => (v === null || v === undefined ? "–" : Number(v).toFixed(digits));
-const int = (v) => Math.round(v).toString().replace(/\B(?=(\d{3})+(?!\d))/g, "\u2009");
-const sci = (v) => (v === 0 ? "0" : Number(v).toExponential(1).replace("e", "·10^").replace("^+", "^"));
-const pct = (v) => (v === null || v === undefined ? "–" : (100 * v).toFixed(1) + "%");
 
 function chartBox(figure, label, height = 240) {
   const canvas = h("canvas", { role: "img", "aria-label": label });
@@ -94,9 +103,9 @@ function heatmap(canvas, values, { xLabel, yLabel }) {
     ctx.fillStyle = COLORS.ink;
     ctx.font = "11px system-ui, sans-serif";
     ctx.textAlign = "right"; ctx.textBaseline = "middle";
-    for (let r = 0; r < rows; r += 10) ctx.fillText(String(r), left - 4, top + (r + 0.5) * ch);
+    for (let r = 0; r < rows; r += 10) ctx.fillText(int(r), left - 4, top + (r + 0.5) * ch);
     ctx.textAlign = "center"; ctx.textBaseline = "top";
-    for (let c = 0; c < cols; c += 8) ctx.fillText(String(c), left + (c + 0.5) * cw, height - bottom + 3);
+    for (let c = 0; c < cols; c += 8) ctx.fillText(int(c), left + (c + 0.5) * cw, height - bottom + 3);
     ctx.fillText(xLabel, left + (width - left - right) / 2, height - bottom + 17);
     ctx.save(); ctx.translate(10, top + (height - top - bottom) / 2); ctx.rotate(-Math.PI / 2);
     ctx.textBaseline = "middle"; ctx.fillText(yLabel, 0, 0); ctx.restore();
@@ -170,17 +179,17 @@ function lengthChart(canvas, c) {
 
 const FIGURES = {
   "pe-pattern"(fig, d) {
-    const canvas = h("canvas", { role: "img", "aria-label": `PE table, ${d.positions} positions by ${d.d_model} dimensions` });
+    const canvas = h("canvas", { role: "img", "aria-label": `PE table, ${int(d.positions)} positions by ${int(d.d_model)} dimensions` });
     const holder = h("div", { class: "chart heatmap" }, canvas);
     fig.append(holder, h("p", { class: "legend" }, h("span", { class: "swatch neg" }), " −1 ",
       h("span", { class: "swatch zero" }), " 0 ", h("span", { class: "swatch pos" }), " +1"));
     heatmap(canvas, d.values, { xLabel: "dimension i (even: sin, odd: cos)", yLabel: "position" });
-    caption(fig, `The sinusoidal table for the first ${d.positions} positions (rows) and all ${d.d_model} dimensions (columns): fast waves on the left, slow ones on the right.`, "pe-pattern");
+    caption(fig, `The sinusoidal table for the first ${int(d.positions)} positions (rows) and all ${int(d.d_model)} dimensions (columns): fast waves on the left, slow ones on the right.`, "pe-pattern");
   },
   "pe-rotation"(fig, d) {
     fig.append(table(["offset k", "largest |PE(pos+k) − R_k·PE(pos)|"],
-      d.rows.map((r) => [String(r.k), sci(r.max_abs_error)])));
-    caption(fig, `The rotation check over positions 0–${d.positions - 1}, d_model = ${d.d_model}: rotating each (sin, cos) pair by k times its frequency gives the encoding k positions later, up to float32 rounding.`, "pe-rotation");
+      d.rows.map((r) => [int(r.k), formatNumber(r.max_abs_error, "sci1")])));
+    caption(fig, `The rotation check over positions 0–${int(d.positions - 1)}, d_model = ${int(d.d_model)}: rotating each (sin, cos) pair by k times its frequency gives the encoding k positions later, up to float32 rounding.`, "pe-rotation");
   },
   "softmax-saturation"(fig, d) {
     const grid = h("div", { class: "chart-pair" });
@@ -195,7 +204,7 @@ const FIGURES = {
         { label: "q·k unscaled", data: xy(d.d_k, d.unscaled[key]), pointRadius: 2 }],
       x: "d_k", y: label, logX: true });
     }
-    caption(fig, `Averaged over ${d.samples} random queries against ${d.keys} keys with unit-variance components, for d_k from 1 to 1 024. Unscaled, the scores grow like √d_k: the softmax saturates (largest weight → 1) and the gradient it passes back (Σp(1−p)) collapses. Scaled, both stay flat.`, "softmax-saturation");
+    caption(fig, `Averaged over ${int(d.samples)} random queries against ${int(d.keys)} keys with unit-variance components, for d_k from 1 to 1 024. Unscaled, the scores grow like √d_k: the softmax saturates (largest weight → 1) and the gradient it passes back (Σp(1−p)) collapses. Scaled, both stay flat.`, "softmax-saturation");
   },
   "attention-stat"(fig, d) {
     const labels = d.self.flatMap((heads, l) => heads.map((_, k) => `layer ${l + 1} · head ${k + 1}`));
@@ -203,7 +212,7 @@ const FIGURES = {
     new Chart(canvas, { type: "bar", data: { labels, datasets: [
       { label: "encoder self-attention", data: d.self.flat(), backgroundColor: COLORS.violet },
       { label: "cross-attention", data: d.cross.flat(), backgroundColor: COLORS.orange },
-      { type: "line", label: `uniform over the source (≈${fmt(d.uniform_over_source, 2)})`, data: labels.map(() => d.uniform_over_source),
+      { type: "line", label: `uniform over the source (≈${formatNumber(d.uniform_over_source, "fixed2")})`, data: labels.map(() => d.uniform_over_source),
         borderColor: COLORS.muted, borderDash: [4, 4], pointRadius: 0, borderWidth: 1.5 }] },
     options: { scales: { y: { min: 0, max: 1, title: { display: true, text: "mean largest weight" } },
       x: { ticks: { maxRotation: 60, autoSkip: false } } }, plugins: { legend: { labels: { boxWidth: 12 } } } } });
@@ -212,12 +221,12 @@ const FIGURES = {
   "lr-schedule"(fig, d) {
     const grid = h("div", { class: "chart-pair" });
     fig.append(grid);
-    for (const [key, label] of [["paper_base", "paper base (d 512)"], ["miniature", `miniature (d ${d.miniature.d_model})`]]) {
+    for (const [key, label] of [["paper_base", "paper base (d 512)"], ["miniature", `miniature (d ${int(d.miniature.d_model)})`]]) {
       const s = d[key];
       const box = h("div", { class: "chart" }, h("canvas", { role: "img", "aria-label": `learning rate, ${label}` }));
       box.style.height = "220px";
       grid.append(box);
-      lineChart(box.firstChild, { datasets: [{ label: `${label}: peak ${sci(s.peak_lr)} at step ${int(s.peak_step)}`,
+      lineChart(box.firstChild, { datasets: [{ label: `${label}: peak ${formatNumber(s.peak_lr, "sci1")} at step ${int(s.peak_step)}`,
         data: xy(s.step, s.lr) }], x: "training step", y: "learning rate" });
     }
     caption(fig, `lrate = d^−0.5 · min(step^−0.5, step · warmup^−1.5): a linear rise for ${int(d.paper_base.warmup)} steps in the paper (${int(d.miniature.warmup)} here), then decay as 1/√step.`, "lr-schedule");
@@ -236,7 +245,7 @@ const FIGURES = {
     lineChart(b.firstChild, { datasets: [{ label: "learning rate", data: xy(d.step, d.lr), borderColor: COLORS.teal }],
       x: "step", y: "learning rate" });
     const c = d.train_config;
-    caption(fig, `From the shipped log (model/artifacts/training_log.json): ${int(c.steps)} steps of batch ${c.batch_size}, warm-up ${c.warmup}, label smoothing ${c.label_smoothing}; loss every ${c.log_every} steps, held-out exact match every ${c.eval_every}.`, "training-curves");
+    caption(fig, `From the shipped log (model/artifacts/training_log.json): ${int(c.steps)} steps of batch ${int(c.batch_size)}, warm-up ${int(c.warmup)}, label smoothing ${formatNumber(c.label_smoothing)}; loss every ${int(c.log_every)} steps, held-out exact match every ${int(c.eval_every)}.`, "training-curves");
   },
   "param-count"(fig, d) {
     const body = d.rows.map((r) => h("tr", { class: r.part === "total" ? "total" : null },
@@ -244,8 +253,8 @@ const FIGURES = {
     fig.append(h("div", { class: "table-scroll" }, table(["part", "by hand", "parameters"], body, { "data-total": d.total })));
     fig.append(h("p", { class: "check" }, `Counted from the model's tensors: ${int(d.model_count)} `,
       d.model_count === d.total ? "✓ (the same)" : "✗ (different!)"));
-    const paper = Object.entries(d.paper).map(([k, v]) => [k, int(v), `${(v / 1e6).toFixed(2)} M`,
-      `${Math.round(d.paper_reported[k] / 1e6)} M`]);
+    const paper = Object.entries(d.paper).map(([k, v]) => [k, int(v), `${formatNumber(v / 1e6, "fixed2")} M`,
+      `${int(d.paper_reported[k] / 1e6)} M`]);
     fig.append(h("div", { class: "table-scroll" }, table([`paper's model (V = ${int(d.paper_vocab)})`, "same formula", "", "paper reports"], paper)));
     caption(fig, "The miniature's count from its live shapes, line by line; the same formula at the paper's sizes.", "param-count");
   },
@@ -255,7 +264,7 @@ for (const [name, experiment] of Object.entries({ "research-ablations": 1, "rese
   "research-alignment": 1, "research-followups": 1 })) {
   void experiment;
   FIGURES[name] = (fig, d) => {
-    const status = d.status === "results" ? `${d.runs} runs committed` : d.status;
+    const status = d.status === "results" ? `${int(d.runs)} runs committed` : d.status;
     fig.append(h("p", { class: `research-status${d.status === "results" ? "" : " pending"}` }, h("strong", {}, status)));
     if (d.error) fig.append(h("p", { class: "not-run" }, "The results could not be read: ", d.error));
     fig.append(h("details", {}, h("summary", {}, "Claim, hypothesis and design (written before any run)"),
@@ -277,16 +286,16 @@ function beamStep(step, best) {
   const isBest = (hyp) => tokens(hyp.tokens) === tokens(best.tokens);
   for (const hyp of step.alive) {
     rows.push(h("tr", { class: "alive", "data-tokens": tokens(hyp.tokens) },
-      h("td", {}, "alive"), h("td", {}, tokens(hyp.tokens)), h("td", { class: "num" }, fmt(hyp.log_prob)),
+      h("td", {}, "alive"), h("td", {}, tokens(hyp.tokens)), h("td", { class: "num" }, fixed3(hyp.log_prob)),
       h("td", { class: "num" }, "–"), h("td", { class: "num" }, "–")));
   }
   for (const hyp of step.finished) {
     rows.push(h("tr", { class: `finished${isBest(hyp) ? " winner" : ""}`, "data-tokens": tokens(hyp.tokens) },
       h("td", {}, isBest(hyp) ? "finished ★" : "finished"), h("td", {}, tokens(hyp.tokens)),
-      h("td", { class: "num" }, fmt(hyp.log_prob)), h("td", { class: "num" }, fmt(hyp.length_penalty)),
-      h("td", { class: "num" }, fmt(hyp.score))));
+      h("td", { class: "num" }, fixed3(hyp.log_prob)), h("td", { class: "num" }, fixed3(hyp.length_penalty)),
+      h("td", { class: "num" }, fixed3(hyp.score))));
   }
-  return h("div", { class: "beam-step", "data-step": step.step }, h("h4", {}, `Turn ${step.step}`),
+  return h("div", { class: "beam-step", "data-step": step.step }, h("h4", {}, `Turn ${int(step.step)}`),
     h("div", { class: "table-scroll" }, table(["", "output so far", "log p", "lp(Y)", "score"], rows)));
 }
 
@@ -301,9 +310,9 @@ async function drawBeam(fig, number) {
     if (seq !== beamSeq) return;
     const best = b.best;
     fig.replaceChildren(
-      h("p", { class: "beam-best", "data-number": b.number }, "Beam ", String(b.beam_size), ", α = ", String(b.alpha),
+      h("p", { class: "beam-best", "data-number": b.number }, "Beam ", int(b.beam_size), ", α = ", formatNumber(b.alpha),
         " on ", h("strong", {}, b.source_tokens.filter((t) => t !== "</s>").join(" ")), ": the winner is ",
-        h("strong", { class: "winner-tokens" }, tokens(best.tokens)), ` (${b.german}), score ${fmt(best.log_prob)} / ${fmt(best.length_penalty)} = ${fmt(best.score)}.`),
+        h("strong", { class: "winner-tokens" }, tokens(best.tokens)), ` (${b.german}), score ${fixed3(best.log_prob)} / ${fixed3(best.length_penalty)} = ${fixed3(best.score)}.`),
       ...b.steps.map((s) => beamStep(s, best)));
     caption(fig, "Every turn of the search: the alive beams with their total log-probability, the finished outputs with the length penalty and the score; ★ marks the winner.", "beam");
     fig.querySelector("figcaption .reproduce").replaceChildren("Data: ",

@@ -5,8 +5,9 @@
 //   anatomy:step   detail = {step, view, highlight, animation}, when the step in view changes
 // window.anatomy = {trace, step, stepDetail, model, ready} for tests and the console.
 
+import { formatNumber } from "./format.js";
+
 const DEFAULT_INPUT = "42";
-const THIN_SPACE = "\u2009";
 const form = document.getElementById("input-form");
 const field = document.getElementById("number-input");
 const errorBox = document.getElementById("input-error");
@@ -17,24 +18,10 @@ let requestSeq = 0;
 
 // ---- live values ---------------------------------------------------------------------------
 
-export function formatLive(value, format = "text") {
-  if (Array.isArray(value)) return value.join(" ");
-  if (typeof value !== "number") return String(value);
-  switch (format) {
-    case "int":
-      return Math.round(value).toString().replace(/\B(?=(\d{3})+(?!\d))/g, THIN_SPACE);
-    case "fixed2": return value.toFixed(2);
-    case "fixed3": return value.toFixed(3);
-    case "fixed4": return value.toFixed(4);
-    case "pct1": return (100 * value).toFixed(1) + "%";
-    default: return String(value);
-  }
-}
-
 function fillLive(values) {
   for (const el of document.querySelectorAll("[data-live]")) {
     const key = el.dataset.live;
-    if (key in values) el.textContent = formatLive(values[key], el.dataset.format || "text");
+    if (key in values) el.textContent = formatNumber(values[key], el.dataset.format || "text");
   }
 }
 

@@ -1,6 +1,8 @@
 // The progress bar of the 29 steps: marks the step in view (from page.js's anatomy:step event) and
 // the steps already passed; each mark is a deep link (#step-N).
 
+import { formatNumber } from "./format.js";
+
 const nav = document.querySelector("nav.progress");
 const links = nav ? [...nav.querySelectorAll("a[data-step]")] : [];
 const label = document.getElementById("progress-step");
@@ -14,7 +16,7 @@ function mark(step) {
     else a.removeAttribute("aria-current");
   }
   const current = links.find((a) => Number(a.dataset.step) === step);
-  if (label) label.textContent = String(step);
+  if (label) label.textContent = formatNumber(step, "int");
   if (title && current) title.textContent = current.title.replace(/^\d+\.\s*/, "");
 }
 

@@ -1,0 +1,54 @@
+// How the site prints a number for the reader: the same named formats as app/format.py (Jinja's
+// `number` filter, the server-filled live values); tests/test_format.py runs both on one table of values.
+//
+//   text     String(n) (1, 0.25, 1e-7); yes/no for a boolean
+//   int      Math.round, thousands split by a thin space: 61 472
+//   fixedN   toFixed(N)
+//   pctN     100·v, toFixed(N), and a per-cent sign
+//   sciN     toExponential(N) written as the page writes powers of ten: 1.2·10^-7
+//   sigN     N significant digits, trailing zeros dropped; sci style outside 10^-4 … 10^N (like %g)
+//
+// N is one digit. Any format prints null (or undefined) as an en dash, an array as its items (each in
+// the format) joined by spaces, and anything that is not a number as String() does. An unknown format
+// name throws.
+
+const THIN_SPACE = "\u2009";
+const PARAMETRIC = /^(fixed|pct|sci|sig)(\d)$/;
+
+function grouped(n) {
+  if (Math.abs(n) >= 1e21) return String(n);  // written with an exponent: no groups
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, THIN_SPACE);
+}
+
+function sci(v, decimals) {
+  if (v === 0) return "0";
+  return v.toExponential(decimals).replace("e", "·10^").replace("^+", "^");
+}
+
+const strip = (text) => (text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text);
+
+function sig(v, places) {
+  if (v === 0) return "0";
+  const [mantissa, exp] = v.toExponential(places - 1).split("e");
+  const e = Number(exp);
+  if (e >= -4 && e < places) return strip(v.toFixed(places - 1 - e));
+  return `${strip(mantissa)}·10^${e}`;
+}
+
+export function formatNumber(value, format = "text") {
+  const m = PARAMETRIC.exec(format);
+  if (format !== "text" && format !== "int" && !m) throw new Error(`unknown number format "${format}"`);
+  if (value === null || value === undefined) return "–";
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (Array.isArray(value)) return value.map((v) => formatNumber(v, format)).join(" ");
+  if (typeof value !== "number") return String(value);
+  if (format === "text" || !Number.isFinite(value)) return String(value);
+  if (format === "int") return grouped(Math.round(value));
+  const digits = Number(m[2]);
+  switch (m[1]) {
+    case "fixed": return value.toFixed(digits);
+    case "pct": return (100 * value).toFixed(digits) + "%";
+    case "sci": return sci(value, digits);
+    default: return sig(value, Math.max(digits, 1));
+  }
+}
