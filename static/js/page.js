@@ -1,11 +1,12 @@
 // The article's behaviour: the input bar, the live values, the URL, and which step is in view.
 //
-// Events for the stage (static/stage/main.js):
+// Events for the stage (static/stage/main.js), the beam figure and the progress bar:
 //   anatomy:trace  detail = the whole trace JSON (as /api/trace returns it), after each new input
 //   anatomy:step   detail = {step, view, highlight, animation}, when the step in view changes
 // window.anatomy = {trace, step, stepDetail, model, ready} for tests and the console.
 
 import { formatNumber } from "./format.js";
+import { readTraceStream } from "./trace-stream.js";
 
 const DEFAULT_INPUT = "42";
 const form = document.getElementById("input-form");
@@ -37,45 +38,6 @@ async function fetchJson(url) {
   return body;
 }
 
-// Read the NDJSON stream: the header first, then one node per line; each is announced as it
-// arrives (anatomy:trace-header, anatomy:trace-node) so the stage may draw before the end.
-async function fetchTraceStream(input) {
-  const response = await fetch(`/api/trace/stream?input=${encodeURIComponent(input)}`,
-    { headers: { Accept: "application/x-ndjson" } });
-  if (!response.ok) {
-    const body = await response.json().catch(() => null);
-    throw Object.assign(new Error(body?.detail?.message || `the server answered ${response.status}`),
-      { status: response.status });
-  }
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "", trace = null;
-  const take = (line) => {
-    if (!line.trim()) return;
-    const obj = JSON.parse(line);
-    if (trace === null) {
-      const { node_count: _count, ...header } = obj;
-      trace = { ...header, nodes: [] };
-      document.dispatchEvent(new CustomEvent("anatomy:trace-header", { detail: obj }));
-    } else {
-      trace.nodes.push(obj);
-      document.dispatchEvent(new CustomEvent("anatomy:trace-node", { detail: obj }));
-    }
-  };
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    let cut;
-    while ((cut = buffer.indexOf("\n")) >= 0) {
-      take(buffer.slice(0, cut));
-      buffer = buffer.slice(cut + 1);
-    }
-  }
-  take(buffer);
-  if (!trace) throw new Error("the server sent an empty trace");
-  return trace;
-}
-
 function showError(message) {
   errorBox.textContent = message;
   field.setAttribute("aria-invalid", "true");
@@ -98,7 +60,7 @@ async function run(input) {
   const seq = ++requestSeq;
   form.setAttribute("aria-busy", "true");
   try {
-    const trace = await fetchTraceStream(input);
+    const trace = await readTraceStream(`/api/trace/stream?input=${encodeURIComponent(input)}`);
     if (seq !== requestSeq) return; // a newer input won
     anatomy.trace = trace;
     clearError();
