@@ -76,7 +76,7 @@ def model_figure_data(model, attention: dict | None = None) -> dict[str, dict]:
 
 def compute_model_figures(model, attention: dict | None = None) -> dict[str, bytes]:
     """Every model figure's response body, ready to send; `attention` reuses the service's per-head peaks."""
-    return {name: dumps({"name": name, "title": MODEL_FIGURES[name], "data": data})
+    return {name: dumps(Figure(name=name, title=MODEL_FIGURES[name], data=data))
             for name, data in model_figure_data(model, attention).items()}
 
 
@@ -170,7 +170,7 @@ def research_body(name: str) -> bytes:
         data = {"experiment": experiment, "title": experiment, "status": "not available",
                 "error": f"{type(e).__name__}: {str(e)[:200]}", "command": f"python -m research {experiment}",
                 "parts": []}
-    body = dumps({"name": name, "title": f"Research desk: {data['title']}", "data": data})
+    body = dumps(Figure(name=name, title=f"Research desk: {data['title']}", data=data))
     with _research_lock:
         _research_cache[name] = (stamp, body)
     return body
@@ -180,7 +180,7 @@ def research_body(name: str) -> bytes:
 
 @router.get("", response_model=FigureList, summary="The figures' names")
 async def list_figures() -> Response:
-    return Response(dumps({"names": [*MODEL_FIGURES, *RESEARCH]}), media_type="application/json")
+    return Response(dumps(FigureList(names=[*MODEL_FIGURES, *RESEARCH])), media_type="application/json")
 
 
 @router.get("/{name}", response_model=Figure, summary="One figure's data",
@@ -210,8 +210,8 @@ def main(argv: list[str]) -> int:
     from model.translate import Translator
 
     model = Translator.load().model
-    sys.stdout.write(dumps({"name": name, "title": MODEL_FIGURES[name],
-                            "data": model_figure_data(model)[name]}).decode() + "\n")
+    sys.stdout.write(dumps(Figure(name=name, title=MODEL_FIGURES[name],
+                                  data=model_figure_data(model)[name])).decode() + "\n")
     return 0
 
 

@@ -112,6 +112,15 @@ def test_facts_are_the_ledger_file(client):
     assert all(f.value and f.what and f.source for f in facts.facts)
 
 
+def test_figures_are_documented(client):
+    from app.figure_routes import Figure, FigureList
+
+    names = documented(FigureList, client.get("/api/figures").json()).names
+    assert names
+    for name in names:
+        assert documented(Figure, client.get(f"/api/figures/{name}").json()).name == name
+
+
 def test_openapi_documents_every_endpoint(client):
     spec = client.get("/openapi.json").json()
     for path in ("/api/model", "/api/weights", "/api/trace", "/api/trace/stream", "/api/beam", "/api/facts",
