@@ -1,0 +1,57 @@
+"""The page's one NDJSON reader (static/js/trace-stream.js), run in Node against a real server: it
+rebuilds the trace /api/trace sends, calls back per header and node, and passes on a refusal."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node to run static/js/trace-stream.js")
+
+READ = """
+import { readTraceStream } from './static/js/trace-stream.js';
+const [url] = process.argv.slice(1);
+let headers = 0, nodes = 0, count = null, order = true;
+try {
+  const trace = await readTraceStream(url, {
+    onHeader: (h) => { headers++; count = h.node_count; },
+    onNode: (n, i) => { order &&= i === nodes; nodes++; },
+  });
+  console.log(JSON.stringify({ trace, headers, nodes, count, order }));
+} catch (err) {
+  console.log(JSON.stringify({ error: err.message, status: err.status ?? null }));
+}
+"""
+
+
+def read(url: str) -> dict:
+    out = subprocess.run(["node", "--input-type=module", "-e", READ, url], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120, check=True).stdout
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("number", ["42", "731015"])
+def test_the_reader_rebuilds_the_trace_and_calls_back_per_line(live_server, client, number):
+    got = read(f"{live_server}/api/trace/stream?input={number}")
+    assert got["trace"] == client.get("/api/trace", params={"input": number}).json()
+    assert got["headers"] == 1 and got["order"]
+    assert got["nodes"] == got["count"] == len(got["trace"]["nodes"])
+
+
+def test_the_reader_passes_on_the_servers_refusal(live_server):
+    got = read(f"{live_server}/api/trace/stream?input=minus%20one")
+    assert got["status"] == 422 and "accepted" in got["error"].lower()
+
+
+def test_the_page_has_one_ndjson_reader_and_no_unheard_trace_events():
+    scripts = {p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8") for p in (ROOT / "static").rglob("*.js")}
+    readers = [name for name, text in scripts.items() if "x-ndjson" in text]
+    assert readers == ["static/js/trace-stream.js"], readers
+    dispatched = {e for text in scripts.values() for e in re.findall(r"CustomEvent\(['\"](anatomy:[\w-]+)", text)}
+    assert not dispatched & {"anatomy:trace-header", "anatomy:trace-node"}
