@@ -29,14 +29,14 @@ FORMAT = "anatomy-scene/1"
 HEAD_GAP = 1  # empty columns between head slices inside a block
 V_GAP = 3  # between blocks stacked in a station: room for a label line
 H_GAP = 4  # between blocks side by side
-HEAD_COL_GAP = 3  # between the columns of two heads
+HEAD_COL_GAP = 2  # between the columns of two heads
 STATION_GAP = 14  # between stations: room for the station's title
 LABEL_ROOM = 2.2  # a block's label sits above its top edge; views keep room for it
 TOWER_GAP = 24  # between E and each tower
 CELL = {"footprint": 0.86, "max_height": 2.4, "head_gap": HEAD_GAP}  # a cell: its square, its tallest
-VIEW_MARGIN = 1.04  # a step's subject fills 1/1.04 of the stage along its tighter dimension
-ELEVATION = 0.1
-AZIMUTH = {"src": -0.12, "tgt": 0.12, "shared": 0.0}
+VIEW_MARGIN = 1.03  # a step's subject fills 1/1.03 of the stage along its tighter dimension
+ELEVATION = 0.08  # enough to see the cells' heights, little enough to keep them square on screen
+AZIMUTH = {"src": -0.08, "tgt": 0.08, "shared": 0.0}
 
 PALETTES = Path(__file__).resolve().parent / "palettes"
 

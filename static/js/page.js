@@ -2,9 +2,8 @@
 //
 // Events for the stage (static/stage/main.js), the beam figure and the progress bar:
 //   anatomy:trace  detail = the whole trace JSON (as /api/trace returns it), after each new input
-//   anatomy:step   detail = {step, view, highlight, animation}, when the step in view changes
+//   anatomy:step   detail = {step}, when the step in view changes
 // window.anatomy = {trace, step, stepDetail, model, ready} for tests and the console.
-
 import { formatNumber } from "./format.js";
 import { readTraceStream } from "./trace-stream.js";
 
@@ -84,11 +83,9 @@ form.addEventListener("submit", (event) => {
 
 // ---- which step is in view ------------------------------------------------------------------
 
+// The step's number is all the page says: what the stage shows for it is the scene's (the tour).
 function stepDetail(section) {
-  let highlight = [];
-  try { highlight = JSON.parse(section.dataset.highlight || "[]"); } catch { /* keep [] */ }
-  return { step: Number(section.dataset.step), view: section.dataset.view, highlight,
-    animation: section.dataset.animation };
+  return { step: Number(section.dataset.step) };
 }
 
 function setStep(section) {

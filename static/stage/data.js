@@ -9,10 +9,14 @@ export function fetchWeights(url = '/api/weights') {
     weightsPromise = fetch(url).then(r => {
       if (!r.ok) throw new Error(`weights: HTTP ${r.status}`);
       return r.json();
-    }).then(json => new Map(json.parameters.map(p => [p.id, { id: p.id, shape: p.shape, data: Float32Array.from(p.data) }])))
-      .catch(e => { weightsPromise = null; throw e; });
+    }).then(parseWeights).catch(e => { weightsPromise = null; throw e; });
   }
   return weightsPromise;
+}
+
+/** /api/weights' document ({parameters: [{id, shape, data}]}) as tensors by id. */
+export function parseWeights(json) {
+  return new Map(json.parameters.map(p => [p.id, { id: p.id, shape: p.shape, data: Float32Array.from(p.data) }]));
 }
 
 /** A trace's nodes as tensors: null (masked, −∞) becomes -Infinity. */

@@ -1,7 +1,7 @@
 // Entry point: finds #stage, loads the weights once, draws each trace the page announces, and
 // follows the article's steps. The public object is window.anatomyStage (see README.md).
 import { Stage } from './stage.js';
-import { fetchWeights, fetchTrace } from './data.js';
+import { fetchWeights, fetchTrace, parseWeights } from './data.js';
 
 const container = document.getElementById('stage');
 const api = window.anatomyStage = {
@@ -60,6 +60,14 @@ Object.assign(api, {
     try { const t = await fetchTrace(input); return !!(t.nodes && api.stage && (api.stage.setTrace(t), api.traceCount++, api.input = t.input, true)); }
     catch (e) { return false; }
   },
+  /** Draws another model (a research variant, say): its trace (with its scene) and its weights document. */
+  drawModel: (trace, weights) => {
+    const s = api.stage;
+    if (!s) return false;
+    s.setWeights(parseWeights(weights)); s.setTrace(trace);
+    api.traceCount++; api.input = trace.input;
+    return true;
+  },
   /** The scene's steps ({step, title, subject, lit, view, animation}) of the trace on the stage. */
   steps: () => api.stage?.scene?.steps ?? [],
   step: (detail) => api.stage?.applyStep(typeof detail === 'number' ? { step: detail } : detail),
@@ -67,6 +75,9 @@ Object.assign(api, {
   returnToStep: () => api.stage?.returnToStep(),
   replay: () => api.stage?.replay(),
   idle: () => api.stage?.idle() ?? Promise.resolve(),
+  /** How a step's subject sits on screen now: its on-screen bounding box (clipped to the stage) as
+   *  shares of the stage's area, width and height, and the median cell's size in CSS pixels. */
+  framing: (ids) => api.stage?.framing(ids ?? api.stage.step?.subject ?? []) ?? null,
   camera: () => { const k = api.stage?.rig.key; return k && { target: k.target.toArray(), azimuth: k.azimuth, elevation: k.elevation, distance: k.distance }; },
   /** The drawn value of a cell as the GPU sees it now (tests: did a new input change the drawing?). */
   drawnValue: (id, row, col) => { const s = api.stage, c = s?.resolve(id, row, col); return c ? s.cells.drawnValue(c.id, c.r, c.c) : null; },

@@ -347,6 +347,34 @@ export class Stage {
     return { x: rect.left + (p.x + 1) / 2 * rect.width, y: rect.top + (1 - p.y) / 2 * rect.height, visible: Math.abs(p.x) <= 1 && Math.abs(p.y) <= 1 && p.z < 1 };
   }
 
+  framing(ids) {
+    const rect = this.renderer.domElement.getBoundingClientRect(), W = rect.width, H = rect.height;
+    const px = v => { const p = v.clone().project(this.camera); return [(p.x + 1) / 2 * W, (1 - p.y) / 2 * H]; };
+    let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    const sizes = [];
+    for (const id of ids) {
+      const b = this.blockById.get(id);
+      if (!b) continue;
+      for (const [x, y] of [[b.x, b.y], [b.x + b.w, b.y], [b.x, b.y - b.rows], [b.x + b.w, b.y - b.rows]].map(([x, y]) => px(new THREE.Vector3(x, y, 0)))) {
+        x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+      }
+      // a cell's on-screen size at the block's middle: the geometric mean of its projected pitch
+      const r = Math.floor(b.rows / 2), c = Math.floor(b.cols / 2), c2 = c + 1 < b.cols ? c + 1 : c - 1, r2 = r + 1 < b.rows ? r + 1 : r - 1;
+      const p = px(this.cellCentre(b, r, c)), pc = c2 >= 0 ? px(this.cellCentre(b, r, c2)) : null, pr = r2 >= 0 ? px(this.cellCentre(b, r2, c)) : null;
+      const dx = pc ? Math.hypot(pc[0] - p[0], pc[1] - p[1]) : null, dy = pr ? Math.hypot(pr[0] - p[0], pr[1] - p[1]) : null;
+      const size = dx && dy ? Math.sqrt(dx * dy) : (dx || dy || 0);
+      sizes.push([size, b.rows * b.cols]);
+    }
+    sizes.sort((a, b) => a[0] - b[0]);
+    const total = sizes.reduce((s, [, n]) => s + n, 0);
+    let acc = 0, median = 0;
+    for (const [size, n] of sizes) { acc += n; if (acc >= total / 2) { median = size; break; } }
+    const cx0 = Math.max(0, x0), cx1 = Math.min(W, x1), cy0 = Math.max(0, y0), cy1 = Math.min(H, y1);
+    const w = Math.max(0, cx1 - cx0), h = Math.max(0, cy1 - cy0);
+    return { stageWidth: W, stageHeight: H, areaShare: w * h / (W * H), widthShare: w / W, heightShare: h / H, medianCellPx: median,
+      clipped: x0 < -1 || y0 < -1 || x1 > W + 1 || y1 > H + 1 };
+  }
+
   inspect(id, row, col) {
     const cell = this.resolve(id, row, col);
     if (!cell) return null;
