@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.content import Fact
+from model.scene import Scene
 from model.trace import TraceHeader, described
 from model.transformer import Config
 
@@ -129,7 +130,8 @@ class TraceNode(BaseModel):
 class ServedTraceHeader(TraceHeader):
     """The trace's header as the service sends it: the model's TraceHeader and the scene drawn from it."""
 
-    scene: dict[str, Any] = described("what the stage draws for this trace (model/scene.py)")
+    scene: Scene = described("what the stage draws for this trace: blocks, stations, connectors, labels, colours "
+                             "and each step's subject and view (model/scene.py)")
 
     @classmethod
     def of(cls, header: TraceHeader, **more: Any) -> Any:

@@ -170,7 +170,7 @@ class ModelService:
         if hit is not None:
             return hit
         t = trace(self.translator.model, number, self.params, self.version)
-        scene = build_scene(t, self.translator.model.cfg, self.params, self.tour).to_json()  # the stage's
+        scene = build_scene(t, self.translator.model.cfg, self.params, self.tour)  # what the stage draws
         entry = CachedTrace.build(ServedTraceHeader.of(t.header(), scene=scene), t.nodes)
         self.traces.put(key, entry, entry.nbytes)
         return entry

@@ -89,7 +89,7 @@ def main() -> None:
             st = page.evaluate("anatomyStage.stats")
             gl = page.evaluate("(() => { const g = anatomyStage.stage.renderer.getContext(); const e = g.getExtension('WEBGL_debug_renderer_info'); return e ? g.getParameter(e.UNMASKED_RENDERER_WEBGL) : '?'; })()")
             print(f"renderer           {gl}")
-            print(f"draw calls         {st['drawCalls']:8d} (overview: {st['blocks']} blocks + labels + connectors + cursor)")
+            print(f"draw calls         {st['drawCalls']:8d} (overview, {st['blocks']} blocks)")
             print(f"cells drawn        {st['cellsDrawn']:8d}")
             frames = page.evaluate(FRAMES_JS, 40)
             print(f"frame JS, overview {statistics.median(frames):8.2f} ms median, {sorted(frames)[int(len(frames) * .95)]:.2f} ms p95 "
@@ -104,7 +104,8 @@ def main() -> None:
             hit = page.evaluate(HIT_JS, 2000)
             print(f"hit-test           {hit['mean'] * 1000:8.1f} µs mean over 2000 random points ({hit['hits']} on a cell)")
             redraw = []
-            for node_id, r, c in [("enc.0.self.W_q", 3, 5), ("enc.0.self.q", 1, 5), ("enc.0.self.v", 0, 20), ("enc.0.self.W_k", 10, 10)] * 3:
+            for node_id, r, c in [("enc.0.self.W_q", 3, 5), ("enc.0.self.q", 1, 5), ("enc.0.self.b_q", 0, 20),
+                                  ("enc.0.self.W_q", 10, 10)] * 3:
                 pt = page.evaluate("([i, r, c]) => anatomyStage.project(i, r, c)", [node_id, r, c])
                 page.mouse.move(pt["x"], pt["y"])
                 page.evaluate("anatomyStage.idle()")

@@ -16,7 +16,9 @@ it, the transposed W₂ from the ReLU under it, token axes propagated through th
 from __future__ import annotations
 
 import fnmatch
+import functools
 import math
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -157,6 +159,7 @@ class Scene:
 # ---------------------------------------------------------------------------------------------
 # Colours: published palettes (model/palettes/README.md), sampled
 
+@functools.cache
 def read_palette(name: str) -> np.ndarray:
     return np.loadtxt(PALETTES / f"{name}.txt")  # (256, 3) sRGB in 0..1
 
@@ -497,7 +500,8 @@ def build_scene(trace, cfg: Config, param_shapes: dict, tour: list[TourStep]) ->
                   blocks, aliases, stations, [], [], bounds, overview, [], sum(b.rows * b.cols for b in blocks))
     scene.connectors = _connectors(scene, by_id, tensors, trace, memory)
     scene.labels = _labels(scene, by_id, trace)
-    scene.steps = [_step(s, scene, by_id, tensors, cfg) for s in tour]
+    names = (tuple(b.id for b in scene.blocks), tuple((s.id, s.of) for s in scene.slices))
+    scene.steps = [_step(s, scene, by_id, tensors, cfg, names) for s in tour]
     return scene
 
 
@@ -738,24 +742,26 @@ def _labels(scene: Scene, by_id: dict[str, Block], trace) -> list[Label]:
 # ---------------------------------------------------------------------------------------------
 # The tour: subjects, views, animation targets
 
-def expand(globs: list[str], scene: Scene, cfg: Config) -> list[str]:
+def expand(globs: list[str], scene: Scene, cfg: Config, names: tuple | None = None) -> list[str]:
     """Block ids matching the globs ({last} is the last layer); a head slice stands for its block."""
-    ids = [b.id for b in scene.blocks]
-    alias = {s.id: s.of for s in scene.slices}
+    names = names or (tuple(b.id for b in scene.blocks), tuple((s.id, s.of) for s in scene.slices))
     out: dict[str, None] = {}
     for g in globs:
-        g = g.replace("{last}", str(cfg.n_layers - 1))
-        for i in fnmatch.filter(ids, g):
-            out[i] = None
-        for a, of in alias.items():
-            if fnmatch.fnmatchcase(a, g):
-                out[of] = None
+        out.update(dict.fromkeys(_matching(g.replace("{last}", str(cfg.n_layers - 1)), names)))
     return list(out)
 
 
-def _step(s: TourStep, scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor], cfg: Config) -> SceneStep:
-    subject = expand(s.subject, scene, cfg)
-    lit = subject + [i for i in expand(s.also, scene, cfg) if i not in subject]
+@functools.lru_cache(maxsize=4096)  # the names depend on the model's shape, not on the input
+def _matching(glob: str, names: tuple[tuple[str, ...], tuple[tuple[str, str], ...]]) -> tuple[str, ...]:
+    match = re.compile(fnmatch.translate(glob)).match
+    ids, aliases = names
+    return tuple(dict.fromkeys([i for i in ids if match(i)] + [of for a, of in aliases if match(a)]))
+
+
+def _step(s: TourStep, scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor], cfg: Config,
+          names: tuple) -> SceneStep:
+    subject = expand(s.subject, scene, cfg, names)
+    lit = subject + [i for i in expand(s.also, scene, cfg, names) if i not in subject]
     if s.view == "overview" or not subject:
         view = scene.overview
         if s.angle:

@@ -92,7 +92,7 @@ def test_every_page_prints_the_parameter_count_with_a_thin_space(client):
 def test_no_script_or_template_formats_numbers_on_its_own():
     """toFixed, toExponential, toLocaleString, digit grouping and %-formats live in the two formatters only."""
     own = re.compile(r"toFixed|toExponential|toPrecision|toLocaleString|\\B\(\?=|\{:,\}|\"%\.\d+f\"|\|format\(")
-    files = [*sorted((ROOT / "static/js").glob("*.js")), *sorted((ROOT / "templates").glob("*.html"))]
+    files = [*sorted((ROOT / "static").rglob("*.js")), *sorted((ROOT / "templates").glob("*.html"))]
     found = [f"{f.relative_to(ROOT)}: {m.group()}" for f in files if f.name != "format.js"
              for m in own.finditer(f.read_text(encoding="utf-8"))]
     assert not found, found

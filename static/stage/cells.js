@@ -6,8 +6,8 @@
 // Colours come from the scene's palette (published colour maps), heights from |value| / scale.
 import * as THREE from 'three';
 
-export const NEG_INF = -1e30;  // a masked score (−∞; null in the trace)
-export const KINDS = { value: 0, bar: 1, masked: 2, relu: 3, bool: 4, ids: 5 };
+const NEG_INF = -1e30;  // a masked score (−∞; null in the trace)
+const KINDS = { value: 0, bar: 1, masked: 2, relu: 3, bool: 4, ids: 5 };
 const TEXELS = 4;  // state texels per block
 
 const vertexShader = /* glsl */`
@@ -81,7 +81,7 @@ function rampTexture(stops) {
 }
 
 /** The largest |value| of a block (its colour and height scale); 1 when all are zero. */
-export function blockScale(values) {
+function blockScale(values) {
   let m = 0;
   for (const v of values) if (Number.isFinite(v) && Math.abs(v) > m) m = Math.abs(v);
   return m || 1;

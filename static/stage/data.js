@@ -23,8 +23,7 @@ export function parseWeights(json) {
 export function traceTensors(trace) {
   const out = new Map();
   for (const n of trace.nodes) {
-    const data = Array.isArray(n.data) ? n.data : [n.data];
-    out.set(n.id, { id: n.id, op: n.op, inputs: n.inputs, shape: n.shape, data: Float64Array.from(data, v => (v === null ? -Infinity : Number(v))) });
+    out.set(n.id, { id: n.id, op: n.op, inputs: n.inputs, shape: n.shape, data: Float64Array.from(n.data, v => (v === null ? -Infinity : v)) });
   }
   return out;
 }

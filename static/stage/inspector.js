@@ -3,7 +3,9 @@
 // standard deviation, whether the cell is masked) and the tensor's values. Nothing here knows a
 // tensor by name. Also the legend: the hovered block's colour scale.
 
-const fmt = v => (v === -Infinity ? '−∞' : Number.isInteger(v) ? String(v) : v.toPrecision(5));
+import { formatNumber } from '../js/format.js';
+
+const fmt = v => (v === -Infinity ? '−∞' : formatNumber(v, Number.isInteger(v) ? 'text' : 'sig5'));
 
 /** Tensor coordinates of a drawn cell: {row, col, flat} (1-D: index in col or row; transposed swaps). */
 export function tensorIndex(block, r, c) {
@@ -14,7 +16,7 @@ export function tensorIndex(block, r, c) {
   return { row, col, flat: row * shape[1] + col };
 }
 
-export function rowStats(data, cols, row) {
+function rowStats(data, cols, row) {
   let s = 0, s2 = 0;
   for (let c = 0; c < cols; c++) s += data[row * cols + c];
   const mean = s / cols;

@@ -27,13 +27,11 @@ async function start() {
     try { stage.setTrace(trace); } catch (e) { console.warn('stage: trace not drawn:', e.message); return false; }
     api.traceCount++; api.input = trace.input; api.ready = true;
     container.dataset.ready = 'true';
-    document.dispatchEvent(new CustomEvent('anatomy:stage-ready', { detail: { input: trace.input } }));
     return true;
   };
   document.addEventListener('anatomy:trace', e => { if (weights) apply(e.detail); else pending = e.detail; });
   document.addEventListener('anatomy:step', e => { lastStep = e.detail; if (api.ready) stage.applyStep(e.detail); else stage.applyStep(e.detail, { animate: false }); });
   if (lastStep) stage.applyStep(lastStep, { animate: false });
-  document.dispatchEvent(new CustomEvent('anatomy:stage-listening'));
   try {
     weights = await fetchWeights();
   } catch (e) {

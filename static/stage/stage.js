@@ -240,7 +240,7 @@ export class Stage {
     const lg = legendOf(this.scene, b, this.cells.entry(b.id).scale);
     if (!lg) { this.legend.hidden = true; return; }
     const n = lg.stops.length;
-    this.legendBar.style.background = `linear-gradient(to right, ${lg.stops.map((s, i) => `${s} ${(100 * i / (n - 1)).toFixed(1)}%`).join(', ')})`;
+    this.legendBar.style.background = `linear-gradient(to right, ${lg.stops.map((s, i) => `${s} ${100 * i / (n - 1)}%`).join(', ')})`;
     this.legendTitle.textContent = lg.title;
     this.legendLabels.replaceChildren(...lg.labels.map(t => { const s = document.createElement('span'); s.textContent = t; return s; }));
     this.legend.dataset.block = b.id;
