@@ -170,7 +170,7 @@ def test_the_keyboard_cursor_walks_blocks_and_cells(page, data):
 
 def test_hovering_a_projected_cell_shows_its_value(page, data):
     step(page, 6)
-    for node_id, row, col in [("enc.0.self.W_q", 3, 5), ("enc.0.self.q", 1, 5), ("enc.0.self.v", 0, 20)]:
+    for node_id, row, col in [("enc.0.self.W_q", 3, 5), ("enc.0.self.q", 1, 5), ("enc.0.self.b_q", 0, 20)]:
         pt = page.evaluate("([i, r, c]) => anatomyStage.project(i, r, c)", [node_id, row, col])
         assert pt["visible"], (node_id, pt)
         page.mouse.move(pt["x"], pt["y"])
@@ -277,11 +277,11 @@ def test_reduced_motion_turns_moves_into_cuts(browser, live_server):
         pg.context.close()
 
 
-def test_the_legend_shows_the_hovered_blocks_scale(page, data):
+def test_the_legend_shows_the_hovered_blocks_scale(page):
     page.evaluate("anatomyStage.inspect('enc.0.self.q', 0, 0)")
     legend = page.eval_on_selector(".stage-legend",
                                    "el => ({hidden: el.hidden, block: el.dataset.block, text: el.textContent})")
-    q = node(data["trace"], "enc.0.self.q")["data"]
+    q = page.evaluate("anatomyStage.stage.trace.nodes.find(n => n.id === 'enc.0.self.q').data")  # the input shown
     top = max(abs(v) for v in q)
     assert not legend["hidden"] and legend["block"] == "enc.0.self.q"
     assert f"+{top:.5g}" in legend["text"] and f"\u2212{top:.5g}" in legend["text"]
