@@ -152,20 +152,26 @@ def _scene_of(number: int) -> tuple[Scene, dict]:
     return build_scene(t, model.cfg, params, load_tour()), scene_values(t, params)
 
 
+def camera_settings(view: View, aspect: float) -> dict:
+    """A PerspectiveCamera's traits for a view: position, orientation and clipping planes."""
+    pos, quat = camera_pose(view, aspect)
+    d = fit_distance(view, FOV, aspect)
+    return {"position": tuple(pos), "quaternion": tuple(quat), "near": max(0.5, d / 200), "far": d * 8 + 2000}
+
+
 def move_camera(renderer, view: View) -> None:
-    """Puts a renderer's camera (and its orbit target) where a view says."""
-    cam = renderer.camera
-    pos, quat = camera_pose(view, renderer.width / renderer.height)
-    d = fit_distance(view, FOV, renderer.width / renderer.height)
-    cam.near, cam.far = max(0.5, d / 200), d * 8 + 2000
-    cam.position, cam.quaternion = tuple(pos), tuple(quat)
+    """Puts a shown renderer's camera (and its orbit target) where another view says."""
+    renderer.camera.set_trait("aspect", renderer.width / renderer.height)
+    for name, value in camera_settings(view, renderer.width / renderer.height).items():
+        setattr(renderer.camera, name, value)
     for c in renderer.controls:
         c.target = tuple(float(v) for v in view.target)
 
 
-def show(number_or_text: int | str, step: int | None = None, width: int = 900, height: int = 600,
-         titles: bool = True):
-    """A pythreejs Renderer drawing the scene of an input, its camera on a step's view (None: overview)."""
+def show(number_or_text: int | str, step: int | None = None, width: int = 760, height: int = 500,
+         titles: bool | None = None):
+    """A pythreejs Renderer drawing the scene of an input, its camera on a step's view (None: the overview).
+    Station titles are drawn in the overview only, unless `titles` says otherwise (as on the stage)."""
     import pythreejs as p3
 
     scene, values = load_scene(number_or_text)
@@ -181,16 +187,22 @@ def show(number_or_text: int | str, step: int | None = None, width: int = 900, h
         p3.BufferGeometry(attributes={"position": p3.BufferAttribute(seg_pos),
                                       "color": p3.BufferAttribute(seg_col)}),
         p3.LineBasicMaterial(vertexColors="VertexColors"), name="connectors")
-    # the stage's shading: colour × (0.62 + 0.38 · max(n · l, 0)), light from (0.35, 0.55, 0.75)
-    children = [cells, lines, p3.AmbientLight(color="#ffffff", intensity=0.62),
-                p3.DirectionalLight(color="#ffffff", position=[0.35, 0.55, 0.75], intensity=0.38)]
-    if titles:
+    # the stage's shading, colour × (0.62 + 0.38 · n·l) with the light from (0.35, 0.55, 0.75), on the faces
+    # lit; faces turned away get darker (a hemisphere light is linear in n·l). Not a DirectionalLight:
+    # its shadow camera, made by the front end, fails to sync under JupyterLab 4 ("Error setting state")
+    children = [cells, lines, p3.AmbientLight(color="#ffffff", intensity=0.24),
+                p3.HemisphereLight(color="#ffffff", groundColor="#000000", intensity=0.76,
+                                   position=[0.35, 0.55, 0.75])]
+    view = step_view(scene, step)
+    if step is None if titles is None else titles:
         children += _station_titles(scene, p3)
     camera = p3.PerspectiveCamera(fov=FOV, aspect=width / height, up=[0, 1, 0])
     renderer = p3.Renderer(p3.Scene(children=children, background=scene.palette["background"]), camera,
                            controls=[p3.OrbitControls(controlling=camera)], width=width, height=height,
                            antialias=True)
-    move_camera(renderer, step_view(scene, step))
+    # moved after the controls exist: their front end turns the camera to the target when it changes
+    # (a target given at construction leaves the camera looking at the origin)
+    move_camera(renderer, view)
     return renderer
 
 
