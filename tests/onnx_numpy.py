@@ -64,3 +64,20 @@ def as_array(tensor: dict) -> np.ndarray:
     """A trace tensor's data (row-major, null meaning −∞) as an array of its shape and dtype."""
     data = [float("-inf") if v is None else v for v in tensor["data"]]
     return np.array(data, dtype=tensor["dtype"]).reshape(tensor["shape"])
+
+
+def reexecute(nodes: list[dict], values: dict[str, np.ndarray]) -> int:
+    """Recomputes every non-Constant node from its inputs and checks it against the trace to 1e-5 (−∞ where
+    the trace has −∞); `values` starts with the parameters and collects every node. Returns how many."""
+    checked = 0
+    for node in nodes:
+        value = as_array(node)
+        if node["op"] != "Constant":
+            expected = evaluate(node, values)
+            assert list(expected.shape) == node["shape"], node["id"]
+            finite = np.isfinite(expected)
+            assert np.array_equal(finite, np.isfinite(value)), node["id"]
+            assert np.allclose(value[finite], expected[finite], atol=1e-5, rtol=1e-5), node["id"]
+            checked += 1
+        values[node["id"]] = value
+    return checked

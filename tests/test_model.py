@@ -14,7 +14,7 @@ from model.decode import beam_search, greedy, strip_eos
 from model.train import TrainConfig, exact_match, learning_rate, train
 from model.transformer import Config, EncoderDecoder, count_parameters, sinusoid_table
 from model.vocab import VOCAB
-from tests.onnx_numpy import as_array, evaluate
+from tests.onnx_numpy import as_array, reexecute
 
 torch.set_num_threads(2)
 
@@ -127,20 +127,7 @@ def test_every_trace_tensor_is_recomputed_from_its_inputs_by_a_numpy_onnx_evalua
     for pid, arr in parameters(trained).items():
         values[pid] = arr
     assert t["parameters"] == list(values)
-    checked = 0
-    for node in t["nodes"]:
-        value = as_array(node)
-        if node["op"] == "Constant":
-            values[node["id"]] = value
-            continue
-        expected = evaluate(node, values)
-        assert list(expected.shape) == node["shape"], node["id"]
-        finite = np.isfinite(expected)
-        assert np.array_equal(finite, np.isfinite(value)), node["id"]
-        assert np.allclose(value[finite], expected[finite], atol=1e-5, rtol=1e-5), node["id"]
-        values[node["id"]] = value
-        checked += 1
-    assert checked > 200
+    assert reexecute(t["nodes"], values) > 200
     # the constants are what they claim to be
     assert np.allclose(values["src.pe"], sinusoid_table(len(t["source_tokens"]), 32).numpy())
     assert np.array_equal(values["dec.mask"], np.tril(np.ones_like(values["dec.mask"])))

@@ -20,7 +20,7 @@ from model.trace import FOLLOWED_OPTIONS, check_traceable, parameters, trace
 from model.transformer import Config, EncoderDecoder, count_parameters, parameter_breakdown
 from model.vocab import VOCAB
 from research.experiments import ABLATIONS, DK_SWEEP, POSITIONALS, WARMUP_NORM
-from tests.onnx_numpy import as_array, evaluate
+from tests.onnx_numpy import as_array, reexecute
 
 torch.set_num_threads(2)
 
@@ -113,15 +113,7 @@ def test_every_node_is_recomputed_from_its_inputs_by_the_numpy_onnx_evaluator_to
     model, t = traced(name, number)
     values = dict(parameters(model))
     assert t["parameters"] == list(values)
-    for node in t["nodes"]:
-        value = as_array(node)
-        if node["op"] != "Constant":
-            expected = evaluate(node, values)
-            assert list(expected.shape) == node["shape"], node["id"]
-            finite = np.isfinite(expected)
-            assert np.array_equal(finite, np.isfinite(value)), node["id"]
-            assert np.allclose(value[finite], expected[finite], atol=1e-5, rtol=1e-5), node["id"]
-        values[node["id"]] = value
+    assert reexecute(t["nodes"], values) > 0
 
 
 @pytest.mark.parametrize("name", TRACED)
