@@ -31,6 +31,7 @@ SLUG = re.compile(r"^[a-z0-9-]+$")
 LIVE_SPAN = re.compile(r'(<span\b[^>]*\bdata-live="([^"]+)"[^>]*>)(.*?)(</span>)', re.S)
 FORMAT_ATTR = re.compile(r'\bdata-format="([^"]+)"')
 FACT_ID = re.compile(r'\bdata-fact="([^"]+)"')
+CITE = re.compile(r'class="cite" href="#ref-(\d+)"')
 FACT_SPAN = re.compile(r'<span\b(?![^>]*\btabindex=)([^>]*\bdata-fact="[^"]+")')
 
 EXTENSIONS = ["tables", "attr_list", "md_in_html", "fenced_code", "footnotes", "pymdownx.arithmatex"]
@@ -73,6 +74,11 @@ class Content:
     facts: list[Fact] = field(default_factory=list)
     extras_html: str = ""
     unused_facts: dict[str, str] = field(default_factory=dict)  # id -> why the article does not quote it
+
+    def references_in(self, fragment: str) -> list[tuple[str, str]]:
+        """The references a fragment cites (`href="#ref-N"`), in the list's order: a topic page's own list."""
+        cited = set(CITE.findall(fragment))
+        return [(n, text) for n, text in self.references if n in cited]
 
     @cached_property  # the content never changes after start-up; /ledger asks on every request
     def fact_uses(self) -> dict[str, list[tuple[str, str]]]:

@@ -67,7 +67,7 @@ async def topic(request: Request, slug: str) -> HTMLResponse:
     t = request.app.state.content.topics.get(slug)
     if t is None:
         raise HTTPException(404, f"no topic page '{slug[:60]}'")
-    return page(request, "topic.html", topic=t)
+    return page(request, "topic.html", topic=t, references=request.app.state.content.references_in(t.html))
 
 
 @router.get("/docs", response_class=HTMLResponse)
