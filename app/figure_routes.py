@@ -36,6 +36,7 @@ MODEL_FIGURES = {
     "lr-schedule": "The learning-rate schedule: the paper's base model and the miniature, step 21",
     "training-curves": "The miniature's training log: loss, learning rate, held-out exact match, step 21",
     "param-count": "The parameter count by hand from the live shapes; base and big at V = 37\u2009000, step 25",
+    "head-gallery": "Every attention head measured over the held-out numbers (research/gallery/heads.json), step 28",
 }
 RESEARCH = {"research-ablations": "ablations", "research-extrapolation": "extrapolation",
             "research-alignment": "alignment", "research-followups": "followups"}
@@ -71,6 +72,7 @@ def model_figure_data(model, attention: dict | None = None) -> dict[str, dict]:
         "lr-schedule": figures.lr_schedules(model.cfg.d_model, warmup, cfg["steps"]),
         "training-curves": log,
         "param-count": figures.parameter_count(model),
+        "head-gallery": figures.head_gallery(),
     }
 
 

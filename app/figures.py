@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 
+from app.format import format_number
 from model.train import ARTIFACTS, learning_rate
 from model.transformer import Config, EncoderDecoder, count_parameters, parameter_breakdown, sinusoid_table
 
@@ -120,3 +122,56 @@ def parameter_count(model: EncoderDecoder) -> dict:
     paper = {name: count_parameters(cfg) for name, cfg in PAPER_SIZES.items()}
     return {"rows": rows, "total": p["total"], "model_count": model.get_num_params(), "paper_vocab": PAPER_VOCAB,
             "paper": paper, "paper_reported": {"base": 65_000_000, "big": 213_000_000}}
+
+
+GALLERY = Path(__file__).resolve().parent.parent / "research" / "gallery" / "heads.json"
+DESK_ABLATION = GALLERY.parent.parent / "results" / "head_ablation.json"  # the desk's cross-head ablation
+KIND_ORDER = ("encoder self-attention", "decoder masked self-attention", "cross-attention")
+
+
+def head_description(peaks: list[dict]) -> str:
+    """One line on what a head does, from its peak rates alone: where its rows most often peak, and how
+    often, among the rows where that position exists (the finer "reordered" count is left to the card)."""
+    top = max((p for p in peaks if p["rate"] is not None and not p["detail"]), key=lambda p: p["rate"])
+    pct, chance = format_number(top["rate"], "pct0"), format_number(top["chance"], "pct0")
+    where = f"{pct} of the rows where it can (chance: {chance})"
+    if top["rate"] >= 0.9:
+        return f"Almost always peaks on {top['label']}: {where}."
+    if top["rate"] >= 0.5:
+        return f"Mostly peaks on {top['label']}: {where}."
+    return f"No single habit; its most frequent peak is on {top['label']}: {where}."
+
+
+def head_gallery(path: Path = GALLERY) -> dict:
+    """The gallery of step 28: one card per attention head, from research/gallery/heads.json
+    (`python -m research.head_gallery`): peak rates against chance, entropy, exact match with the head
+    switched off, the average pattern. Every figure on a card is computed here from the committed counts."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    n = raw["numbers"]
+    cards = []
+    for h in sorted(raw["heads"], key=lambda h: (KIND_ORDER.index(h["kind"]), h["layer"], h["head"])):
+        peaks = []
+        for c in raw["categories"][h["kind"]]:
+            p = h["peaks"][c["key"]]
+            peaks.append({"key": c["key"], "label": c["label"], "detail": c["key"].endswith("_reordered"),
+                          "hits": p["hits"], "rows": p["rows"],
+                          "rate": p["hits"] / p["rows"] if p["rows"] else None,
+                          "chance": p["chance_sum"] / p["rows"] if p["rows"] else None})
+        off = h["switched_off_correct"]
+        cards.append({
+            "kind": h["kind"], "layer": h["layer"] + 1, "head": h["head"] + 1,
+            "title": f"Layer {h['layer'] + 1}, head {h['head'] + 1}",
+            "description": head_description(peaks), "peaks": peaks, "rows": h["rows"],
+            "entropy_bits": h["entropy_bits_sum"] / h["rows"], "uniform_bits": h["uniform_bits_sum"] / h["rows"],
+            "switched_off_correct": off, "switched_off_exact_match": off / n,
+            "pattern": h["pattern"], "rows_axis": raw["pattern"]["source" if h["kind"] == KIND_ORDER[0] else "reads"],
+            "cols_axis": raw["pattern"]["reads" if h["kind"] == KIND_ORDER[1] else "source"],
+        })
+    log = json.loads((ARTIFACTS / "training_log.json").read_text())
+    desk = json.loads(DESK_ABLATION.read_text()) if DESK_ABLATION.is_file() else {"runs": []}
+    return {"weights_version": raw["weights_version"], "numbers": n, "baseline_correct": raw["baseline_correct"],
+            "pattern_numbers": raw["pattern"]["numbers"], "pattern_example": raw["pattern"]["example"],
+            "model": {"steps": log["log"][-1]["step"], "seed": log["train_config"]["seed"]},
+            "desk": {"steps": sorted({r["steps"] for r in desk["runs"]}),
+                     "seeds": sorted(r["seed"] for r in desk["runs"])},
+            "kinds": list(KIND_ORDER), "cards": cards}

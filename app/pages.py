@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
-from app import figure_routes
+from app import figure_html, figure_routes
 from app.api import InputError, parse_input
 from app.content import fill_live
 from app.format import format_number
@@ -17,6 +18,7 @@ from model.parse import MAX_INPUT_CHARS
 ROOT = Path(__file__).resolve().parent.parent
 templates = Jinja2Templates(directory=ROOT / "templates")  # autoescapes .html templates
 templates.env.filters["number"] = format_number  # {{ value|number("int") }}: app/format.py's formats
+templates.env.globals.update(zip=zip, shade_paths=figure_html.shade_paths)
 router = APIRouter(include_in_schema=False)
 DEFAULT_INPUT = "42"
 
@@ -34,16 +36,23 @@ def page(request: Request, name: str, status_code: int = 200, **context) -> HTML
 async def index(request: Request, input: str | None = None) -> HTMLResponse:
     """The article; with ?input= its live values are filled for that input before any script runs."""
     state = request.app.state
-    content, error, text = state.content, "", DEFAULT_INPUT
+    content, error, text, number = state.content, "", DEFAULT_INPUT, int(DEFAULT_INPUT)
     steps = [(s, s.html) for s in content.steps]
     if input is not None:
         text = input[:MAX_INPUT_CHARS]
         try:
-            entry = await state.service.trace(parse_input(input))
+            number = parse_input(input)
+            entry = await state.service.trace(number)
             live = {**state.service.figures, **entry.derived}
             steps = [(s, fill_live(s.html, live)) for s in content.steps]
         except InputError as e:
-            error = str(e)
+            error, number = str(e), int(DEFAULT_INPUT)
+    # every figure's data as tables in the HTML (readable without scripts); the beam for this input
+    names = {n for _, html in steps for n in figure_html.PLACEHOLDER.findall(html)}
+    rendered = {n: h for n in names if (h := figure_html.figure_html(templates.env, state, n)) is not None}
+    if "beam" in names:
+        rendered["beam"] = figure_html.render(templates.env, "beam", orjson.loads(await state.service.beam(number)))
+    steps = [(s, figure_html.fill(html, rendered)) for s, html in steps]
     svc = state.service
     return page(request, "index.html", content=content, steps=steps, input_value=text, input_error=error,
                 model=svc.figures, training=svc.training, version=svc.version,

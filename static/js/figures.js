@@ -1,13 +1,17 @@
-// The article's figures, drawn from the data the server computes (/api/figures/NAME, /api/beam).
+// The article's charts, drawn from the data the server computes (/api/figures/NAME, /api/beam).
 //
-// Each <figure data-figure="NAME"> in the article is filled by FIGURES[NAME](figure, data). Charts use
-// Chart.js (the UMD build, served from /vendor/chartjs, loaded before this module as window.Chart);
-// the positional-encoding heatmap is a canvas drawn by heatmap() below. Every value drawn is real:
-// nothing here computes a number the server did not send, except formatting.
+// The server renders every <figure data-figure="NAME"> with its data as tables, its caption and an
+// empty `.chart-slot` per chart (templates/figures/), so the page reads without scripts. Here
+// FIGURES[NAME](figure, data) draws a chart into each slot, keyed by the slot's data-chart; a figure
+// whose tables are the whole story (the rotation check, the parameter count, the head gallery) has
+// no slot. Charts use Chart.js (the UMD build, served from /vendor/chartjs, loaded before this module
+// as window.Chart); the positional-encoding heatmap is a canvas drawn by heatmap() below. Every value
+// drawn is real: nothing here computes a number the server did not send, except formatting.
 
 import { formatNumber } from "./format.js";
 
 const Chart = window.Chart;
+document.documentElement.classList.add("js");  // chart slots keep room for their charts (article.css)
 const COLORS = { violet: "#7a3fb0", orange: "#c0661a", teal: "#1f7f74", ink: "#1d2024", muted: "#5b6470",
   blue: "#1f5aa6" };
 const SERIES = [COLORS.violet, COLORS.orange, COLORS.teal, COLORS.blue, "#a23b5b", "#6b7a1f"];
@@ -46,17 +50,14 @@ function h(tag, attrs = {}, ...children) {
   return el;
 }
 
-function chartBox(figure, label, height = 240) {
+// The canvas for one chart, in the figure's slot of that name (the server placed the slots).
+function slot(figure, key, label, height = 240) {
+  const box = figure.querySelector(`.chart-slot[data-chart="${key}"]`);
+  if (!box) return null;
   const canvas = h("canvas", { role: "img", "aria-label": label });
-  figure.append(h("div", { class: "chart", style: null }, canvas));
-  canvas.parentElement.style.height = `${height}px`;
+  box.replaceChildren(canvas);
+  box.style.height = `${height}px`;
   return canvas;
-}
-
-function caption(figure, text, name) {
-  figure.append(h("figcaption", {}, text, " ",
-    h("span", { class: "reproduce" }, "Data: ", h("a", { href: `/api/figures/${name}` }, `/api/figures/${name}`),
-      "; reproduce: ", h("code", {}, `python -m app.figure_routes ${name}`))));
 }
 
 function lineChart(canvas, { labels, datasets, x, y, y2, legend = true, logX = false }) {
@@ -122,28 +123,6 @@ function table(head, rows, attrs = {}) {
 
 // ---- the figures, one per name -------------------------------------------------------------------
 
-function researchPart(part) {
-  const out = [];
-  if (part.title && part.experiment) out.push(h("h4", {}, part.title));
-  if (part.status !== "results") {
-    out.push(h("p", { class: "not-run" }, "Not yet run. ", "The numbers will appear here when ",
-      h("code", {}, part.command || ""), " has written its results."));
-    return out;
-  }
-  if (part.chart) {
-    const c = part.chart, byLength = c.series.words.every((w) => w !== null) && c.series.variant.every((v) => v);
-    const holder = h("div", { class: "chart" });
-    const canvas = h("canvas", { role: "img", "aria-label": `${c.metric}: mean of the seeds (bars or lines) and each seed (points)` });
-    holder.append(canvas);
-    holder.style.height = `${byLength ? 240 : Math.max(200, 26 * c.labels.length + 60)}px`;
-    out.push(holder);
-    queueMicrotask(() => (byLength ? lengthChart(canvas, c) : seedBars(canvas, c)));
-  }
-  out.push(h("div", { class: "table-scroll" }, table(part.columns, part.rows, { "data-summary": part.experiment || "" })));
-  if (part.verdict_html) out.push(h("div", { class: "verdict" }, h("strong", {}, "Verdict. "), h("div", { html: part.verdict_html })));
-  return out;
-}
-
 // Seeds as points, means as bars, one row per variant (horizontal bars keep long labels legible).
 function seedBars(canvas, c) {
   const seeds = Math.max(0, ...c.values.map((v) => v.length));
@@ -179,36 +158,28 @@ function lengthChart(canvas, c) {
 
 const FIGURES = {
   "pe-pattern"(fig, d) {
+    const box = fig.querySelector('.chart-slot[data-chart="heatmap"]');
+    if (!box) return;
     const canvas = h("canvas", { role: "img", "aria-label": `PE table, ${int(d.positions)} positions by ${int(d.d_model)} dimensions` });
     const holder = h("div", { class: "chart heatmap" }, canvas);
-    fig.append(holder, h("p", { class: "legend" }, h("span", { class: "swatch neg" }), " −1 ",
+    box.replaceChildren(holder, h("p", { class: "legend" }, h("span", { class: "swatch neg" }), " −1 ",
       h("span", { class: "swatch zero" }), " 0 ", h("span", { class: "swatch pos" }), " +1"));
     heatmap(canvas, d.values, { xLabel: "dimension i (even: sin, odd: cos)", yLabel: "position" });
-    caption(fig, `The sinusoidal table for the first ${int(d.positions)} positions (rows) and all ${int(d.d_model)} dimensions (columns): fast waves on the left, slow ones on the right.`, "pe-pattern");
-  },
-  "pe-rotation"(fig, d) {
-    fig.append(table(["offset k", "largest |PE(pos+k) − R_k·PE(pos)|"],
-      d.rows.map((r) => [int(r.k), formatNumber(r.max_abs_error, "sci1")])));
-    caption(fig, `The rotation check over positions 0–${int(d.positions - 1)}, d_model = ${int(d.d_model)}: rotating each (sin, cos) pair by k times its frequency gives the encoding k positions later, up to float32 rounding.`, "pe-rotation");
   },
   "softmax-saturation"(fig, d) {
-    const grid = h("div", { class: "chart-pair" });
-    fig.append(grid);
-    const pair = [["max_weight", "largest softmax weight"], ["gradient", "Σ p(1 − p)"]];
-    for (const [key, label] of pair) {
-      const box = h("div", { class: "chart" }, h("canvas", { role: "img", "aria-label": `${label} against d_k` }));
-      box.style.height = "220px";
-      grid.append(box);
-      lineChart(box.firstChild, { datasets: [
+    for (const [key, label] of [["max_weight", "largest softmax weight"], ["gradient", "Σ p(1 − p)"]]) {
+      const canvas = slot(fig, key, `${label} against d_k`, 220);
+      if (!canvas) continue;
+      lineChart(canvas, { datasets: [
         { label: "q·k / √d_k", data: xy(d.d_k, d.scaled[key]), pointRadius: 2 },
         { label: "q·k unscaled", data: xy(d.d_k, d.unscaled[key]), pointRadius: 2 }],
       x: "d_k", y: label, logX: true });
     }
-    caption(fig, `Averaged over ${int(d.samples)} random queries against ${int(d.keys)} keys with unit-variance components, for d_k from 1 to 1 024. Unscaled, the scores grow like √d_k: the softmax saturates (largest weight → 1) and the gradient it passes back (Σp(1−p)) collapses. Scaled, both stay flat.`, "softmax-saturation");
   },
   "attention-stat"(fig, d) {
     const labels = d.self.flatMap((heads, l) => heads.map((_, k) => `layer ${l + 1} · head ${k + 1}`));
-    const canvas = chartBox(fig, "Mean largest weight per row, per layer and head", 240);
+    const canvas = slot(fig, "bars", "Mean largest weight per row, per layer and head", 240);
+    if (!canvas) return;
     new Chart(canvas, { type: "bar", data: { labels, datasets: [
       { label: "encoder self-attention", data: d.self.flat(), backgroundColor: COLORS.violet },
       { label: "cross-attention", data: d.cross.flat(), backgroundColor: COLORS.orange },
@@ -216,66 +187,45 @@ const FIGURES = {
         borderColor: COLORS.muted, borderDash: [4, 4], pointRadius: 0, borderWidth: 1.5 }] },
     options: { scales: { y: { min: 0, max: 1, title: { display: true, text: "mean largest weight" } },
       x: { ticks: { maxRotation: 60, autoSkip: false } } }, plugins: { legend: { labels: { boxWidth: 12 } } } } });
-    caption(fig, `Per layer and head, over the ${int(d.numbers)} held-out numbers (teacher-forced, padding left out). The article's two numbers are the averages of the violet and of the orange bars.`, "attention-stat");
   },
   "lr-schedule"(fig, d) {
-    const grid = h("div", { class: "chart-pair" });
-    fig.append(grid);
     for (const [key, label] of [["paper_base", "paper base (d 512)"], ["miniature", `miniature (d ${int(d.miniature.d_model)})`]]) {
       const s = d[key];
-      const box = h("div", { class: "chart" }, h("canvas", { role: "img", "aria-label": `learning rate, ${label}` }));
-      box.style.height = "220px";
-      grid.append(box);
-      lineChart(box.firstChild, { datasets: [{ label: `${label}: peak ${formatNumber(s.peak_lr, "sci1")} at step ${int(s.peak_step)}`,
+      const canvas = slot(fig, key, `learning rate, ${label}`, 220);
+      if (!canvas) continue;
+      lineChart(canvas, { datasets: [{ label: `${label}: peak ${formatNumber(s.peak_lr, "sci1")} at step ${int(s.peak_step)}`,
         data: xy(s.step, s.lr) }], x: "training step", y: "learning rate" });
     }
-    caption(fig, `lrate = d^−0.5 · min(step^−0.5, step · warmup^−1.5): a linear rise for ${int(d.paper_base.warmup)} steps in the paper (${int(d.miniature.warmup)} here), then decay as 1/√step.`, "lr-schedule");
   },
   "training-curves"(fig, d) {
-    const grid = h("div", { class: "chart-pair" });
-    fig.append(grid);
-    const a = h("div", { class: "chart" }, h("canvas", { role: "img", "aria-label": "training loss and held-out exact match against step" }));
-    const b = h("div", { class: "chart" }, h("canvas", { role: "img", "aria-label": "learning rate against step" }));
-    a.style.height = b.style.height = "220px";
-    grid.append(a, b);
-    lineChart(a.firstChild, { datasets: [
+    const a = slot(fig, "loss", "training loss and held-out exact match against step", 220);
+    const b = slot(fig, "lr", "learning rate against step", 220);
+    if (a) lineChart(a, { datasets: [
       { label: "training loss (smoothed labels)", data: xy(d.step, d.loss), yAxisID: "y" },
       { label: "held-out exact match", data: xy(d.eval_step, d.heldout_exact_match), yAxisID: "y2", pointRadius: 3 }],
     x: "step", y: "loss", y2: "exact match" });
-    lineChart(b.firstChild, { datasets: [{ label: "learning rate", data: xy(d.step, d.lr), borderColor: COLORS.teal }],
+    if (b) lineChart(b, { datasets: [{ label: "learning rate", data: xy(d.step, d.lr), borderColor: COLORS.teal }],
       x: "step", y: "learning rate" });
-    const c = d.train_config;
-    caption(fig, `From the shipped log (model/artifacts/training_log.json): ${int(c.steps)} steps of batch ${int(c.batch_size)}, warm-up ${int(c.warmup)}, label smoothing ${formatNumber(c.label_smoothing)}; loss every ${int(c.log_every)} steps, held-out exact match every ${int(c.eval_every)}.`, "training-curves");
   },
-  "param-count"(fig, d) {
-    const body = d.rows.map((r) => h("tr", { class: r.part === "total" ? "total" : null },
-      h("td", {}, r.part), h("td", {}, h("code", {}, r.formula)), h("td", { class: "num" }, int(r.count))));
-    fig.append(h("div", { class: "table-scroll" }, table(["part", "by hand", "parameters"], body, { "data-total": d.total })));
-    fig.append(h("p", { class: "check" }, `Counted from the model's tensors: ${int(d.model_count)} `,
-      d.model_count === d.total ? "✓ (the same)" : "✗ (different!)"));
-    const paper = Object.entries(d.paper).map(([k, v]) => [k, int(v), `${formatNumber(v / 1e6, "fixed2")} M`,
-      `${int(d.paper_reported[k] / 1e6)} M`]);
-    fig.append(h("div", { class: "table-scroll" }, table([`paper's model (V = ${int(d.paper_vocab)})`, "same formula", "", "paper reports"], paper)));
-    caption(fig, "The miniature's count from its live shapes, line by line; the same formula at the paper's sizes.", "param-count");
-  },
+  "pe-rotation"() {},  // a table: the server drew it
+  "param-count"() {},
+  "head-gallery"() {},
 };
 
 for (const name of ["research-ablations", "research-extrapolation", "research-alignment", "research-followups"]) {
   FIGURES[name] = (fig, d) => {
-    const status = d.status === "results" ? `${int(d.runs)} runs committed` : d.status;
-    fig.append(h("p", { class: `research-status${d.status === "results" ? "" : " pending"}` }, h("strong", {}, status)));
-    if (d.error) fig.append(h("p", { class: "not-run" }, "The results could not be read: ", d.error));
-    fig.append(h("details", {}, h("summary", {}, "Claim, hypothesis and design (written before any run)"),
-      h("h4", {}, "Claim"), h("div", { html: d.claim_html || "" }),
-      h("h4", {}, "Hypothesis"), h("div", { html: d.hypothesis_html || "" }),
-      h("h4", {}, "Design"), h("div", { html: d.design_html || "" })));
-    for (const part of d.parts || []) fig.append(...researchPart(part));
-    fig.append(h("p", { class: "command" }, "Reproduce: ", h("code", {}, d.command)));
-    caption(fig, `${d.title}.`, name);
+    (d.parts || []).forEach((part, i) => {
+      const c = part.chart;
+      if (!c || part.status !== "results") return;
+      const byLength = c.series.words.every((w) => w !== null) && c.series.variant.every((v) => v);
+      const canvas = slot(fig, String(i), `${c.metric}: mean of the seeds (bars or lines) and each seed (points)`,
+        byLength ? 240 : Math.max(200, 26 * c.labels.length + 60));
+      if (canvas) (byLength ? lengthChart : seedBars)(canvas, c);
+    });
   };
 }
 
-// ---- the live beam search (step 19) --------------------------------------------------------------
+// ---- the live beam search (step 19): the server drew the page's input; each new input is redrawn here
 
 const tokens = (t) => t.join(" ");
 
@@ -293,12 +243,13 @@ function beamStep(step, best) {
       h("td", { class: "num" }, fixed3(hyp.log_prob)), h("td", { class: "num" }, fixed3(hyp.length_penalty)),
       h("td", { class: "num" }, fixed3(hyp.score))));
   }
-  return h("div", { class: "beam-step", "data-step": step.step }, h("h4", {}, `Turn ${int(step.step)}`),
-    h("div", { class: "table-scroll" }, table(["", "output so far", "log p", "lp(Y)", "score"], rows)));
+  return h("div", { class: "beam-step", "data-step": step.step }, h("h3", {}, `Turn ${int(step.step)}`),
+    h("div", { class: "table-scroll" }, table(["kind", "output so far", "log p", "lp(Y)", "score"], rows)));
 }
 
 let beamSeq = 0;
 async function drawBeam(fig, number) {
+  if (Number(fig.querySelector(".beam-best")?.dataset.number) === number) { fig.dataset.number = String(number); return; }
   const seq = ++beamSeq;
   fig.setAttribute("aria-busy", "true");
   try {
@@ -307,15 +258,15 @@ async function drawBeam(fig, number) {
     const b = await response.json();
     if (seq !== beamSeq) return;
     const best = b.best;
+    const link = `/api/beam?input=${b.number}`;
     fig.replaceChildren(
       h("p", { class: "beam-best", "data-number": b.number }, "Beam ", int(b.beam_size), ", α = ", formatNumber(b.alpha),
         " on ", h("strong", {}, b.source_tokens.filter((t) => t !== "</s>").join(" ")), ": the winner is ",
         h("strong", { class: "winner-tokens" }, tokens(best.tokens)), ` (${b.german}), score ${fixed3(best.log_prob)} / ${fixed3(best.length_penalty)} = ${fixed3(best.score)}.`),
-      ...b.steps.map((s) => beamStep(s, best)));
-    caption(fig, "Every turn of the search: the alive beams with their total log-probability, the finished outputs with the length penalty and the score; ★ marks the winner.", "beam");
-    fig.querySelector("figcaption .reproduce").replaceChildren("Data: ",
-      h("a", { href: `/api/beam?input=${b.number}` }, `/api/beam?input=${b.number}`),
-      "; reproduce (with the server running): ", h("code", {}, `curl "localhost:8000/api/beam?input=${b.number}"`));
+      ...b.steps.map((s) => beamStep(s, best)),
+      h("figcaption", {}, "Every turn of the search: the alive beams with their total log-probability, the finished outputs with the length penalty and the score; ★ marks the winner. ",
+        h("span", { class: "reproduce" }, "Data: ", h("a", { href: link }, link), "; reproduce (with the server running): ",
+          h("code", {}, `curl "localhost:8000${link}"`))));
     fig.dataset.number = String(b.number);
   } catch (err) {
     if (seq === beamSeq) fig.replaceChildren(h("p", { class: "not-run" }, `The beam search could not be loaded: ${err.message}`));
@@ -330,16 +281,16 @@ async function drawFigure(fig) {
   const name = fig.dataset.figure;
   const draw = FIGURES[name];
   if (!draw || fig.dataset.drawn) return;
+  if (!fig.querySelector(".chart-slot")) { fig.dataset.drawn = "true"; return; }  // tables only: the server drew them
   fig.dataset.drawn = "pending";
   try {
     const response = await fetch(`/api/figures/${name}`, { headers: { Accept: "application/json" } });
     if (!response.ok) throw new Error(`the server answered ${response.status}`);
     const { data } = await response.json();
-    fig.replaceChildren();
     draw(fig, data);
     fig.dataset.drawn = "true";
-  } catch (err) {
-    fig.replaceChildren(h("p", { class: "not-run" }, `This figure could not be drawn: ${err.message}`));
+  } catch (err) {  // the server's tables stay; only the chart is missing
+    fig.prepend(h("p", { class: "not-run" }, `The chart could not be drawn: ${err.message}`));
     fig.dataset.drawn = "error";
   }
 }
