@@ -1,14 +1,18 @@
 // Every cell of every block in ONE instanced mesh (one draw call; STYLE: three.js instancing examples).
 // Per instance: the cell's centre (new and previous, so a re-laid block glides), its drawn row and
 // column, its value (new and previous, so a new input animates on the GPU) and its block's index.
-// Per block, a row of a small float texture: its scale, kind, brightness, reveal, focus, glow,
-// dropout and animation time; changing a block's state rewrites a few floats, never the instances.
-// Colours come from the scene's palette (published colour maps), heights from |value| / scale.
+// Per block, a row of a small float texture: its scale, kind, brightness, reveal, up to two focus
+// rectangles, glow, dropout and animation time; changing a block's state rewrites a few floats, never
+// the instances. One cell may be marked (the explained cell: a uniform). Colours come from the
+// scene's palette (published colour maps), heights from |value| / scale. In compare mode a cell's
+// value is a difference, and a cell the other input does not have is ABSENT (drawn hatched, flat).
 import * as THREE from 'three';
 
 const NEG_INF = -1e30;  // a masked score (−∞; null in the trace)
+export const ABSENT = 1e30;  // compare mode: the other input has no such cell
 const KINDS = { value: 0, bar: 1, masked: 2, relu: 3, bool: 4, ids: 5 };
-const TEXELS = 4;  // state texels per block
+const TEXELS = 5;  // state texels per block: 0 scale, kind, dim · 1 reveal, drop, glow, rects · 2 rect A · 3 t · 4 rect B
+const isSentinel = v => v <= -1e29 || v >= 1e29;
 
 const vertexShader = /* glsl */`
   precision highp sampler2D;
@@ -18,7 +22,8 @@ const vertexShader = /* glsl */`
   attribute float aBlock;   // row of the state texture
   uniform sampler2D uState, uDiverging, uSequential;
   uniform float uH, uFootprint;
-  uniform vec3 uMasked, uReluZero, uBoolTrue, uIds;
+  uniform vec3 uMasked, uReluZero, uBoolTrue, uIds, uAbsent;
+  uniform vec3 uTarget;     // the marked cell: block, drawn row, column (block < 0: none)
   varying vec3 vColor;
   varying float vShade, vLit, vGlow;
 
@@ -30,11 +35,11 @@ const vertexShader = /* glsl */`
   float hash(vec2 p, float seed) { return fract(sin(dot(p, vec2(12.9898, 78.233)) + seed * 0.618) * 43758.5453); }
 
   void main() {
-    vec4 s0 = st(0), s1 = st(1), s2 = st(2), s3 = st(3);
+    vec4 s0 = st(0), s1 = st(1), s2 = st(2), s3 = st(3), s4 = st(4);
     float kind = s0.z, t = s3.x;
-    bool inf = aVal.x < -1e29;
-    float prevV = (aVal.y < -1e29 || s3.y > 0.5) ? 0.0 : aVal.y;
-    float v = mix(prevV, inf ? 0.0 : aVal.x, t);
+    bool inf = aVal.x < -1e29, absent = aVal.x > 1e29;
+    float prevV = (abs(aVal.y) > 1e29 || s3.y > 0.5) ? 0.0 : aVal.y;
+    float v = mix(prevV, (inf || absent) ? 0.0 : aVal.x, t);
     float sc = mix(s0.y, s0.x, t);
     float x = sc > 0.0 ? clamp(v / sc, -1.0, 1.0) : 0.0;
     float h; vec3 c;
@@ -43,22 +48,26 @@ const vertexShader = /* glsl */`
     else if (kind == 5.0) { h = 0.15; c = uIds; }
     else { h = x * uH; c = ramp(uDiverging, 0.5 + 0.5 * x); }
     if (inf) { h = 0.12; c = uMasked; }
+    if (absent) { h = 0.1; c = uAbsent * (mod(aRC.x + aRC.y, 2.0) < 0.5 ? 1.0 : 0.62); }  // hatched: not a zero
     if (kind == 3.0 && aVal.x == 0.0 && t >= 1.0) c = uReluZero;
     if (s1.y > 0.0 && hash(aRC, s1.y) < 0.1) { h = 0.0; c = vec3(0.08); }     // dropout mask (illustration)
     if (aRC.x >= s1.x) { h = 0.0; c = mix(c, vec3(0.12, 0.13, 0.15), 0.85); }  // not computed yet
     if (abs(h) < 0.06) h = h < 0.0 ? -0.06 : 0.06;
     float lit = s0.w;
     if (s1.w > 0.5) {
-      bool inR = aRC.x >= s2.x && aRC.x <= s2.y, inC = aRC.y >= s2.z && aRC.y <= s2.w;
-      lit *= (inR && inC) ? 1.0 : 0.28;
+      bool inA = aRC.x >= s2.x && aRC.x <= s2.y && aRC.y >= s2.z && aRC.y <= s2.w;
+      bool inB = s1.w > 1.5 && aRC.x >= s4.x && aRC.x <= s4.y && aRC.y >= s4.z && aRC.y <= s4.w;
+      lit *= (inA || inB) ? 1.0 : 0.28;
     }
+    float glow = s1.z;
+    if (aBlock == uTarget.x && aRC.x == uTarget.y && aRC.y == uTarget.z) { lit = 1.0; glow = 1.0; h = max(abs(h), 0.6) * (h < 0.0 ? -1.0 : 1.0); }
     vec3 p = position;                 // unit box, z in [0, 1]
     p.xy *= uFootprint;
     p.z *= h;
     p.xy += mix(aPos.zw, aPos.xy, t);
     vec3 n = normal * vec3(1.0, 1.0, sign(h));
     vShade = 0.62 + 0.38 * max(dot(normalize(n), normalize(vec3(0.35, 0.55, 0.75))), 0.0);
-    vColor = c; vLit = lit; vGlow = s1.z;
+    vColor = c; vLit = lit; vGlow = glow;
     gl_Position = projectionMatrix * modelViewMatrix * vec4(p, 1.0);
   }`;
 
@@ -86,7 +95,7 @@ function rampTexture(stops) {
 /** The largest |value| of a block (its colour and height scale); 1 when all are zero. */
 function blockScale(values) {
   let m = 0;
-  for (const v of values) if (Number.isFinite(v) && Math.abs(v) > m) m = Math.abs(v);
+  for (const v of values) if (Number.isFinite(v) && !isSentinel(v) && Math.abs(v) > m) m = Math.abs(v);
   return m || 1;
 }
 
@@ -115,14 +124,15 @@ export class CellField {
         uState: { value: null }, uDiverging: { value: rampTexture(p.diverging) }, uSequential: { value: rampTexture(p.sequential) },
         uH: { value: cell.max_height }, uFootprint: { value: cell.footprint },
         uMasked: { value: rgb(p.masked) }, uReluZero: { value: rgb(p.relu_zero) }, uBoolTrue: { value: rgb(p.bool_true) },
-        uIds: { value: rgb(p.ids) }, uBg: { value: rgb(p.background) },
+        uIds: { value: rgb(p.ids) }, uAbsent: { value: rgb(p.absent || p.relu_zero) }, uBg: { value: rgb(p.background) },
+        uTarget: { value: new THREE.Vector3(-1, 0, 0) },
       },
     });
     const box = new THREE.BoxGeometry(1, 1, 1); box.translate(0, 0, 0.5);
     this.box = box;
     this.mesh = new THREE.Mesh(new THREE.InstancedBufferGeometry(), this.material);
     this.mesh.frustumCulled = false;  // instances spread over the whole machine; the box's own sphere is wrong
-    this.index = new Map();           // block id → {i (state row), block, start, count, values}
+    this.index = new Map();           // block id → {i (state row), block, start, count, drawn (values as drawn), scale}
     this.count = 0;
   }
 
@@ -147,7 +157,7 @@ export class CellField {
             const pb = prev.block;
             if (r < pb.rows && c < pb.cols) {
               px = pb.x + colX(pb, c, headGap) + 0.5; py = pb.y - r - 0.5;
-              const o = prev.values[r * pb.cols + c]; pv = o === -Infinity ? NEG_INF : o;
+              const o = prev.drawn[r * pb.cols + c]; pv = o === -Infinity ? NEG_INF : o;
             } else pv = 0;
           }
           pos.set([x, y, px, py], k * 4); val[2 * k] = nv; val[2 * k + 1] = pv; rc[2 * k] = r; rc[2 * k + 1] = c; blk[k] = i;
@@ -158,7 +168,8 @@ export class CellField {
       state.set([1e9, 0, 0, 0], i * TEXELS * 4 + 4);
       state.set([0, 0, 0, 0], i * TEXELS * 4 + 8);
       state.set([1, 0, 0, 0], i * TEXELS * 4 + 12);
-      index.set(b.id, { i, block: b, start, count: b.rows * b.cols, values: Float64Array.from(vs, v => (v === null ? -Infinity : v)), scale });
+      state.set([0, 0, 0, 0], i * TEXELS * 4 + 16);
+      index.set(b.id, { i, block: b, start, count: b.rows * b.cols, drawn: Float64Array.from(vs, v => (v === null ? -Infinity : v)), scale });
     });
     const g = new THREE.InstancedBufferGeometry();
     g.index = this.box.index;
@@ -183,7 +194,9 @@ export class CellField {
   entry(id) { return this.index.get(id); }
   ids() { return this.index.keys(); }
 
-  /** Sets state slots of a block: t (0..1 value mix), fromZero, dim, reveal, drop, glow, focus. */
+  /** Sets state slots of a block: t (0..1 value mix), fromZero, dim, reveal, drop, glow, focus. focus is
+   *  one rectangle [r0, r1, c0, c1] of drawn cells (inclusive), a list of up to two, or null: the block's
+   *  cells outside them are dimmed (an empty list dims them all). */
   set(id, s) {
     const e = this.index.get(id);
     if (!e) return;
@@ -193,7 +206,14 @@ export class CellField {
     if ('drop' in s) st[o + 5] = s.drop;
     if ('glow' in s) st[o + 6] = s.glow;
     if ('focus' in s) {
-      if (s.focus) { st[o + 7] = 1; st.set(s.focus, o + 8); } else st[o + 7] = 0;
+      const rects = !s.focus ? null : typeof s.focus[0] === 'number' ? [s.focus] : s.focus;
+      if (rects && rects.length > 2) throw new Error('at most two focus rectangles per block');
+      if (!rects) st[o + 7] = 0;
+      else {
+        st[o + 7] = Math.max(1, rects.length);
+        st.set(rects[0] || [1, 0, 1, 0], o + 8);  // none: an empty rectangle, every cell dimmed
+        st.set(rects[1] || [1, 0, 1, 0], o + 16);
+      }
     }
     if ('t' in s) st[o + 12] = s.t;
     if ('fromZero' in s) st[o + 13] = s.fromZero ? 1 : 0;
@@ -206,6 +226,20 @@ export class CellField {
     const o = e.i * TEXELS * 4;
     return { dim: this.state[o + 3], reveal: this.state[o + 4], drop: this.state[o + 5], glow: this.state[o + 6],
       focusOn: this.state[o + 7], t: this.state[o + 12] }[slot];
+  }
+
+  /** The focus rectangles of a block as the shader reads them ([] when its focus is off). */
+  focusRects(id) {
+    const e = this.index.get(id);
+    if (!e) return [];
+    const o = e.i * TEXELS * 4, n = this.state[o + 7];
+    return [[...this.state.subarray(o + 8, o + 12)], [...this.state.subarray(o + 16, o + 20)]].slice(0, n);
+  }
+
+  /** Marks one drawn cell (the explained one): always lit, glowing, at least a little tall; null: none. */
+  setTarget(cell) {
+    const e = cell && this.index.get(cell.id);
+    this.material.uniforms.uTarget.value.set(e ? e.i : -1, e ? cell.r : 0, e ? cell.c : 0);
   }
 
   /** Every block at once (a new input: t → 0 then animated to 1). */
