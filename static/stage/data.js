@@ -14,16 +14,17 @@ export function fetchWeights(url = '/api/weights') {
   return weightsPromise;
 }
 
-/** /api/weights' document ({parameters: [{id, shape, data}]}) as tensors by id. */
+/** /api/weights' document ({parameters: [{id, shape, data}]}) as tensors by id. The numbers are kept as
+ *  JSON gave them (float64), like the trace's: a cell is explained and exported with the same digits. */
 export function parseWeights(json) {
-  return new Map(json.parameters.map(p => [p.id, { id: p.id, shape: p.shape, data: Float32Array.from(p.data) }]));
+  return new Map(json.parameters.map(p => [p.id, { id: p.id, shape: p.shape, data: Float64Array.from(p.data) }]));
 }
 
-/** A trace's nodes as tensors: null (masked, −∞) becomes -Infinity. */
+/** A trace's nodes as tensors (op, inputs, attrs, shape, dtype, data): null (masked, −∞) becomes -Infinity. */
 export function traceTensors(trace) {
   const out = new Map();
   for (const n of trace.nodes) {
-    out.set(n.id, { id: n.id, op: n.op, inputs: n.inputs, shape: n.shape, data: Float64Array.from(n.data, v => (v === null ? -Infinity : v)) });
+    out.set(n.id, { id: n.id, op: n.op, inputs: n.inputs, attrs: n.attrs || {}, shape: n.shape, dtype: n.dtype, data: Float64Array.from(n.data, v => (v === null ? -Infinity : v)) });
   }
   return out;
 }
