@@ -1,9 +1,14 @@
 // The article's behaviour: the input bar, the live values, the URL, and which step is in view.
 //
 // Events for the stage (static/stage/main.js), the beam figure and the progress bar:
-//   anatomy:trace  detail = the whole trace JSON (as /api/trace returns it), after each new input
-//   anatomy:step   detail = {step}, when the step in view changes
-// window.anatomy = {trace, step, stepDetail, model, ready} for tests and the console.
+//   anatomy:trace    detail = the whole trace JSON (as /api/trace returns it), after each new input
+//   anatomy:step     detail = {step}, when the step in view changes
+//   anatomy:compare  detail = the pinned input's trace (compare mode), or null
+//   anatomy:select   detail = {id, row, col}: a linked cell to explain
+// and listens for the stage's anatomy:explain (detail = the explained cell or null) to keep it in the URL.
+// The address keeps the input, the step (#step-N), the pinned input (compare=) and the explained cell
+// (cell=id:row:col), so a link reproduces the picture; a same-page link with those is applied in place.
+// window.anatomy = {trace, step, stepDetail, compareTrace, cellDetail, model, ready} for tests and the console.
 import { formatNumber } from "./format.js";
 import { readTraceStream } from "./trace-stream.js";
 
@@ -13,7 +18,9 @@ const field = document.getElementById("number-input");
 const errorBox = document.getElementById("input-error");
 const sections = [...document.querySelectorAll("section.step")];
 
-const anatomy = (window.anatomy = { trace: null, step: null, stepDetail: null, model: null, ready: false });
+const anatomy = (window.anatomy = { trace: null, step: null, stepDetail: null, compareTrace: null, cell: null, cellDetail: null,
+  model: null, ready: false });
+const pinButton = document.getElementById("pin-input");
 let requestSeq = 0;
 
 // ---- live values ---------------------------------------------------------------------------
@@ -50,9 +57,75 @@ function clearError() {
 function updateUrl() {
   const url = new URL(window.location.href);
   if (anatomy.trace) url.searchParams.set("input", String(anatomy.trace.input.number));
+  if (anatomy.compareTrace) url.searchParams.set("compare", String(anatomy.compareTrace.input.number));
+  else url.searchParams.delete("compare");
+  if (anatomy.cell) url.searchParams.set("cell", `${anatomy.cell.id}:${anatomy.cell.row}:${anatomy.cell.col}`);
+  else url.searchParams.delete("cell");
   url.hash = anatomy.step ? `step-${anatomy.step}` : url.hash;
   history.replaceState(null, "", url);
 }
+
+// ---- compare two inputs, explain a cell -------------------------------------------------------
+
+function showPin() {
+  if (!pinButton) return;
+  const n = anatomy.compareTrace?.input.number;
+  pinButton.setAttribute("aria-pressed", n === undefined ? "false" : "true");
+  const more = Object.assign(document.createElement("span"), { className: "pin-more", textContent: " to compare" });
+  if (n === undefined) pinButton.replaceChildren("Pin", more);
+  else pinButton.replaceChildren(`Pinned ${formatNumber(n, "text")} ✕`);
+  pinButton.title = n === undefined ? "Pin this input, then run another: the stage colours every activation by the difference"
+    : `Comparing with ${n}: run another input to see the difference; press to unpin`;
+}
+
+function announceCompare() {
+  showPin();
+  updateUrl();
+  document.dispatchEvent(new CustomEvent("anatomy:compare", { detail: anatomy.compareTrace }));
+}
+
+// Pins an input to compare with (its trace is fetched), or unpins (null); false for a refused input.
+async function compareWith(input) {
+  if (input === null || input === undefined || String(input).trim() === "") {
+    anatomy.compareTrace = null;
+    announceCompare();
+    return true;
+  }
+  try {
+    anatomy.compareTrace = await readTraceStream(`/api/trace/stream?input=${encodeURIComponent(input)}`);
+  } catch (err) {
+    errorBox.textContent = `Cannot compare with “${input}”: ${err.message}`;  // the field itself is fine
+    updateUrl();
+    return false;
+  }
+  announceCompare();
+  return true;
+}
+anatomy.compareWith = compareWith;
+
+pinButton?.addEventListener("click", () => {
+  if (anatomy.compareTrace) compareWith(null);
+  else if (anatomy.trace) { anatomy.compareTrace = anatomy.trace; announceCompare(); }
+});
+
+// "id:row:col" (the id may hold colons) → {id, row, col}; rows and columns that are not numbers stay NaN,
+// for the stage to refuse with its message
+function parseCell(text) {
+  const parts = String(text).split(":");
+  if (parts.length < 3) return { id: String(text), row: NaN, col: NaN };
+  const num = (s) => (/^\d+$/.test(s) ? Number(s) : NaN);
+  return { id: parts.slice(0, -2).join(":"), row: num(parts.at(-2)), col: num(parts.at(-1)) };
+}
+
+function selectCell(detail) {
+  anatomy.cellDetail = detail;
+  document.dispatchEvent(new CustomEvent("anatomy:select", { detail }));
+}
+
+document.addEventListener("anatomy:explain", (event) => {
+  anatomy.cell = event.detail;
+  updateUrl();
+});
 
 // Fetch and show one input's trace; true when it worked. A failure keeps the last good trace.
 async function run(input) {
@@ -113,6 +186,9 @@ function goTo(section) {
   headingTimer = setTimeout(arrive, 1500);
   section.scrollIntoView({ behavior: reducedMotion.matches ? "auto" : "smooth", block: "start" });
 }
+
+// The same navigation for other parts of the page (the Figure 1 boxes): to step n, moving the stage.
+anatomy.goTo = (n) => goTo(sections.find((s) => Number(s.dataset.step) === n));
 
 function arrive() {
   if (!heading) return;
@@ -221,6 +297,32 @@ for (const el of document.querySelectorAll("[data-fact]")) {
 
 // ---- start -------------------------------------------------------------------------------------
 
+// A link to this page with an input, a comparison or a cell (the article has such links) is applied in
+// place: no reload, and the reader's place in the article stays unless the link names another step.
+async function applyLink(url) {
+  const p = url.searchParams;
+  const input = p.get("input");
+  if (input !== null && String(anatomy.trace?.input.number) !== input.trim()) {
+    field.value = input;
+    if (!(await run(input))) return;
+  }
+  if (p.has("compare") || anatomy.compareTrace) await compareWith(p.get("compare"));
+  const m = /^#step-(\d+)$/.exec(url.hash);
+  const section = m && sections.find((s) => s.dataset.step === m[1]);
+  if (section && Number(m[1]) !== anatomy.step) goTo(section);
+  if (p.has("cell")) selectCell(parseCell(p.get("cell")));
+}
+
+document.addEventListener("click", (event) => {
+  const a = event.target instanceof Element ? event.target.closest("a[href]") : null;
+  if (!a || event.defaultPrevented || event.button || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  const url = new URL(a.href, window.location.href);
+  if (url.origin !== window.location.origin || url.pathname !== window.location.pathname) return;
+  if (!["input", "compare", "cell"].some((k) => url.searchParams.has(k))) return;
+  event.preventDefault();
+  applyLink(url);
+});
+
 function start() {
   const params = new URLSearchParams(window.location.search);
   const input = params.get("input") || DEFAULT_INPUT;
@@ -239,10 +341,15 @@ function start() {
     if (anatomy.trace) fillLive({ ...model.figures, ...anatomy.trace.derived });
   }).catch(() => {});
   run(input).then(async (ok) => {
-    if (ok || anatomy.trace || input === DEFAULT_INPUT) return;
-    const message = errorBox.textContent; // a bad link: show the default input, keep the message
-    if (await run(DEFAULT_INPUT)) showError(message);
+    if (!ok && !anatomy.trace && input !== DEFAULT_INPUT) {
+      const message = errorBox.textContent; // a bad link: show the default input, keep the message
+      if (await run(DEFAULT_INPUT)) showError(message);
+    }
+    // then what else the link keeps: the pinned input, the explained cell
+    if (params.get("compare")) await compareWith(params.get("compare"));
+    if (params.get("cell")) selectCell(parseCell(params.get("cell")));
   });
+  showPin();
 }
 
 start();

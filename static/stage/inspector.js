@@ -64,9 +64,11 @@ export function inspectorLines(scene, block, info, dropout = false) {
   return lines;
 }
 
-/** The legend of a block's colour scale: a gradient of the palette and its end values. */
-export function legendOf(scene, block, scale) {
+/** The legend of a block's colour scale: a gradient of the palette and its end values. In compare mode
+ *  (difference: "A − B") an activation block shows the difference's scale instead. */
+export function legendOf(scene, block, scale, difference = null) {
   const p = scene.palette;
+  if (difference) return { stops: p.diverging, labels: [`−${formatNumber(scale, 'sig3')}`, '0', `+${formatNumber(scale, 'sig3')}`], title: `difference ${difference} (colour and height, scaled to this block's largest |difference|; hatched: no such cell)` };
   if (block.kind === 'bar') return { stops: p.sequential, labels: ['0', '0.5', '1'], title: 'probability (colour and height)' };
   if (block.kind === 'ids' || block.kind === 'bool') return null;
   return { stops: p.diverging, labels: [`−${fmt(scale)}`, '0', `+${fmt(scale)}`], title: 'value (colour and height, scaled to this block\'s largest |value|)' };

@@ -20,8 +20,15 @@ async function start() {
   injectStyles();
   const stage = new Stage(container);
   api.stage = stage; api.stats = stage.stats;
-  // page.js may have announced the trace and a deep-linked step before this module loaded
+  // page.js may have announced the trace, a deep-linked step, a pinned input and a cell to explain
+  // before this module loaded
   let pending = window.anatomy?.trace || null, weights = null, lastStep = window.anatomy?.stepDetail || null;
+  let pendingCompare = window.anatomy?.compareTrace ?? undefined, pendingSelect = window.anatomy?.cellDetail || null;
+  const flush = () => {  // what waited for the first drawn trace: the comparison, then the cell
+    if (!api.ready) return;
+    if (pendingCompare !== undefined) { stage.setCompare(pendingCompare); pendingCompare = undefined; }
+    if (pendingSelect) { const c = pendingSelect; pendingSelect = null; stage.select(c.id, c.row, c.col, { how: 'link' }); }
+  };
   const apply = (trace) => {
     if (!trace || !Array.isArray(trace.nodes) || !trace.nodes.length) return false;  // bad input: keep the stage
     try { stage.setTrace(trace); } catch (e) { console.warn('stage: trace not drawn:', e.message); return false; }
@@ -29,8 +36,10 @@ async function start() {
     container.dataset.ready = 'true';
     return true;
   };
-  document.addEventListener('anatomy:trace', e => { if (weights) apply(e.detail); else pending = e.detail; });
+  document.addEventListener('anatomy:trace', e => { if (weights) { apply(e.detail); flush(); } else pending = e.detail; });
   document.addEventListener('anatomy:step', e => { lastStep = e.detail; if (api.ready) stage.applyStep(e.detail); else stage.applyStep(e.detail, { animate: false }); });
+  document.addEventListener('anatomy:compare', e => { pendingCompare = e.detail || null; flush(); });
+  document.addEventListener('anatomy:select', e => { pendingSelect = e.detail; flush(); });
   if (lastStep) stage.applyStep(lastStep, { animate: false });
   try {
     weights = await fetchWeights();
@@ -46,6 +55,7 @@ async function start() {
   }
   if (pending) apply(pending);
   if (lastStep) stage.applyStep(lastStep, { cut: true });
+  flush();
 }
 
 Object.assign(api, {
@@ -79,6 +89,26 @@ Object.assign(api, {
   camera: () => { const k = api.stage?.rig.key; return k && { target: k.target.toArray(), azimuth: k.azimuth, elevation: k.elevation, distance: k.distance }; },
   /** The drawn value of a cell as the GPU sees it now (tests: did a new input change the drawing?). */
   drawnValue: (id, row, col) => { const s = api.stage, c = s?.resolve(id, row, col); return c ? s.cells.drawnValue(c.id, c.r, c.c) : null; },
+  /** What is drawn at a cell: {value, absent, masked}; in compare mode value is the difference A − B. */
+  drawnCell: (id, row, col) => api.stage?.drawnCell(id, row, col) ?? null,
+  /** Where a cell's value comes from, without changing the page: {id, row, col, op, value, recomputed,
+   *  inputs: [{id, row, col, value}], formula (LaTeX), …}, or {error} for an unknown id or a cell out of range. */
+  explain: (id, row, col) => api.stage?.explain(id, row, col) ?? { error: 'the stage is not ready' },
+  /** Opens the panel on a cell (as a click does) and returns explain()'s answer. */
+  select: (id, row, col) => api.stage?.select(id, row, col, { how: 'click' }) ?? { error: 'the stage is not ready' },
+  /** Closes the panel. */
+  close: () => api.stage?.closeExplanation(),
+  /** The lit cells as the GPU's state says: {cells: [{id, row, col} | {id, all}], target}. */
+  lit: () => api.stage?.lit() ?? null,
+  /** Compare mode with a trace (or an input to fetch); null turns it off. Resolves to false on a bad input. */
+  compare: async (what) => {
+    if (!api.stage) return false;
+    if (what === null || what === undefined) { api.stage.setCompare(null); return true; }
+    try { api.stage.setCompare(typeof what === 'object' ? what : await fetchTrace(what)); return true; } catch (e) { return false; }
+  },
+  /** A block as CSV text (rows and columns labelled), the stage as a PNG data URL. */
+  csv: (id) => api.stage?.csv(id) ?? null,
+  png: () => api.stage?.png() ?? null,
 });
 
 start();

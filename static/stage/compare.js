@@ -1,0 +1,52 @@
+// Compare two inputs: every activation cell is drawn as the difference A − B (A: the input on the
+// stage, B: the pinned one), cells aligned by position (row r of A against row r of B, column c
+// against column c). A cell that B does not have (A's row 4 when B has 3 rows) is ABSENT: drawn
+// hatched, never as a zero. Where either value is −∞ (a masked score) the cell stays masked.
+// Parameters are the same for both inputs and are drawn as they are.
+import { ABSENT } from './cells.js';
+import { tensorIndex } from './inspector.js';
+
+/** B's element at A's tensor coordinates (row, col), or undefined where B has no such element. */
+export function otherValue(tb, row, col) {
+  if (!tb) return undefined;
+  const s = tb.shape;
+  if (s.length === 0) return tb.data[0];
+  if (s.length === 1) { const k = Math.max(row, col); return k < s[0] ? tb.data[k] : undefined; }
+  return row < s[0] && col < s[1] ? tb.data[row * s[1] + col] : undefined;
+}
+
+/** A − B for one cell (ABSENT, or −∞ for masked). */
+export function difference(a, b) {
+  if (b === undefined) return ABSENT;
+  if (a === -Infinity || b === -Infinity) return -Infinity;
+  return a - b;
+}
+
+/** A block's values in drawn order as compare mode draws them. */
+export function compareValues(block, ta, tb) {
+  const out = new Float64Array(block.rows * block.cols);
+  for (let r = 0, i = 0; r < block.rows; r++) {
+    for (let c = 0; c < block.cols; c++, i++) {
+      const { row, col, flat } = tensorIndex(block, r, c);
+      out[i] = difference(ta.data[flat], otherValue(tb, row, col));
+    }
+  }
+  return out;
+}
+
+/** What the banner says: the two inputs and, per token axis, which rows only one of them has. */
+export function compareSummary(scene, traceA, traceB) {
+  const a = traceA.input?.number, b = traceB.input?.number, onlyA = [], onlyB = [];
+  const axesB = traceB.scene?.axes || {};
+  const rowAxes = new Set(scene.blocks.filter(bl => !bl.param && bl.row_axis).map(bl => bl.row_axis));
+  for (const axis of rowAxes) {
+    const tokens = scene.axes[axis] || [], other = axesB[axis];
+    if (!other || other.length === tokens.length) continue;
+    if (tokens.length > other.length) onlyA.push(`${axis} rows ${other.length}…${tokens.length - 1}`);
+    else onlyB.push(`${other.length - tokens.length} ${axis} row${other.length - tokens.length > 1 ? 's' : ''}`);
+  }
+  const notes = [];
+  if (onlyA.length) notes.push(`hatched: ${onlyA.join(', ')}, which only ${a} has`);
+  if (onlyB.length) notes.push(`${b} has ${onlyB.join(' and ')} more (not drawn)`);
+  return { a, b, notes };
+}

@@ -1,0 +1,65 @@
+// Exports: any block as CSV (in the tensor's own orientation, rows and columns labelled by index and,
+// where the scene gives one, token), the stage as PNG at the canvas's size, text to the clipboard.
+import { formatNumber } from '../js/format.js';
+
+const quote = s => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+const label = (i, tokens) => (tokens && tokens[i] !== undefined ? `${i} ${tokens[i]}` : String(i));
+
+/** A block's tensor as CSV text: the top-left cell is the tensor's id, the first row the column labels,
+ *  the first column the row labels; values in full precision (−∞ as -Infinity). A vector is one row
+ *  when the stage lays it as a row, one column when it stands as a column; a scalar is one cell. */
+export function blockCsv(scene, block, tensor) {
+  const shape = block.shape, axes = scene.axes, v = x => formatNumber(x, 'text');
+  // the scene's axes are the drawn ones; a block drawn transposed has them swapped
+  const [rowAxis, colAxis] = block.transposed ? [block.col_axis, block.row_axis] : [block.row_axis, block.col_axis];
+  let header, rows;
+  if (shape.length === 0) {
+    header = [block.id, '0'];
+    rows = [['0', v(tensor.data[0])]];
+  } else if (shape.length === 1 && block.rows === 1) {
+    header = [block.id, ...Array.from({ length: shape[0] }, (_, j) => label(j, axes[colAxis]))];
+    rows = [['0', ...Array.from(tensor.data, v)]];
+  } else if (shape.length === 1) {
+    header = [block.id, '0'];
+    rows = Array.from(tensor.data, (x, i) => [label(i, axes[rowAxis]), v(x)]);
+  } else {
+    const [n, m] = shape;
+    header = [block.id, ...Array.from({ length: m }, (_, j) => label(j, axes[colAxis]))];
+    rows = Array.from({ length: n }, (_, i) => [label(i, axes[rowAxis]), ...Array.from({ length: m }, (_, j) => v(tensor.data[i * m + j]))]);
+  }
+  return [header, ...rows].map(r => r.map(quote).join(',')).join('\n') + '\n';
+}
+
+/** Renders one frame and returns the canvas as a PNG data URL (read in the same task as the render,
+ *  since the drawing buffer is not preserved). */
+export function canvasPng(renderer, world, camera) {
+  renderer.render(world, camera);
+  return renderer.domElement.toDataURL('image/png');
+}
+
+/** Saves a Blob (or text) under a file name through a temporary link. */
+export function download(name, data, type = 'text/plain') {
+  const blob = data instanceof Blob ? data : new Blob([data], { type });
+  const url = URL.createObjectURL(blob), a = document.createElement('a');
+  a.href = url; a.download = name; a.hidden = true;
+  document.body.appendChild(a); a.click(); a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+/** A data URL as a Blob. */
+export function dataUrlBlob(url) {
+  const [head, body] = url.split(',');
+  const bytes = atob(body), out = new Uint8Array(bytes.length);
+  for (let i = 0; i < bytes.length; i++) out[i] = bytes.charCodeAt(i);
+  return new Blob([out], { type: head.slice(5).split(';')[0] });
+}
+
+/** Copies text; false when the browser refuses (the caller then shows the text to copy by hand). */
+export async function copyText(text) {
+  try { await navigator.clipboard.writeText(text); return true; } catch (e) { return false; }
+}
+
+/** A file name from the input and a tensor id: anatomy-42-<id>.csv (characters a file name cannot hold become _). */
+export function fileName(input, id, ext) {
+  return `anatomy-${input ?? 'trace'}${id ? `-${id.replace(/[^A-Za-z0-9_.-]+/g, '_')}` : ''}.${ext}`;
+}
