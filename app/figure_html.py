@@ -17,6 +17,7 @@ from jinja2 import Environment
 from app import figure_routes
 
 PLACEHOLDER = re.compile(r'<figure data-figure="([a-z0-9-]+)"></figure>')
+PARTIAL = re.compile(r'<figure data-partial="([a-z0-9-]+)"></figure>')  # replaced whole: figure-1, attention-by-word
 
 _cache: dict[str, tuple[bytes, str]] = {}
 _lock = threading.Lock()
@@ -77,3 +78,8 @@ def fill(fragment: str, rendered: dict[str, str]) -> str:
         return m.group(0) if inner is None else f'<figure data-figure="{name}" data-server="true">{inner}</figure>'
 
     return PLACEHOLDER.sub(sub, fragment)
+
+
+def fill_partials(fragment: str, rendered: dict[str, str]) -> str:
+    """Each <figure data-partial=NAME></figure> replaced by its rendered partial (a whole element)."""
+    return PARTIAL.sub(lambda m: rendered.get(m.group(1), m.group(0)), fragment)

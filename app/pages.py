@@ -9,7 +9,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
-from app import figure_html, figure_routes
+from app import figure1, figure_html, figure_routes
 from app.api import InputError, parse_input
 from app.content import fill_live
 from app.format import format_number
@@ -53,10 +53,16 @@ async def index(request: Request, input: str | None = None) -> HTMLResponse:
     if "beam" in names:
         rendered["beam"] = figure_html.render(templates.env, "beam", orjson.loads(await state.service.beam(number)))
     steps = [(s, figure_html.fill(html, rendered)) for s, html in steps]
+    fig1 = templates.env.get_template("figure1.html").module
+    boxes, layers = figure1.placed_for(state.service), state.service.translator.model.cfg.n_layers
+    partials = {"figure-1": str(fig1.overview(boxes, layers)),
+                "attention-by-word": templates.env.get_template("attention_words.html").render()}
+    steps = [(s, figure_html.fill_partials(html, partials)) for s, html in steps]
     svc = state.service
     return page(request, "index.html", content=content, steps=steps, input_value=text, input_error=error,
                 model=svc.figures, training=svc.training, version=svc.version,
-                figure_names=[*figure_routes.MODEL_FIGURES, *figure_routes.RESEARCH])
+                figure_names=[*figure_routes.MODEL_FIGURES, *figure_routes.RESEARCH],
+                figure1_map=str(fig1.map(boxes, layers)))
 
 
 @router.get("/ledger", response_class=HTMLResponse)

@@ -1,0 +1,47 @@
+// The paper's Figure 1, redrawn (templates/figure1.html): the overview in step 1 and the map beside the
+// stage. Each box is a link to its first step and lists all its steps in data-steps (derived on the
+// server from the tour). Here: the boxes of the step in view are marked (aria-current), a box's one line
+// shows on hover or focus, and a click goes to the step through the page's own step navigation
+// (window.anatomy.goTo, which moves the stage's camera) instead of a plain jump. Without scripts the
+// boxes are ordinary links to #step-N.
+
+const figures = [...document.querySelectorAll("[data-fig1]")];
+const boxes = figures.flatMap((f) => [...f.querySelectorAll("a.fig1-box")]);
+const narrow = window.matchMedia("(max-width: 760px)");
+
+function mark(step) {
+  for (const a of boxes) {
+    const on = a.dataset.steps.split(" ").map(Number).includes(step);
+    a.classList.toggle("is-current", on);
+    if (on) a.setAttribute("aria-current", "step");
+    else a.removeAttribute("aria-current");
+  }
+}
+
+function say(figure, a) {
+  const line = figure.querySelector("[data-fig1-says]");
+  if (!line) return;
+  const label = [...a.querySelectorAll("text")].map((t) => t.textContent).join(" ");
+  line.textContent = `${label}: ${a.dataset.says} Step ${a.dataset.gotoStep}.`;
+}
+
+for (const figure of figures) {
+  for (const a of figure.querySelectorAll("a.fig1-box")) {
+    a.addEventListener("pointerenter", () => say(figure, a));
+    a.addEventListener("focus", () => say(figure, a));
+    a.addEventListener("click", (event) => {
+      if (event.button || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+      const step = Number(a.dataset.gotoStep);
+      if (!window.anatomy?.goTo) return;  // the plain link still works
+      event.preventDefault();
+      window.anatomy.goTo(step);
+    });
+  }
+}
+
+// The map starts folded on a phone, where it would cover much of the small stage.
+const map = document.querySelector("details.fig1-map");
+if (map && narrow.matches) map.open = false;
+
+document.addEventListener("anatomy:step", (e) => mark(e.detail.step));
+if (window.anatomy?.step) mark(window.anatomy.step);
