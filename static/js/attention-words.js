@@ -99,7 +99,7 @@ function draw() {
   }
   const { axis, index } = chosen;
   panels.replaceChildren(...stations.filter((s) => s.heads[0].block.row_axis === axis).map((s) =>
-    el("section", { class: "aw-station", "data-station": s.station.id },
+    el("div", { class: "aw-station", "data-station": s.station.id },
       el("h3", {}, `${s.station.title}: “${trace.scene.axes[axis][index]}” reads`),
       el("div", { class: "aw-grid" }, s.heads.map((h, k) => panel(h, k, axis, index))))));
   light(stations, axis, index);
