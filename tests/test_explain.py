@@ -238,6 +238,33 @@ def test_every_op_kind_is_recomputed_and_its_inputs_are_the_dependency_set(page,
     assert ops == {n["op"] for n in trace["nodes"]} | {"Parameter"}, "every op kind of the trace is explained"
 
 
+def test_a_model_of_another_shape_is_explained_unchanged(browser, live_server):
+    """The research variants' scenes draw (issue 9); their cells are explained by the same evaluators: every
+    op kind recomputes to 1e-5 and names its dependency set (learned positions gather P; one head; d_k 4)."""
+    from tests.test_stage import variant_documents
+
+    pg = open_page(browser, f"{live_server}/?input=42")
+    try:
+        for name in ("learned_positions", "heads_1", "d_k_4"):
+            doc, wdoc = variant_documents(name)
+            assert pg.evaluate("([t, w]) => anatomyStage.drawModel(t, w)", [doc, wdoc])
+            values = values_of(doc, {p["id"]: exact(p) for p in wdoc["parameters"]})
+            nodes = {n["id"]: n for n in doc["nodes"]}
+            cells = sample_cells(doc, {p["id"]: values[p["id"]] for p in wdoc["parameters"]}, 3, seed=len(name))
+            for (nid, r, c), got in zip(cells, pg.evaluate(EXPLAIN_MANY, cells)):
+                assert "error" not in got, (name, nid, got)
+                idx = index_of(list(np.shape(values[nid])), r, c)
+                want = float(values[nid][idx])
+                rec = num(got["recomputed"])
+                assert rec == want or abs(rec - want) <= 1e-5 * max(1.0, abs(want)), (name, nid, idx)
+                node = nodes.get(nid)
+                expected = deps(node, values, idx) if node else set()
+                assert {(i, tuple(at)) for i, at, *_ in got["inputs"]} == expected, (name, nid, idx)
+        assert pg.errors == []
+    finally:
+        pg.context.close()
+
+
 def test_clicking_a_cell_opens_the_panel_with_explains_answer_and_lights_exactly_its_inputs(page, traces):
     show(page, "42")
     page.evaluate("anatomyStage.step(6)")
