@@ -140,7 +140,8 @@ def relative_position_baselines(numbers: list[int]) -> dict:
     total = sum(counts.values())
 
     def rates(hits: dict) -> dict:
-        return {k: hits[k] / counts[k] if counts[k] else None for k in KINDS} | {"all": sum(hits.values()) / max(total, 1)}
+        return ({k: hits[k] / counts[k] if counts[k] else None for k in KINDS}
+                | {"all": sum(hits.values()) / max(total, 1)})
 
     best = max(per_offset, key=lambda c: sum(per_offset[c].values()))
     return {"counts": counts, "best_offset": best, "best_offset_rates": rates(per_offset[best]),

@@ -51,7 +51,8 @@ def _seeds(o: Options) -> range:
 
 def _stats(values: list) -> dict:
     vals = [v for v in values if v is not None]
-    return {"values": values, "mean": mean(vals), "min": min(vals) if vals else None, "max": max(vals) if vals else None}
+    return {"values": values, "mean": mean(vals), "min": min(vals) if vals else None,
+            "max": max(vals) if vals else None}
 
 
 def _by_variant(runs: list[dict], order: list[str]) -> list[tuple[str, list[dict]]]:
@@ -189,7 +190,8 @@ def alignment_summary(runs: list[dict]) -> list[dict]:
                      "seeds": [r["seed"] for r in runs], "counts": entry["counts"],
                      **{k: _stats([p["any_head"][k] for p in per_run]) for k in ("monotone", "reordered", "all")}})
     base = runs[0]["analysis"]["baselines"]
-    rows.append({"layer": None, "convention": "predicts", "who": f"baseline: best fixed offset (c = {base['best_offset']})",
+    rows.append({"layer": None, "convention": "predicts",
+                 "who": f"baseline: best fixed offset (c = {base['best_offset']})",
                  "seeds": [], "counts": base["counts"],
                  **{k: _stats([base["best_offset_rates"][k]]) for k in ("monotone", "reordered", "all")}})
     rows.append({"layer": None, "convention": "predicts", "who": "baseline: best fixed offset for each kind",

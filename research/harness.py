@@ -159,7 +159,8 @@ def _train_and_score(spec: RunSpec, cache: Path) -> dict:
     cache.mkdir(parents=True, exist_ok=True)
     torch.save(model.state_dict(), weights_path(cache, spec.key()))
     return {"key": spec.key(), "experiment": spec.experiment, "variant": spec.variant, "seed": spec.seed,
-            "steps": spec.steps, "heldout_size": spec.heldout_size, "config": cfg.to_dict(), "train": spec.train_config_dict(), "keep": spec.keep,
+            "steps": spec.steps, "heldout_size": spec.heldout_size, "config": cfg.to_dict(),
+            "train": spec.train_config_dict(), "keep": spec.keep,
             "params": model.get_num_params(), "train_seconds": round(train_seconds, 2),
             "wall_seconds": round(time.perf_counter() - t0, 2), **scores,
             "steps_to_99": reached[0] if reached else None, "curve": curve,

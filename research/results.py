@@ -68,7 +68,8 @@ def load(experiment: str, out: Path = RESULTS, records: Path = RECORDS) -> dict:
     if experiment in GROUPS:
         parts = [load(p, out, records) for p in GROUPS[experiment]]
         return {"experiment": experiment, "title": "Follow-ups", "parts": parts,
-                **{k: "\n\n".join(f"{p['title']}: {p[k]}" for p in parts) for k in ("claim", "hypothesis", "design", "verdict")},
+                **{k: "\n\n".join(f"{p['title']}: {p[k]}" for p in parts)
+                   for k in ("claim", "hypothesis", "design", "verdict")},
                 "command": f"python -m research {experiment}",
                 "runs": [r for p in parts for r in p["runs"]],
                 "summary": [{"study": p["experiment"], **row} for p in parts for row in p["summary"]]}
