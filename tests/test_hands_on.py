@@ -102,7 +102,11 @@ def test_clicking_a_box_goes_to_its_step_and_moves_the_stage(browser, live_serve
                            arg=before["target"])
     assert camera(page)["target"] != before["target"], "the stage's camera moved"
     page.wait_for_function("() => location.hash === '#step-12'")
-    # by keyboard: focus the map's cross-attention box and press Enter
+    assert page.text_content(".fig1-dock summary") == "Map · Feed Forward", "the folded map says where the reader is"
+    # by keyboard: unfold the map, focus its cross-attention box and press Enter
+    page.locator(".fig1-dock summary").focus()
+    page.keyboard.press("Enter")
+    assert page.get_attribute(".fig1-dock details", "open") is not None
     page.locator('.fig1-dock a.fig1-box[data-box="dec-cross"]').focus()
     says = page.text_content(".fig1-dock [data-fig1-says]")
     assert "Cross-attention" in says and "Step 16" in says, says

@@ -7,7 +7,6 @@
 
 const figures = [...document.querySelectorAll("[data-fig1]")];
 const boxes = figures.flatMap((f) => [...f.querySelectorAll("a.fig1-box")]);
-const narrow = window.matchMedia("(max-width: 760px)");
 
 function mark(step) {
   for (const a of boxes) {
@@ -15,6 +14,13 @@ function mark(step) {
     a.classList.toggle("is-current", on);
     if (on) a.setAttribute("aria-current", "step");
     else a.removeAttribute("aria-current");
+  }
+  // the folded map still says where the reader is: the part (or how many parts) of this step
+  const now = document.querySelector("[data-fig1-now]");
+  if (now) {
+    const parts = [...new Set([...document.querySelectorAll(".fig1-map a.fig1-box.is-current")]
+      .map((a) => [...a.querySelectorAll("text")].map((t) => t.textContent).join(" ")))];
+    now.textContent = parts.length === 0 ? "" : parts.length <= 2 ? ` · ${parts.join(", ")}` : ` · ${parts.length} parts`;
   }
 }
 
@@ -39,9 +45,14 @@ for (const figure of figures) {
   }
 }
 
-// The map starts folded on a phone, where it would cover much of the small stage.
+// The map starts folded (open, it covers a corner of the stage, where the step's subject may be) and
+// stays as the reader leaves it, open or folded, from one visit to the next.
 const map = document.querySelector("details.fig1-map");
-if (map && narrow.matches) map.open = false;
+const KEY = "anatomy.map-open";
+if (map) {
+  try { map.open = localStorage.getItem(KEY) === "true"; } catch { /* storage refused: stay folded */ }
+  map.addEventListener("toggle", () => { try { localStorage.setItem(KEY, String(map.open)); } catch { /* ignore */ } });
+}
 
 document.addEventListener("anatomy:step", (e) => mark(e.detail.step));
 if (window.anatomy?.step) mark(window.anatomy.step);
