@@ -21,6 +21,9 @@ export function richText(text) {
   return frag;
 }
 
+/** An argument's name as the formula writes it (LaTeX: \\gamma, X^{(2)}) as text. */
+const argText = a => richText(a.replace(/\\gamma/g, 'γ').replace(/\\beta/g, 'β'));
+
 const h = (tag, props = {}, ...kids) => {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(props)) {
@@ -68,7 +71,7 @@ export class ExplainPanel {
       onclick: () => this.on.go(cell, 'input'),
       onmouseenter: () => this.on.hover(cell), onmouseleave: () => this.on.hover(null),
       onfocus: () => this.on.hover(cell), onblur: () => this.on.hover(null),
-    }, text);
+    }, ...[text].flat());
   }
 
   /** vm: {ex, title, lines, groups, trail, compare, katex} (see Stage.panelModel). */
@@ -100,10 +103,10 @@ export class ExplainPanel {
     const groups = vm.groups.length ? h('div', { class: 'explain-inputs' },
       h('h3', {}, `Computed from ${ex.inputs.length} input cell${ex.inputs.length === 1 ? '' : 's'}`),
       ...vm.groups.map(g => h('div', { class: 'explain-group' },
-        h('p', { class: 'explain-group-head' }, h('span', { class: 'explain-arg' }, g.arg), ' = ', richText(g.label), ` · ${g.where}`, h('span', { class: 'explain-id' }, ` ${g.id}`)),
+        h('p', { class: 'explain-group-head' }, h('span', { class: 'explain-arg' }, argText(g.arg)), ' = ', richText(g.label), ` · ${g.where}`, h('span', { class: 'explain-id' }, ` ${g.id}`)),
         h('div', { class: 'explain-cells' }, ...g.cells.map(c => this.cellButton(c, c.text, vm))))),
       vm.top.length ? h('div', { class: 'explain-top' }, h('h3', {}, 'Largest terms'), h('ol', {}, ...vm.top.map(t => h('li', {},
-        ...t.parts.flatMap((p, i) => [i ? ' · ' : '', this.cellButton(p, `${p.arg}[${p.index.join(', ')}]`, vm)]), ` = ${fmt(t.value, 'sig4')}`)))) : null)
+        ...t.parts.flatMap((p, i) => [i ? ' · ' : '', this.cellButton(p, [argText(p.arg), `[${p.index.join(', ')}]`], vm)]), ` = ${fmt(t.value, 'sig4')}`)))) : null)
       : h('p', { class: 'explain-leaf' }, vm.leaf);
 
     const actions = h('div', { class: 'explain-actions' },
