@@ -1,0 +1,141 @@
+"""Steps 26–29 state each experiment's result in words (issue 14, part 7).
+
+Each figure is read from the committed results (research/results/*.json), formatted the way the
+prose writes it, and looked for in the step's text: a changed result or a dropped sentence fails."""
+import json
+import re
+from pathlib import Path
+from statistics import mean
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "research" / "results"
+STEPS = ROOT / "content" / "steps"
+
+
+def step_text(n: int) -> str:
+    (path,) = STEPS.glob(f"{n:02d}-*.md")
+    return re.sub(r"\s+", " ", path.read_text().replace("\u00a0", " ").replace("\u202f", " "))
+
+
+def runs(experiment: str, variant: str) -> list[dict]:
+    found = [r for r in json.loads((RESULTS / f"{experiment}.json").read_text())["runs"]
+             if r["variant"] == variant]
+    assert found, (experiment, variant)
+    return found
+
+
+def mean_of(experiment: str, variant: str, key: str) -> float:
+    return mean(r[key] for r in runs(experiment, variant))
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.1f} %"
+
+
+def loss(x: float) -> str:
+    return f"{x:.4f}"
+
+
+def by_length(variant: str, words: int) -> float:
+    return mean(r["exact_match_by_length"][str(words)]["exact_match"] for r in runs("extrapolation", variant))
+
+
+def head_row(seed: int, ablated: str) -> dict:
+    (run,) = [r for r in runs("head_ablation", "baseline") if r["seed"] == seed]
+    return next(row for row in run["analysis"]["rows"] if row["ablated"] == ablated)
+
+
+def critical(seed: int) -> dict:
+    """The one head whose removal costs the most exact match on numbers with und."""
+    (run,) = [r for r in runs("head_ablation", "baseline") if r["seed"] == seed]
+    return min((row for row in run["analysis"]["rows"] if row["ablated"].startswith("head")),
+               key=lambda row: row["with_und"]["exact_match"])
+
+
+def alignment_any_head_last_layer() -> list[float]:
+    out = []
+    for r in runs("alignment", "baseline"):
+        layers = [la for la in r["analysis"]["layers"] if la["convention"] == "predicts"]
+        out.append(max(layers, key=lambda la: la["layer"])["any_head"]["all"])
+    return out
+
+
+def best_offset() -> float:
+    """The positional baseline: the best fixed offset's hit rate (the same in both seeds' data)."""
+    return runs("alignment", "baseline")[0]["analysis"]["baselines"]["best_offset_rates"]["all"]
+
+
+def pre_ln_loss(i: int) -> float:
+    return runs("warmup_norm", "pre_ln_no_warmup")[i]["heldout_loss"]
+
+
+FIGURES = {
+    26: [
+        ("one head's held-out loss", lambda: loss(mean(r["heldout_loss"] for r in runs("ablations", "heads_1")))),
+        ("the baseline's held-out loss", lambda: loss(mean(r["heldout_loss"] for r in runs("ablations", "baseline")))),
+        ("depth 1's held-out loss", lambda: loss(mean(r["heldout_loss"] for r in runs("ablations", "depth_1")))),
+        ("no dropout's held-out loss", lambda: loss(mean(r["heldout_loss"] for r in runs("ablations", "no_dropout")))),
+        ("no warm-up's held-out loss", lambda: f"{mean_of('ablations', 'no_warmup', 'heldout_loss'):.3f}"),
+        ("no warm-up's exact match", lambda: f"{100 * mean_of('ablations', 'no_warmup', 'heldout_exact_match'):.0f} %"),
+    ],
+    27: [
+        ("sinusoids on 7 words", lambda: pct(by_length("sinusoidal", 7))),
+        ("learned on 7 words", lambda: pct(by_length("learned", 7))),
+        ("sinusoids on 8 words", lambda: pct(by_length("sinusoidal", 8))),
+        ("sinusoids on 9 words", lambda: pct(by_length("sinusoidal", 9))),
+        ("ALiBi on 7 words", lambda: pct(by_length("alibi", 7))),
+        ("ALiBi on 8 words", lambda: pct(by_length("alibi", 8))),
+        ("ALiBi on 9 words", lambda: pct(by_length("alibi", 9))),
+        ("rotary on 7 words", lambda: pct(by_length("rotary", 7))),
+        ("rotary's worst seed on 7 words", lambda: pct(min(
+            r["exact_match_by_length"]["7"]["exact_match"] for r in runs("extrapolation", "rotary")))),
+    ],
+    28: [
+        ("any head, last layer", lambda: f"{100 * min(alignment_any_head_last_layer()):.0f} %"),
+        ("the best fixed offset", lambda: pct(best_offset())),
+    ],
+    29: [
+        ("seed 1's critical head, numbers with und", lambda: pct(critical(1)["with_und"]["exact_match"])),
+        ("seed 1's critical head, numbers without und", lambda: pct(critical(1)["without_und"]["exact_match"])),
+        ("seed 2's critical head, with und", lambda: pct(critical(2)["with_und"]["exact_match"])),
+        ("seed 2's critical head, without und", lambda: pct(critical(2)["without_und"]["exact_match"])),
+        ("post-LN without warm-up, loss", lambda: f"{mean_of('warmup_norm', 'post_ln_no_warmup', 'heldout_loss'):.2f}"),
+        ("pre-LN without warm-up, seed 1's loss", lambda: f"{pre_ln_loss(0):.2f}"),
+        ("pre-LN without warm-up, seed 2's loss", lambda: f"{pre_ln_loss(1):.2f}"),
+        ("ALiBi on 7 words", lambda: pct(by_length("alibi", 7))),
+        ("ALiBi on 9 words", lambda: pct(by_length("alibi", 9))),
+        ("unscaled d_k 64", lambda: pct(runs("dk_sweep", "d_k_64_unscaled")[0]["heldout_exact_match"])),
+    ],
+}
+
+
+@pytest.mark.parametrize("step, what, figure", [(s, w, f) for s, items in FIGURES.items() for w, f in items],
+                         ids=lambda v: v if isinstance(v, str) else None)
+def test_each_experiments_result_is_stated_in_its_step(step, what, figure):
+    assert figure() in step_text(step), f"step {step} does not state {what} ({figure()})"
+
+
+def test_the_results_are_fed_back_into_the_earlier_steps():
+    assert pct(by_length("sinusoidal", 7)) in step_text(5) and pct(by_length("learned", 7)) in step_text(5)
+    assert pct(by_length("alibi", 9)) in step_text(5)
+    assert re.search(r"one head is enough", step_text(10))
+    assert re.search(r"one layer per stack suffices", step_text(13))
+    assert "learns nothing" in step_text(21) and "pre-LN" in step_text(21)
+    assert "pre-LN fails as well" in step_text(11)
+
+
+def test_no_warm_up_learns_nothing_in_every_committed_run():
+    """What steps 21 and 29 say in words: every run without warm-up ends at 0 % exact match."""
+    no_warmup = runs("ablations", "no_warmup") + runs("warmup_norm", "post_ln_no_warmup") \
+        + runs("warmup_norm", "pre_ln_no_warmup")
+    assert [r["heldout_exact_match"] for r in no_warmup] == [0.0] * len(no_warmup)
+
+
+def test_the_hypotheses_match_the_records():
+    record = (ROOT / "research" / "records" / "ablations.md").read_text()
+    assert "1 head (d_k 32): little or no harm" in record
+    assert "little or no harm" in step_text(26) and "one head to do worse" not in step_text(26)
+    assert "Five follow-ups are set up" not in step_text(29) and "all five have been run" in step_text(29)
+    assert "rotary" in step_text(27).split("**Design.**")[1] and "ALiBi" in step_text(27).split("**Design.**")[1]
