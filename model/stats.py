@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import torch
 
@@ -62,6 +63,20 @@ def training_summary() -> dict:
             "checkpoints_averaged": final["averaged"]}
 
 
+def loss_yardsticks(vocab_size: int) -> dict[str, float | int]:
+    """Steps 18 and 20's yardsticks, from the model's vocabulary and the shipped recipe and log.
+
+    The smoothed target puts 1 − ε + ε/V on the right piece: the probability that minimises the
+    training loss (step 18's ceiling). A model that spreads its probability evenly over V tokens
+    scores ln V under any smoothing (the q_t sum to 1): the yardstick for the log's first loss."""
+    log = json.loads((ARTIFACTS / "training_log.json").read_text())
+    eps = log["train_config"]["label_smoothing"]
+    first = log["log"][0]
+    return {"label_smoothing_eps": eps, "smoothing_ceiling": 1 - eps + eps / vocab_size,
+            "uniform_loss": math.log(vocab_size), "first_logged_loss": first["loss"],
+            "first_logged_step": first["step"], "log_every": log["train_config"]["log_every"]}
+
+
 def model_figures(model: EncoderDecoder, per_head: dict | None = None) -> dict:
     """Everything model-level the article quotes, computed (once, at start-up) from the model."""
     c = model.cfg
@@ -69,4 +84,5 @@ def model_figures(model: EncoderDecoder, per_head: dict | None = None) -> dict:
     return {**parameter_figures(model), **attention_peaks(per_head),
             "heldout_exact_match": training_summary()["heldout_exact_match"],
             "vocab_size": c.vocab_size, "d_model": c.d_model, "n_heads": c.n_heads, "d_k": c.d_k,
-            "d_ff": c.d_ff, "n_layers": c.n_layers, "sqrt_d_model": c.d_model ** 0.5}
+            "d_ff": c.d_ff, "n_layers": c.n_layers, "sqrt_d_model": c.d_model ** 0.5,
+            **loss_yardsticks(c.vocab_size)}
