@@ -62,6 +62,14 @@ def alignment_any_head_last_layer() -> list[float]:
     return out
 
 
+def sieben_und() -> dict:
+    """The compositional experiment's held-out subset with "sieben und", for the model trained without it."""
+    from research.experiments import compositional_summary
+
+    rows = compositional_summary(json.loads((RESULTS / "compositional.json").read_text())["runs"])
+    return next(r for r in rows if r["variant"] == "no_sieben_und" and r["subset"].startswith("sieben"))
+
+
 def best_offset() -> float:
     """The positional baseline: the best fixed offset's hit rate (the same in both seeds' data)."""
     return runs("alignment", "baseline")[0]["analysis"]["baselines"]["best_offset_rates"]["all"]
@@ -106,6 +114,9 @@ FIGURES = {
         ("pre-LN without warm-up, seed 2's loss", lambda: f"{pre_ln_loss(1):.2f}"),
         ("ALiBi on 7 words", lambda: pct(by_length("alibi", 7))),
         ("ALiBi on 9 words", lambda: pct(by_length("alibi", 9))),
+        ("how many held-out numbers contain sieben und", lambda: f"all {sieben_und()['n']} held-out numbers"),
+        ("their exact match without sieben und in training",
+         lambda: f"exactly right ({100 * sieben_und()['exact_match']['mean']:.0f} %)"),
         ("unscaled d_k 64", lambda: pct(runs("dk_sweep", "d_k_64_unscaled")[0]["heldout_exact_match"])),
     ],
 }
@@ -124,6 +135,7 @@ def test_the_results_are_fed_back_into_the_earlier_steps():
     assert re.search(r"one layer per stack suffices", step_text(13))
     assert "learns nothing" in step_text(21) and "pre-LN" in step_text(21)
     assert "pre-LN fails as well" in step_text(11)
+    assert "needs only one of the four" in step_text(8) and "only one of the four matters" in step_text(16)
 
 
 def test_no_warm_up_learns_nothing_in_every_committed_run():
