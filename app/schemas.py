@@ -70,6 +70,7 @@ class ModelFigures(Document):
     sqrt_d_model: float
     label_smoothing_eps: float = Field(description="ε_ls of the shipped recipe (training_log.json)")
     smoothing_ceiling: float = Field(description="1 − ε + ε/V: what the smoothed target puts on the right piece")
+    ceiling_loss: float = Field(description="−ln of the ceiling: the loss of a piece given exactly that probability")
     uniform_loss: float = Field(description="ln V: the loss of a uniform guess over the vocabulary")
     first_logged_loss: float = Field(description="the training log's first loss (mean over its first log_every steps)")
     first_logged_step: int

@@ -73,7 +73,8 @@ def loss_yardsticks(vocab_size: int) -> dict[str, float | int]:
     eps = log["train_config"]["label_smoothing"]
     first = log["log"][0]
     return {"label_smoothing_eps": eps, "smoothing_ceiling": 1 - eps + eps / vocab_size,
-            "uniform_loss": math.log(vocab_size), "first_logged_loss": first["loss"],
+            "uniform_loss": math.log(vocab_size),
+            "ceiling_loss": -math.log(1 - eps + eps / vocab_size), "first_logged_loss": first["loss"],
             "first_logged_step": first["step"], "log_every": log["train_config"]["log_every"]}
 
 

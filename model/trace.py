@@ -94,6 +94,8 @@ class Derived:
     least_certain_token: str
     least_certain_position: int
     cross_alignment: list[str]
+    position_losses: str = described("each output piece and its loss −ln p (no smoothing), to 3 decimals")
+    mean_position_loss: float = described("the mean of those losses")
 
 
 @dataclass(kw_only=True)
@@ -347,6 +349,7 @@ def derived_figures(t: Trace, model: EncoderDecoder) -> dict:
     chosen = t.node("out.tokens").value
     p_chosen = probs[np.arange(len(chosen)), chosen]
     worst = int(p_chosen.argmin())
+    losses = -np.log(p_chosen.astype(np.float64))  # each piece's cross-entropy, unsmoothed
     last = cfg.n_layers - 1
     cross = np.mean([t.node(f"dec.{last}.cross.h{i}.weights").value for i in range(cfg.n_heads)], axis=0)
     pieces = [tok for tok in t.output_tokens if tok != EOS]
@@ -370,4 +373,6 @@ def derived_figures(t: Trace, model: EncoderDecoder) -> dict:
         "least_certain_position": worst,
         "cross_alignment": [f"{t.output_tokens[r]}←{t.source_tokens[int(cross[r].argmax())]}"
                             for r in range(len(t.output_tokens))],
+        "position_losses": ", ".join(f"{tok} {loss:.3f}" for tok, loss in zip(t.output_tokens, losses, strict=True)),
+        "mean_position_loss": float(losses.mean()),
     }

@@ -73,6 +73,22 @@ def test_the_page_shows_the_yardsticks(client):
     index_html = client.get("/").text
     figures = client.get("/api/model").json()["figures"]
     for key, fmt in (("smoothing_ceiling", "fixed4"), ("uniform_loss", "fixed2"), ("first_logged_loss", "fixed2"),
-                     ("label_smoothing_eps", "fixed1"), ("log_every", "int")):
+                     ("label_smoothing_eps", "fixed1"), ("log_every", "int"),
+                     ("ceiling_loss", "fixed3")):
         shown = re.findall(rf'data-live="{key}" data-format="{fmt}">([^<]*)</span>', index_html)
         assert shown and set(shown) == {format_number(figures[key], fmt)}, (key, shown)
+
+
+@pytest.mark.parametrize("number", [42, 7, 731_015])
+def test_the_per_position_losses_are_recomputed_from_the_trace(client, number):
+    figures = client.get("/api/model").json()["figures"]
+    t = client.get("/api/trace", params={"input": str(number)}).json()
+    nodes = {n["id"]: n for n in t["nodes"]}
+    probs, chosen = as_array(nodes["out.probs"]), as_array(nodes["out.tokens"]).astype(int)
+    losses = -np.log(probs[np.arange(len(chosen)), chosen].astype(np.float64))
+    shown = [item.rsplit(" ", 1) for item in t["derived"]["position_losses"].split(", ")]
+    assert [tok for tok, _ in shown] == t["output_tokens"]
+    assert [float(x) for _, x in shown] == pytest.approx(losses, abs=6e-4)
+    assert t["derived"]["mean_position_loss"] == pytest.approx(losses.mean(), abs=1e-9)
+    assert figures["ceiling_loss"] == pytest.approx(-math.log(figures["smoothing_ceiling"]))
+    assert (losses < figures["ceiling_loss"]).all()
