@@ -61,3 +61,17 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium, driven by Playwright (never Playwright's own browser download)."""
+    from tests.browser import CHROMIUM, CHROMIUM_ARGS, has_chromium
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not has_chromium():
+        pytest.skip("Debian's chromium is not installed (scripts/setup.sh --with-browser installs it)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

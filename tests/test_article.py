@@ -17,7 +17,7 @@ import pytest
 from app import figure_routes, figures
 from app.content import CONTENT, read_tsv, read_unused, split_front_matter
 from app.format import format_number
-from tests.test_page import CHROMIUM, CHROMIUM_ARGS, Page
+from tests.test_page import Page
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 FIGURE_NAMES = [*figure_routes.MODEL_FIGURES, *figure_routes.RESEARCH]
@@ -207,17 +207,6 @@ def test_a_broken_results_file_does_not_break_the_page(client, monkeypatch):
 
 
 # ---- in the browser ------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def browser():
-    """Debian's Chromium with the launch flags of tests/test_page.py."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
 
 def live_texts(page) -> dict[str, list[str]]:
     return page.evaluate("""() => { const out = {};

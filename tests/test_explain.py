@@ -16,7 +16,6 @@ import io
 import math
 import random
 import re
-import shutil
 import struct
 from pathlib import Path
 
@@ -24,20 +23,17 @@ import httpx
 import numpy as np
 import pytest
 
+from tests.browser import has_chromium, open_stage_page
 from tests.onnx_deps import deps
 from tests.onnx_numpy import as_array, evaluate
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--use-gl=angle", "--use-angle=gl-egl", "--ignore-gpu-blocklist",
-        "--enable-unsafe-swiftshader", "--disable-background-networking"]
 VIEWPORT = {"width": 1000, "height": 640}
 INPUTS = ("0", "42", "777777")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 
-pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists(),
-                                reason="Debian chromium is not installed")
+pytestmark = pytest.mark.skipif(not has_chromium(), reason="Debian chromium is not installed")
 
 
 # ---- data, independent of the browser ---------------------------------------------------------
@@ -137,27 +133,10 @@ def test_the_dependency_function_names_every_element_a_cell_reads(traces, weight
 
 # ---- the browser ----------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_sync.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
 def open_page(browser, url: str, **context):
-    # bypass_csp: wait_for_function evaluates strings
-    ctx = browser.new_context(viewport=VIEWPORT, bypass_csp=True, accept_downloads=True, **context)
-    ctx.grant_permissions(["clipboard-read", "clipboard-write"])
-    page = ctx.new_page()
-    page.errors = []
-    page.on("console", lambda m: m.type == "error" and "status of 422" not in m.text and page.errors.append(m.text))
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.goto(url)
-    page.wait_for_function("window.anatomyStage && anatomyStage.ready && window.anatomy && window.anatomy.step",
-                           timeout=90_000)
-    page.evaluate("anatomyStage.idle()")
-    return page
+    """The stage page, with downloads and the clipboard allowed (the exports)."""
+    return open_stage_page(browser, url, VIEWPORT, ("clipboard-read", "clipboard-write"), accept_downloads=True,
+                           **context)
 
 
 @pytest.fixture(scope="module")

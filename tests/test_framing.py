@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_stage import ARGS, CHROMIUM, pytestmark  # noqa: F401  (skip without Chromium)
+from tests.browser import open_stage_page
+from tests.test_stage import pytestmark  # noqa: F401  (skip without Chromium)
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
 
@@ -40,22 +41,13 @@ MEASURE = """async () => {
 
 
 @pytest.fixture(scope="module")
-def measurements(live_server):
+def measurements(browser, live_server):
     rows = {}
-    with playwright_sync.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            for vp_name, (viewport, _) in VIEWPORTS.items():
-                for text in INPUTS:
-                    ctx = browser.new_context(viewport=viewport, reduced_motion="reduce")
-                    page = ctx.new_page()
-                    page.goto(f"{live_server}/?input={text}")
-                    page.wait_for_function("window.anatomyStage && anatomyStage.ready", timeout=90_000)
-                    page.evaluate("anatomyStage.idle()")
-                    rows[vp_name, text] = page.evaluate(MEASURE)
-                    ctx.close()
-        finally:
-            browser.close()
+    for vp_name, (viewport, _) in VIEWPORTS.items():
+        for text in INPUTS:
+            page = open_stage_page(browser, f"{live_server}/?input={text}", viewport, reduced_motion="reduce")
+            rows[vp_name, text] = page.evaluate(MEASURE)
+            page.context.close()
     write_table(rows)
     return rows
 

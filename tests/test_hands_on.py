@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from app import figure1
-from tests.test_page import CHROMIUM, CHROMIUM_ARGS, Page
+from tests.test_page import Page
 
 ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -74,16 +74,6 @@ def test_the_boxes_steps_are_not_written_in_the_template():
 
 
 # ---- in the browser ------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
 
 def camera(page):
     return page.evaluate("() => window.anatomyStage.camera()")

@@ -5,17 +5,12 @@ number updates the live values and the URL, a bad input shows the server's messa
 from __future__ import annotations
 
 import re
-import shutil
 import time
-from pathlib import Path
 
 import pytest
 
 from app.content import CONTENT, read_tsv
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--use-gl=angle", "--use-angle=gl-egl", "--ignore-gpu-blocklist",
-                 "--enable-unsafe-swiftshader", "--disable-background-networking", "--disable-component-update"]
 SECTION = re.compile(r'<section id="step-(\d+)" class="step" data-step="(\d+)"')
 
 
@@ -118,17 +113,6 @@ def test_topic_pages(client):
 
 
 # ---- in the browser ---------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    assert shutil.which(CHROMIUM) or Path(CHROMIUM).exists(), "Debian's chromium is needed: apt-get install chromium"
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
 
 class Page:
     """A browser page that records console errors and uncaught exceptions."""

@@ -11,22 +11,19 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.browser import has_chromium, open_stage_page
+
 playwright_sync = pytest.importorskip("playwright.sync_api")
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--use-gl=angle", "--use-angle=gl-egl", "--ignore-gpu-blocklist",
-        "--enable-unsafe-swiftshader", "--disable-background-networking"]
 VIEWPORT = {"width": 1000, "height": 640}
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 
-pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists(),
-                                reason="Debian chromium is not installed")
+pytestmark = pytest.mark.skipif(not has_chromium(), reason="Debian chromium is not installed")
 
 
 def trace_of(base: str, text: str) -> dict:
@@ -40,26 +37,8 @@ def data(live_server: str) -> dict:
             "params": {p["id"]: p for p in weights["parameters"]}}
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_sync.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
 def open_page(browser, url: str, **context):
-    ctx = browser.new_context(viewport=VIEWPORT, bypass_csp=True, **context)  # page.wait_for_function evaluates strings
-    page = ctx.new_page()
-    page.errors = []
-    # a 422 for a bad input is the answer the test asks for, not an error of the stage
-    page.on("console", lambda m: m.type == "error" and "status of 422" not in m.text and page.errors.append(m.text))
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.goto(url)
-    page.wait_for_function("window.anatomyStage && window.anatomyStage.ready && window.anatomy && window.anatomy.step",
-                           timeout=90_000)
-    page.evaluate("anatomyStage.idle()")
-    return page
+    return open_stage_page(browser, url, VIEWPORT, **context)
 
 
 @pytest.fixture(scope="module")
