@@ -26,6 +26,7 @@ import numpy as np
 
 from model.tour import TourStep
 from model.transformer import Config
+from model.vocab import VOCAB
 
 FORMAT = "anatomy-scene/1"
 HEAD_GAP = 1  # empty columns between head slices inside a block
@@ -204,9 +205,8 @@ class Tensor:
     dtype: str
 
 
-def tensors_of(trace, param_shapes: dict) -> dict[str, Tensor]:
-    out = {pid: Tensor(pid, "Parameter", [], {}, tuple(np.shape(v) if not isinstance(v, tuple) else v), "float32")
-           for pid, v in param_shapes.items()}
+def tensors_of(trace, params: dict[str, np.ndarray]) -> dict[str, Tensor]:
+    out = {pid: Tensor(pid, "Parameter", [], {}, tuple(np.shape(v)), "float32") for pid, v in params.items()}
     for n in trace.nodes:
         out[n.id] = Tensor(n.id, n.op, list(n.inputs), dict(n.attrs), tuple(n.value.shape), str(n.value.dtype))
     return out
@@ -483,8 +483,8 @@ def col_x(gap_every: int, c: int) -> float:
 # ---------------------------------------------------------------------------------------------
 # The scene
 
-def build_scene(trace, cfg: Config, param_shapes: dict, tour: list[TourStep]) -> Scene:
-    tensors = tensors_of(trace, param_shapes)
+def build_scene(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> Scene:
+    tensors = tensors_of(trace, params)
     axes = token_axes(tensors, trace)
     memory = _memory_id(trace)
     slices = [t for t in tensors.values() if t.op == "Slice"]
@@ -497,18 +497,13 @@ def build_scene(trace, cfg: Config, param_shapes: dict, tour: list[TourStep]) ->
     overview = View(box=bounds, target=_centre(bounds), azimuth=-0.12, elevation=0.08, margin=1.02)
     scene = Scene(FORMAT, cfg.to_dict(), CELL, palette(),
                   {"source": list(trace.source_tokens), "target": list(trace.target_tokens),
-                   "output": list(trace.output_tokens), "vocab": _vocab()},
+                   "output": list(trace.output_tokens), "vocab": list(VOCAB.tokens)},
                   blocks, aliases, stations, [], [], bounds, overview, [], sum(b.rows * b.cols for b in blocks))
     scene.connectors = _connectors(scene, by_id, tensors, trace, memory)
     scene.labels = _labels(scene, by_id, trace)
     names = (tuple(b.id for b in scene.blocks), tuple((s.id, s.of) for s in scene.slices))
     scene.steps = [_step(s, scene, by_id, tensors, cfg, names) for s in tour]
     return scene
-
-
-def _vocab() -> list[str]:
-    from model.vocab import VOCAB
-    return list(VOCAB.tokens)
 
 
 def _memory_id(trace) -> str | None:
@@ -657,7 +652,7 @@ def _connectors(scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor
         emb, ids = by_id[n.id], by_id.get(n.inputs[1])
         left_end = (ids.x if ids else emb.x) - 0.3
         src = emb.tower == "src"
-        for r, tok in enumerate(np.asarray(n_value(trace, n.inputs[1])).tolist()):
+        for r, tok in enumerate(trace.node(n.inputs[1]).value.tolist()):
             a = (e.x if src else e.x + e.w, row_y(e, tok), z)
             b = (left_end, row_y(emb, r), z)
             c = (a[0] - 30 if src else a[0] + 30, (a[1] + b[1]) / 2, 8)
@@ -708,10 +703,6 @@ def _connectors(scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor
                       [out_x, y0, z], [mid, y0, z], [mid, tgt_ids.y - tgt_ids.rows - 0.3, z]])
     out.append(Connector("loop", colors["loop"], loops))
     return out
-
-
-def n_value(trace, node_id: str):
-    return next(n.value for n in trace.nodes if n.id == node_id)
 
 
 def _labels(scene: Scene, by_id: dict[str, Block], trace) -> list[Label]:
