@@ -2,7 +2,8 @@
 # Builds the image from the Dockerfile, runs it and smoke-tests it over HTTP: /healthz, the page, a trace,
 # every research-desk figure (each must have its results, none "not available"), a vendor library, a 422
 # for bad input; then checks that the server runs as a non-root user with torch's CPU build and that the
-# build's CA bundle did not end up in the image. Removes its container on exit; keeps the image.
+# build's CA bundle did not end up in the image. Removes its container on exit; keeps the image (and, with
+# podman's build mounts, IMAGE-build: the build stage, whose layers are the next build's cache).
 #
 #   bash scripts/container-smoke.sh            # build + run + checks
 #   ENGINE=docker PORT=8000 bash scripts/container-smoke.sh
