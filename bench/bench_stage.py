@@ -35,6 +35,11 @@ FRAMES_JS = """async (n) => {
   return out;
 }"""
 
+RENDERER_JS = """(() => {
+  const g = anatomyStage.stage.renderer.getContext(), e = g.getExtension('WEBGL_debug_renderer_info');
+  return e ? g.getParameter(e.UNMASKED_RENDERER_WEBGL) : '?';
+})()"""
+
 HIT_JS = """(n) => {
   // timed in bulk: performance.now() is coarsened to 0.1 ms in a page that is not cross-origin isolated
   const s = anatomyStage.stage, r = s.renderer.domElement.getBoundingClientRect();
@@ -47,6 +52,10 @@ HIT_JS = """(n) => {
 }"""
 
 
+def p95(values: list[float]) -> float:
+    return sorted(values)[int(len(values) * .95)]
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -55,7 +64,8 @@ def free_port() -> int:
 
 def start_server() -> tuple[subprocess.Popen, str]:
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port), "--log-level", "warning"],
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port),
+                             "--log-level", "warning"],
                             cwd=ROOT)
     url = f"http://127.0.0.1:{port}"
     for _ in range(300):
@@ -79,7 +89,8 @@ def main() -> None:
     try:
         with sync_playwright() as p:
             b = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-            page = b.new_page(viewport={"width": a.width, "height": a.height}, bypass_csp=True)  # wait_for_function evaluates strings
+            # bypass_csp: wait_for_function evaluates strings
+            page = b.new_page(viewport={"width": a.width, "height": a.height}, bypass_csp=True)
             t0 = time.perf_counter()
             page.goto(f"{url}/?input=42")
             page.wait_for_function("window.anatomyStage && anatomyStage.ready", timeout=120_000)
@@ -87,22 +98,23 @@ def main() -> None:
             page.evaluate("anatomyStage.overview()")
             page.evaluate("anatomyStage.idle()")
             st = page.evaluate("anatomyStage.stats")
-            gl = page.evaluate("(() => { const g = anatomyStage.stage.renderer.getContext(); const e = g.getExtension('WEBGL_debug_renderer_info'); return e ? g.getParameter(e.UNMASKED_RENDERER_WEBGL) : '?'; })()")
+            gl = page.evaluate(RENDERER_JS)
             print(f"renderer           {gl}")
             print(f"draw calls         {st['drawCalls']:8d} (overview, {st['blocks']} blocks)")
             print(f"cells drawn        {st['cellsDrawn']:8d}")
             frames = page.evaluate(FRAMES_JS, 40)
-            print(f"frame JS, overview {statistics.median(frames):8.2f} ms median, {sorted(frames)[int(len(frames) * .95)]:.2f} ms p95 "
+            print(f"frame JS, overview {statistics.median(frames):8.2f} ms median, {p95(frames):.2f} ms p95 "
                   "(JS time in frame(): tweens + renderer.render submission)")
             page.evaluate("anatomyStage.step(6)")
             page.evaluate("anatomyStage.idle()")
             frames = page.evaluate(FRAMES_JS, 40)
-            print(f"frame JS, step 6   {statistics.median(frames):8.2f} ms median, {sorted(frames)[int(len(frames) * .95)]:.2f} ms p95 "
+            print(f"frame JS, step 6   {statistics.median(frames):8.2f} ms median, {p95(frames):.2f} ms p95 "
                   f"({page.evaluate('anatomyStage.stats.drawCalls')} draw calls after culling)")
             page.evaluate("anatomyStage.returnToStep()")
             page.evaluate("anatomyStage.idle()")
             hit = page.evaluate(HIT_JS, 2000)
-            print(f"hit-test           {hit['mean'] * 1000:8.1f} µs mean over 2000 random points ({hit['hits']} on a cell)")
+            print(f"hit-test           {hit['mean'] * 1000:8.1f} µs mean over 2000 random points "
+                  f"({hit['hits']} on a cell)")
             redraw = []
             for node_id, r, c in [("enc.0.self.W_q", 3, 5), ("enc.0.self.q", 1, 5), ("enc.0.self.b_q", 0, 20),
                                   ("enc.0.self.W_q", 10, 10)] * 3:

@@ -145,8 +145,8 @@ const OPS = {
     const is = bcast(S.shape, o), x = at(X, o), g = at(S, is);
     const cells = idxs.map(i => [0, i]);
     cells.push([1, is]);
-    let value = (x - mu) / Math.sqrt(v + eps) * g, bTerm = '', bNum = '', ib = null, b = 0;
-    if (B) { ib = bcast(B.shape, o); b = at(B, ib); value += b; cells.push([2, ib]); bTerm = ` + \\beta${sub(ib)}`; bNum = plus(b); }
+    let value = (x - mu) / Math.sqrt(v + eps) * g, bTerm = '', bNum = '';
+    if (B) { const ib = bcast(B.shape, o), b = at(B, ib); value += b; cells.push([2, ib]); bTerm = ` + \\beta${sub(ib)}`; bNum = plus(b); }
     const sj = sub(symbolic);
     return {
       value, cells,

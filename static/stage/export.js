@@ -56,7 +56,7 @@ export function dataUrlBlob(url) {
 
 /** Copies text; false when the browser refuses (the caller then shows the text to copy by hand). */
 export async function copyText(text) {
-  try { await navigator.clipboard.writeText(text); return true; } catch (e) { return false; }
+  try { await navigator.clipboard.writeText(text); return true; } catch { return false; }
 }
 
 /** A file name from the input and a tensor id: anatomy-42-<id>.csv (characters a file name cannot hold become _). */

@@ -66,7 +66,7 @@ Object.assign(api, {
   /** Fetches the trace of a new input and animates to it; resolves to false on a bad input. */
   load: async (input) => {
     try { const t = await fetchTrace(input); return !!(t.nodes && api.stage && (api.stage.setTrace(t), api.traceCount++, api.input = t.input, true)); }
-    catch (e) { return false; }
+    catch { return false; }
   },
   /** Draws another model (a research variant, say): its trace (with its scene) and its weights document. */
   drawModel: (trace, weights) => {
@@ -104,7 +104,7 @@ Object.assign(api, {
   compare: async (what) => {
     if (!api.stage) return false;
     if (what === null || what === undefined) { api.stage.setCompare(null); return true; }
-    try { api.stage.setCompare(typeof what === 'object' ? what : await fetchTrace(what)); return true; } catch (e) { return false; }
+    try { api.stage.setCompare(typeof what === 'object' ? what : await fetchTrace(what)); return true; } catch { return false; }
   },
   /** A block as CSV text (rows and columns labelled), the stage as a PNG data URL. */
   csv: (id) => api.stage?.csv(id) ?? null,

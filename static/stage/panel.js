@@ -63,7 +63,7 @@ export class ExplainPanel {
 
   focus() { this.el.querySelector('.explain-title')?.focus({ preventScroll: true }); }
 
-  cellButton(cell, text, vm) {
+  cellButton(cell, text) {
     const name = `${cell.id}[${cell.row}, ${cell.col}] = ${fmt(cell.value)}`;
     return h('button', {
       type: 'button', class: 'explain-cell', title: name, 'aria-label': `${name}: explain this input`,
@@ -91,7 +91,7 @@ export class ExplainPanel {
         : h('button', { type: 'button', data: { id: c.id, row: String(c.row), col: String(c.col) }, onclick: () => this.on.back(i) }, richText(c.text)))))) : null;
     const formula = h('div', { class: 'explain-formula' });
     if (vm.katex) {
-      try { vm.katex.render(ex.formula, formula, { displayMode: true, throwOnError: false }); } catch (e) { formula.append(h('code', {}, ex.formula)); }
+      try { vm.katex.render(ex.formula, formula, { displayMode: true, throwOnError: false }); } catch { formula.append(h('code', {}, ex.formula)); }
     } else formula.append(h('code', {}, ex.formula));
     const check = h('p', { class: `explain-check ${agree.ok ? 'ok' : 'bad'}` },
       ex.given ? `value ${fmt(ex.value)} — given, not computed (${ex.op === 'Constant' ? 'a constant of the trace' : 'a learned parameter'})`
@@ -104,9 +104,9 @@ export class ExplainPanel {
       h('h3', {}, `Computed from ${ex.inputs.length} input cell${ex.inputs.length === 1 ? '' : 's'}`),
       ...vm.groups.map(g => h('div', { class: 'explain-group' },
         h('p', { class: 'explain-group-head' }, h('span', { class: 'explain-arg' }, argText(g.arg)), ' = ', richText(g.label), ` · ${g.where}`, h('span', { class: 'explain-id' }, ` ${g.id}`)),
-        h('div', { class: 'explain-cells' }, ...g.cells.map(c => this.cellButton(c, c.text, vm))))),
+        h('div', { class: 'explain-cells' }, ...g.cells.map(c => this.cellButton(c, c.text))))),
       vm.top.length ? h('div', { class: 'explain-top' }, h('h3', {}, 'Largest terms'), h('ol', {}, ...vm.top.map(t => h('li', {},
-        ...t.parts.flatMap((p, i) => [i ? ' · ' : '', this.cellButton(p, [argText(p.arg), `[${p.index.join(', ')}]`], vm)]), ` = ${fmt(t.value, 'sig4')}`)))) : null)
+        ...t.parts.flatMap((p, i) => [i ? ' · ' : '', this.cellButton(p, [argText(p.arg), `[${p.index.join(', ')}]`])]), ` = ${fmt(t.value, 'sig4')}`)))) : null)
       : h('p', { class: 'explain-leaf' }, vm.leaf);
 
     const actions = h('div', { class: 'explain-actions' },
