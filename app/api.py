@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response, StreamingResponse
 
+from app.delivery import SAFETENSORS, accepts, wants_safetensors
 from app.schemas import Beam, ErrorResponse, Facts, Health, ModelCard, Trace, TraceStreamHeader, Weights
 from app.service import CachedTrace, ModelService, dumps
 from model.parse import ACCEPTED, parse_number
@@ -45,11 +46,15 @@ def etag_matches(request: Request, etag: str) -> bool:
     return "*" in tags or etag in tags
 
 
-def cached(request: Request, etag: str, body: bytes, media_type: str = "application/json") -> Response:
-    """A response the browser may keep but must revalidate; 304 when its copy is current."""
+def cached(request: Request, etag: str, body: bytes, media_type: str = "application/json",
+           br: bytes = b"") -> Response:
+    """A response the browser may keep but must revalidate; 304 when its copy is current. `br`: the body
+    already Brotli-compressed, sent as it is to a client that accepts br (app/delivery.py)."""
     headers = {"ETag": etag, "Cache-Control": "no-cache"}
     if etag_matches(request, etag):
         return Response(status_code=304, headers=headers)
+    if br and accepts(request, "br"):
+        return Response(br, media_type=media_type, headers={**headers, "Content-Encoding": "br"})
     return Response(body, media_type=media_type, headers=headers)
 
 
@@ -66,7 +71,12 @@ async def get_weights(request: Request) -> Response:
     """Every parameter under its trace id (weight matrices as (d_in, d_out)), flattened row-major.
     The ETag is the weights version; send it back as If-None-Match to get 304 Not Modified."""
     svc = service(request)
-    return cached(request, f'"{svc.version}"', request.app.state.weights_body)
+    if wants_safetensors(request):  # the same numbers as raw little-endian float32 (app/delivery.py)
+        resp = cached(request, f'"{svc.version}.safetensors"', request.app.state.weights_safetensors, SAFETENSORS)
+    else:
+        resp = cached(request, f'"{svc.version}"', request.app.state.weights_body)
+    resp.headers["Vary"] = "Accept"
+    return resp
 
 
 async def _stream(entry: CachedTrace, chunk: int = 64 * 1024) -> AsyncIterator[bytes]:
@@ -113,8 +123,8 @@ async def get_trace(request: Request, input: str | None = Query(None, descriptio
     if NDJSON in request.headers.get("accept", ""):
         resp = _stream_response(entry)
     else:
-        resp = cached(request, f'"{service(request).version}-{n}"', entry.body)
-    resp.headers["Vary"] = "Accept"
+        resp = cached(request, f'"{service(request).version}-{n}"', entry.body, br=entry.br)
+    resp.headers["Vary"] = "Accept, Accept-Encoding"
     resp.headers["Server-Timing"] = timing  # time to compute (or find) the trace, for bench/
     return resp
 

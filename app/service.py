@@ -22,6 +22,7 @@ import torch
 from pydantic import BaseModel
 
 from app.content import Fact
+from app.delivery import compression_enabled, precompress
 from app.schemas import (
     Beam,
     BeamStep,
@@ -105,6 +106,7 @@ class CachedTrace:
     header: bytes  # the stream's first line: everything but the nodes, with a node count
     spans: list[tuple[int, int]] = field(default_factory=list)  # each node's [start, end) in body
     derived: dict = field(default_factory=dict)  # the article's live figures for this input
+    br: bytes = b""  # the body Brotli-compressed once (app/delivery.py), when compression is on
 
     @classmethod
     def build(cls, header: ServedTraceHeader, nodes: list[Node]) -> CachedTrace:
@@ -119,11 +121,12 @@ class CachedTrace:
             spans.append((start, len(body)))
         body += b"]}"
         first_line = dumps(TraceStreamHeader.of(header, node_count=len(nodes))) + b"\n"
-        return cls(bytes(body), first_line, spans, asdict(header.derived))
+        body = bytes(body)
+        return cls(body, first_line, spans, asdict(header.derived), precompress(body) if compression_enabled() else b"")
 
     @property
     def nbytes(self) -> int:
-        return len(self.body) + len(self.header) + 16 * len(self.spans)
+        return len(self.body) + len(self.br) + len(self.header) + 16 * len(self.spans)
 
     def ndjson(self) -> Iterator[bytes]:
         yield self.header
