@@ -62,9 +62,15 @@ def test_binary_and_small_responses_are_sent_as_they_are(client):
 
 
 def test_the_longest_trace_is_precompressed_under_200_kb(client):
-    headers, sent = raw(client, "/api/trace?input=777777", **{"Accept-Encoding": "gzip, deflate, br, zstd"})
+    browser = {"Accept-Encoding": "gzip, deflate, br, zstd"}
+    headers, sent = raw(client, "/api/trace?input=777777", **browser)
     assert headers["content-encoding"] == "br" and int(headers["content-length"]) == len(sent)
     assert len(sent) <= 200_000, len(sent)
+    headers, streamed = raw(client, "/api/trace/stream?input=777777", **browser)
+    assert headers["content-encoding"] == "br" and "content-length" not in headers
+    assert len(streamed) <= 200_000, len(streamed)
+    again = raw(client, "/api/trace/stream?input=777777", **browser)[1]
+    assert again == streamed  # compressed once, kept with the trace
 
 
 def test_accept_encoding_is_read_with_its_qualities():
