@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import gzip
 import math
+import re
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 
 import anyio
 import brotli
@@ -18,6 +20,7 @@ import zstandard
 from safetensors.numpy import load
 
 from app import delivery
+from app.service import dumps
 from model.trace import trace
 
 DECODE = {"gzip": gzip.decompress, "br": brotli.decompress,
@@ -106,7 +109,9 @@ def asgi_messages(app, path: str, query: str, headers: dict[str, str]) -> list[d
              "path": path, "raw_path": path.encode(), "query_string": query.encode(), "root_path": "",
              "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
              "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80), "app": app}
-    anyio.run(app, scope, receive, send)
+    # in a thread of its own: a browser test earlier in the session leaves Playwright's loop in this one
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(anyio.run, app, scope, receive, send).result()
     return sent
 
 
@@ -182,17 +187,20 @@ def test_the_safetensors_weights_revalidate_with_their_own_etag(client, svc):
 # ---- the trace's numbers ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("number", [42, 777777])
-def test_trace_values_are_float32_at_their_shortest_and_round_trip_exactly(client, svc, number):
-    served = {n["id"]: n for n in client.get("/api/trace", params={"input": str(number)}).json()["nodes"]}
-    model = svc.translator.model
-    nodes = trace(model, number, svc.params, svc.version).nodes
+def test_trace_values_are_float32_at_their_shortest_and_round_trip_exactly(svc, number):
+    """Each node as the service writes it (CachedTrace.build serialises each node with `dumps`), read
+    back: every value is the very float32 the model produced, in float32's shortest digits. (Compared
+    with a trace computed here rather than the served one: torch may round the last bit differently
+    in the service's worker threads.)"""
+    nodes = trace(svc.translator.model, number, svc.params, svc.version).nodes
     checked = 0
     for node in nodes:
         if node.value.dtype != np.float32:
             continue
         values = node.value.ravel()
-        got = served[node.id]["data"]
-        assert served[node.id]["dtype"] == "float32" and len(got) == values.size
+        written = orjson.loads(dumps(node.to_json()))
+        got = written["data"]
+        assert written["dtype"] == "float32" and len(got) == values.size
         for v, g in zip(values, got):
             if g is None:  # −∞: a masked score
                 assert v == -math.inf
@@ -203,7 +211,29 @@ def test_trace_values_are_float32_at_their_shortest_and_round_trip_exactly(clien
     assert checked > 10_000
 
 
+def test_the_served_trace_is_written_with_the_same_serialiser(client, svc):
+    body = client.get("/api/trace", params={"input": "42"}).content
+    entry = svc.trace_sync(42)
+    first = entry.spans[0]
+    assert body == entry.body and body[first[0]:first[1]].startswith(b'{"id":')
+    node = orjson.loads(body[first[0]:first[1]])
+    assert node["dtype"] == "float32" or node["dtype"].startswith("int")
+
+
 # ---- the browser libraries ----------------------------------------------------------------------------
+
+def test_the_start_up_check_lists_every_library_file_the_pages_load(client):
+    from app import main
+
+    loaded = set()
+    for path in ("/", "/about", "/ledger", "/docs"):
+        loaded |= set(re.findall(r"/vendor/[\w./-]+\.(?:js|css)", client.get(path).text))
+    listed = {f"/vendor/{name}/{f}" for name, (_, files) in delivery.VENDOR.items() for f in files}
+    assert loaded <= listed, loaded - listed
+    assert listed - loaded == {"/vendor/three/build/three.core.js"}  # imported by three.module.js
+    module = (main.NODE_MODULES / "three/build/three.module.js").read_text(encoding="utf-8")
+    assert "from './three.core.js'" in module
+
 
 def test_without_its_browser_libraries_the_app_refuses_to_start(tmp_path, monkeypatch, capsys):
     from app import main
