@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response, StreamingResponse
 
+from app.delivery import SAFETENSORS, ndjson_writes, once_compressed, wants_safetensors
 from app.schemas import Beam, ErrorResponse, Facts, Health, ModelCard, Trace, TraceStreamHeader, Weights
 from app.service import CachedTrace, ModelService, dumps
 from model.parse import ACCEPTED, parse_number
@@ -45,11 +46,15 @@ def etag_matches(request: Request, etag: str) -> bool:
     return "*" in tags or etag in tags
 
 
-def cached(request: Request, etag: str, body: bytes, media_type: str = "application/json") -> Response:
-    """A response the browser may keep but must revalidate; 304 when its copy is current."""
+def cached(request: Request, etag: str, body: bytes, media_type: str = "application/json",
+           br: bytes | None = None) -> Response:
+    """A response the browser may keep but must revalidate; 304 when its copy is current. `br`: the body
+    already Brotli-compressed for a client that accepts br (app/delivery.py), sent as it is."""
     headers = {"ETag": etag, "Cache-Control": "no-cache"}
     if etag_matches(request, etag):
         return Response(status_code=304, headers=headers)
+    if br is not None:
+        return Response(br, media_type=media_type, headers={**headers, "Content-Encoding": "br"})
     return Response(body, media_type=media_type, headers=headers)
 
 
@@ -66,28 +71,27 @@ async def get_weights(request: Request) -> Response:
     """Every parameter under its trace id (weight matrices as (d_in, d_out)), flattened row-major.
     The ETag is the weights version; send it back as If-None-Match to get 304 Not Modified."""
     svc = service(request)
-    return cached(request, f'"{svc.version}"', request.app.state.weights_body)
+    if wants_safetensors(request):  # the same numbers as raw little-endian float32 (app/delivery.py)
+        resp = cached(request, f'"{svc.version}.safetensors"', request.app.state.weights_safetensors, SAFETENSORS)
+    else:
+        resp = cached(request, f'"{svc.version}"', request.app.state.weights_body)
+    resp.headers["Vary"] = "Accept"
+    return resp
 
 
-async def _stream(entry: CachedTrace, chunk: int = 64 * 1024) -> AsyncIterator[bytes]:
-    """The NDJSON lines, header first, sent in writes of about 64 KiB (whole lines only)."""
-    lines = entry.ndjson()
-    yield next(lines)
-    batch: list[bytes] = []
-    size = 0
-    for line in lines:
-        batch.append(line)
-        size += len(line)
-        if size >= chunk:
-            yield b"".join(batch)
-            batch, size = [], 0
-    if batch:
-        yield b"".join(batch)
+async def _stream(writes: Iterable[bytes]) -> AsyncIterator[bytes]:
+    for w in writes:
+        yield w
 
 
-def _stream_response(entry: CachedTrace) -> StreamingResponse:
-    return StreamingResponse(_stream(entry), media_type=NDJSON,
-                             headers={"Cache-Control": "no-cache", "Vary": "Accept"})
+async def _stream_response(request: Request, entry: CachedTrace) -> StreamingResponse:
+    """The NDJSON lines, header first, in writes of about 64 KiB (whole lines only); to a client that
+    accepts br, the same writes Brotli-compressed once and kept with the trace (app/delivery.py)."""
+    headers = {"Cache-Control": "no-cache", "Vary": "Accept, Accept-Encoding"}
+    writes = await once_compressed(request, entry.br_writes, entry.stream_br)
+    if writes is not None:
+        return StreamingResponse(_stream(writes), media_type=NDJSON, headers={**headers, "Content-Encoding": "br"})
+    return StreamingResponse(_stream(ndjson_writes(entry.ndjson())), media_type=NDJSON, headers=headers)
 
 
 TRACE_DOC = f"""The trace of one input (SPEC §4): the input as number, English and German; the source and
@@ -111,10 +115,12 @@ async def get_trace(request: Request, input: str | None = Query(None, descriptio
     entry = await service(request).trace(n)
     timing = f"trace;dur={1000 * (time.perf_counter() - t0):.2f}"
     if NDJSON in request.headers.get("accept", ""):
-        resp = _stream_response(entry)
+        resp = await _stream_response(request, entry)
     else:
-        resp = cached(request, f'"{service(request).version}-{n}"', entry.body)
-    resp.headers["Vary"] = "Accept"
+        etag = f'"{service(request).version}-{n}"'
+        br = None if etag_matches(request, etag) else await once_compressed(request, entry.br, entry.body_br)
+        resp = cached(request, etag, entry.body, br=br)
+    resp.headers["Vary"] = "Accept, Accept-Encoding"
     resp.headers["Server-Timing"] = timing  # time to compute (or find) the trace, for bench/
     return resp
 
@@ -126,7 +132,7 @@ async def get_trace(request: Request, input: str | None = Query(None, descriptio
 async def get_trace_stream(request: Request, input: str | None = Query(None, description=INPUT_HELP)) -> Response:
     """The same trace as `/api/trace`, as newline-delimited JSON: the header first (with `node_count`),
     then one node per line in the order computed, so a client can draw while the rest arrives."""
-    return _stream_response(await service(request).trace(parse_input(input)))
+    return await _stream_response(request, await service(request).trace(parse_input(input)))
 
 
 @router.get("/beam", response_model=Beam, summary="Beam search, step by step", responses=BAD_INPUT)

@@ -15,6 +15,7 @@ from starlette.exceptions import HTTPException
 from app import api, figure_routes, pages
 from app.api import InputError, json_response
 from app.content import load_content
+from app.delivery import VENDOR, add_compression, require_vendor, weights_safetensors
 from app.schemas import ErrorDetail, ErrorResponse
 from app.security import SecurityHeaders, content_security_policy, csp_hash
 from app.service import BusyError, ModelService, dumps
@@ -43,12 +44,14 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     state.content = load_content(live={**svc.figures, **default.derived})
     state.model_body = dumps(svc.model_doc())
     state.weights_body = dumps(svc.weights_doc())
+    state.weights_safetensors = weights_safetensors(svc.params, svc.version)
     state.facts_body = dumps(svc.facts_doc(state.content.facts))
     state.figure_bodies = figure_routes.compute_model_figures(svc.translator.model, svc.attention)
     yield
 
 
 def create_app() -> FastAPI:
+    require_vendor(NODE_MODULES)  # without `npm ci`: one line and exit, not a 500 for every /vendor file
     app = FastAPI(title="Anatomy of the Transformer", version="1", description=DESCRIPTION,
                   lifespan=lifespan, docs_url=None, redoc_url=None)
     app.include_router(api.router)
@@ -56,8 +59,7 @@ def create_app() -> FastAPI:
     app.include_router(figure_routes.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static", check_dir=False), name="static")
-    for name, folder in (("three", "three"), ("katex", "katex/dist"), ("swagger-ui", "swagger-ui-dist"),
-                         ("chartjs", "chart.js/dist")):
+    for name, (folder, _) in VENDOR.items():
         app.mount(f"/vendor/{name}", StaticFiles(directory=NODE_MODULES / folder, check_dir=False), name=name)
 
     @app.exception_handler(InputError)
@@ -81,6 +83,7 @@ def create_app() -> FastAPI:
     async def internal(request: Request, exc: Exception) -> Response:  # never a stack trace
         return json_response(dumps({"detail": {"message": "internal error"}}), None, 500)
 
+    add_compression(app)
     app.add_middleware(SecurityHeaders, csp=content_security_policy(csp_hash(pages.IMPORT_MAP)))
     return app
 

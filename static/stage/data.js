@@ -3,21 +3,60 @@ import { tensorIndex } from './inspector.js';
 
 let weightsPromise = null;
 
-/** Every parameter tensor, fetched once per page (the browser also revalidates with the ETag). */
+/** Every parameter tensor, fetched once per page as safetensors (raw float32, a third of the JSON's bytes);
+ *  the browser revalidates it with the ETag. */
 export function fetchWeights(url = '/api/weights') {
   if (!weightsPromise) {
-    weightsPromise = fetch(url).then(r => {
+    weightsPromise = fetch(url, { headers: { Accept: 'application/octet-stream' } }).then(r => {
       if (!r.ok) throw new Error(`weights: HTTP ${r.status}`);
-      return r.json();
-    }).then(parseWeights).catch(e => { weightsPromise = null; throw e; });
+      return r.arrayBuffer();
+    }).then(parseSafetensors).catch(e => { weightsPromise = null; throw e; });
   }
   return weightsPromise;
 }
 
-/** /api/weights' document ({parameters: [{id, shape, data}]}) as tensors by id. The numbers are kept as
+/** /api/weights' JSON document ({parameters: [{id, shape, data}]}) as tensors by id. The numbers are kept as
  *  JSON gave them (float64), like the trace's: a cell is explained and exported with the same digits. */
 export function parseWeights(json) {
   return new Map(json.parameters.map(p => [p.id, { id: p.id, shape: p.shape, data: Float64Array.from(p.data) }]));
+}
+
+/** The float64 that float32 `x`'s shortest round-trip decimal reads as: what the JSON document (float32
+ *  written at its shortest, by orjson) gives for the same parameter, so both routes hold the same numbers. */
+export function shortestFloat32(x) {
+  if (!Number.isFinite(x) || x === 0) return x;
+  // 9 significant digits always round-trip a float32; if p digits do, p + 1 do. Most weights need 8
+  // (then 7 fails), a few 9, so trying 8 first takes about two conversions per value.
+  const eight = Number(x.toPrecision(8));
+  if (Math.fround(eight) !== x) return Number(x.toPrecision(9));
+  let best = eight;
+  for (let p = 7; p >= 1; p--) {
+    const y = Number(x.toPrecision(p));
+    if (Math.fround(y) !== x) break;
+    best = y;
+  }
+  return best;
+}
+
+/** /api/weights as safetensors (an 8-byte little-endian header length, a JSON header of dtype, shape and
+ *  byte offsets, then the data, here float32 little-endian) as tensors by id, in the order the header's
+ *  metadata lists (the JSON document's). */
+export function parseSafetensors(buffer) {
+  const view = new DataView(buffer);
+  const headerLength = Number(view.getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, 8, headerLength)));
+  const { __metadata__: meta = {}, ...tensors } = header;
+  const order = meta.order ? meta.order.split(',') : Object.keys(tensors);
+  const out = new Map();
+  for (const id of order) {
+    const t = tensors[id];
+    if (t.dtype !== 'F32') throw new Error(`weights: ${id} is ${t.dtype}, not F32`);
+    const [start, end] = t.data_offsets, at = 8 + headerLength + start;
+    const data = new Float64Array((end - start) / 4);
+    for (let i = 0; i < data.length; i++) data[i] = shortestFloat32(view.getFloat32(at + 4 * i, true));
+    out.set(id, { id, shape: t.shape, data });
+  }
+  return out;
 }
 
 /** A trace's nodes as tensors (op, inputs, attrs, shape, dtype, data): null (masked, −∞) becomes -Infinity. */

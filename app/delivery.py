@@ -1,0 +1,132 @@
+"""How the app's bytes travel: compression, the weights as safetensors, and the browser libraries.
+
+- **Compression**: starlette-compress negotiates zstd, Brotli or gzip from Accept-Encoding for every
+  text response worth it (HTML, CSS, JavaScript, JSON, SVG; not the binary weights, which would shrink
+  by 1 %). The NDJSON trace stream is registered as a streaming type, so each write the app makes is
+  flushed through the compressor at once: the stream still arrives line by line, only smaller.
+  `ANATOMY_COMPRESS=0` turns it off (bench/bench_delivery.py measures the page both ways).
+- **Precompressed traces**: a cached trace's JSON body, and its NDJSON stream, are Brotli-compressed
+  once, the first time a client that accepts `br` asks for that form, at a quality a per-request
+  compressor cannot afford (the longest trace, 777 777, goes from 735 KiB to under 200 KB), and kept
+  with the trace: later requests cost no compression. The stream is one Brotli stream flushed after
+  every write, so it still decodes write by write as it arrives.
+- **Weights as safetensors**: `/api/weights` sent with `Accept: application/octet-stream` answers the
+  same parameters as raw little-endian float32 in the safetensors layout (an 8-byte header length, a
+  JSON header of dtype, shape and byte offsets, then the data), with the same ETag/304 behaviour.
+- **Browser libraries**: the files the pages load from node_modules are listed here; the app refuses
+  to start, with one line naming what is missing, when `npm ci` has not been run.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+import anyio
+import brotli
+import numpy as np
+from fastapi import FastAPI, Request
+from safetensors.numpy import save
+from starlette_compress import CompressMiddleware, add_compress_type
+
+T = TypeVar("T")
+NDJSON = "application/x-ndjson"
+SAFETENSORS = "application/octet-stream"
+STARTUP_FAILURE = 3  # uvicorn's and gunicorn's exit code for a worker that cannot boot: they stop, not respawn
+TRACE_BROTLI_QUALITY = 8  # ~0.1 s for the longest trace, once; 4 (the per-request level) leaves it at 204 KB
+
+# /vendor/<name> → the node_modules folder it serves, and the files the pages load from it
+VENDOR: dict[str, tuple[str, tuple[str, ...]]] = {
+    "three": ("three", ("build/three.module.js", "build/three.core.js")),
+    "katex": ("katex/dist", ("katex.min.js", "katex.min.css", "contrib/auto-render.min.js")),
+    "swagger-ui": ("swagger-ui-dist", ("swagger-ui-bundle.js", "swagger-ui.css")),
+    "chartjs": ("chart.js/dist", ("chart.umd.min.js",)),
+}
+
+
+def compression_enabled() -> bool:
+    return os.environ.get("ANATOMY_COMPRESS", "1") != "0"
+
+
+def add_compression(app: FastAPI) -> None:
+    """Compress responses by Accept-Encoding (zstd, then br, then gzip), the NDJSON stream included."""
+    if compression_enabled():
+        add_compress_type(NDJSON, streaming=True)  # flush after every write: incremental, compressed
+        app.add_middleware(CompressMiddleware, minimum_size=1024)
+
+
+def missing_vendor_files(node_modules: Path) -> list[str]:
+    return [f"{folder}/{f}" for folder, files in VENDOR.values() for f in files
+            if not (node_modules / folder / f).is_file()]
+
+
+def require_vendor(node_modules: Path) -> None:
+    """Stop the process (exit 3, so a multi-worker supervisor stops too) with one line naming the missing
+    browser libraries, instead of serving the pages and answering 500 for every /vendor file."""
+    missing = missing_vendor_files(node_modules)
+    if missing:
+        print(f"anatomy: the browser libraries are missing from {node_modules} ({', '.join(missing)}); "
+              "run `npm ci` in the project folder, then start again", file=sys.stderr, flush=True)
+        raise SystemExit(STARTUP_FAILURE)
+
+
+def accepts(request: Request, coding: str) -> bool:
+    """Whether Accept-Encoding names `coding` (or *) with a quality above 0."""
+    for item in request.headers.get("accept-encoding", "").split(","):
+        name, *params = (p.strip() for p in item.split(";"))
+        if name.lower() in (coding, "*"):
+            q = next((p[2:] for p in params if p.startswith("q=")), "1")
+            try:
+                return float(q) > 0
+            except ValueError:
+                return False
+    return False
+
+
+async def once_compressed(request: Request, made: T | None, make: Callable[[], T]) -> T | None:
+    """A cached trace's Brotli form for a client that accepts br (None otherwise, or with compression
+    off): `made` when it exists, else `make()` in a worker thread (it takes ~0.1 s for a long trace)."""
+    if not compression_enabled() or not accepts(request, "br"):
+        return None
+    return made if made is not None else await anyio.to_thread.run_sync(make)
+
+
+def precompress(body: bytes) -> bytes:
+    return brotli.compress(body, mode=brotli.MODE_TEXT, quality=TRACE_BROTLI_QUALITY)
+
+
+def ndjson_writes(lines: Iterator[bytes], chunk: int = 64 * 1024) -> Iterator[bytes]:
+    """The NDJSON lines as the stream writes them: the header alone, then about 64 KiB of whole lines."""
+    yield next(lines)
+    batch: list[bytes] = []
+    size = 0
+    for line in lines:
+        batch.append(line)
+        size += len(line)
+        if size >= chunk:
+            yield b"".join(batch)
+            batch, size = [], 0
+    if batch:
+        yield b"".join(batch)
+
+
+def brotli_writes(writes: Iterable[bytes]) -> list[bytes]:
+    """One Brotli stream of `writes`, flushed after each, so that each decodes on arrival."""
+    c = brotli.Compressor(mode=brotli.MODE_TEXT, quality=TRACE_BROTLI_QUALITY)
+    out = [c.process(w) + c.flush() for w in writes]
+    out[-1] += c.finish()
+    return out
+
+
+def wants_safetensors(request: Request) -> bool:
+    return SAFETENSORS in request.headers.get("accept", "")
+
+
+def weights_safetensors(params: dict[str, np.ndarray], version: str) -> bytes:
+    """Every parameter as little-endian float32 in the safetensors layout. safetensors orders the header
+    by name; the metadata keeps the parameters' own order (the JSON document's), comma-separated."""
+    tensors = {k: np.ascontiguousarray(v, dtype="<f4") for k, v in params.items()}
+    return save(tensors, metadata={"weights_version": version, "order": ",".join(params)})
