@@ -1,17 +1,18 @@
 // The numbers the stage draws: the trace's nodes (per input) and the parameters (fetched once).
 import { tensorIndex } from './inspector.js';
 
-let weightsPromise = null;
+const weightsPromises = new Map();
 
-/** Every parameter tensor, fetched once per page (the browser also revalidates with the ETag). */
+/** Every parameter tensor, fetched once per page and URL (a trace names its weights' URL: a training
+ *  snapshot's are another document); the browser also revalidates with the ETag. */
 export function fetchWeights(url = '/api/weights') {
-  if (!weightsPromise) {
-    weightsPromise = fetch(url).then(r => {
+  if (!weightsPromises.has(url)) {
+    weightsPromises.set(url, fetch(url).then(r => {
       if (!r.ok) throw new Error(`weights: HTTP ${r.status}`);
       return r.json();
-    }).then(parseWeights).catch(e => { weightsPromise = null; throw e; });
+    }).then(parseWeights).catch(e => { weightsPromises.delete(url); throw e; }));
   }
-  return weightsPromise;
+  return weightsPromises.get(url);
 }
 
 /** /api/weights' document ({parameters: [{id, shape, data}]}) as tensors by id. The numbers are kept as
