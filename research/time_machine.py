@@ -7,7 +7,10 @@ For each snapshot, over the held-out numbers the model never trains on:
   numbers it uses (every other one): for each head of the last decoder layer's cross-attention, the
   share of German pieces whose row (the row that predicts the piece) peaks on the gold English word,
   for the *reordered* pieces (the ones and tens of "X und Y", German's ones before tens), the
-  monotone ones and all; and "any head".
+  monotone ones and all; and "any head";
+- once exact match reaches ABLATE_FROM: exact match on those 1 000 numbers' ones with "und" with each
+  last-layer cross-attention head switched off alone (research/heads.py), and which heads are needed
+  (switching one off costs more than NEEDED_DROP), the desk's question of step 28 asked along training.
 
 The "ones before tens" pattern is said to have appeared at the first snapshot from which on the best
 single last-layer cross-attention head aligns at least PATTERN_THRESHOLD of the reordered pieces (at
@@ -34,10 +37,13 @@ from model.train import ARTIFACTS, TrainConfig, average_state_dicts, exact_match
 from model.transformer import EncoderDecoder
 from model.vocab import VOCAB
 from research.alignment import alignment_scores
+from research.heads import has_und, without_heads
 
 OUT = Path(__file__).resolve().parent / "results" / "time_machine.json"
 ALIGNMENT_NUMBERS = 1000  # as the desk's step 28 (research/experiments.py)
 PATTERN_THRESHOLD = 0.9
+ABLATE_FROM = 0.9  # held-out exact match from which single heads are switched off
+NEEDED_DROP = 0.1  # a head is needed when switching it off alone costs more than 10 points of exact match
 # Float16 keeps 11 significant bits: a weight below 8 in size is stored within 2^-8 of itself, so the
 # average of float16 snapshots of the shipped run would lie within this of the shipped weights.
 FLOAT16_BOUND = 0.01
@@ -57,10 +63,23 @@ def last_layer_alignment(model: EncoderDecoder, numbers: list[int]) -> dict:
             "best_head_reordered": best["reordered"], "best_head_all": best["all"], "counts": layer["counts"]}
 
 
+def single_head_ablation(model: EncoderDecoder, numbers: list[int]) -> dict:
+    """Exact match on the numbers with "und" with each last-layer cross-attention head switched off alone
+    (research/heads.py), and how many heads cost more than NEEDED_DROP of it (the desk's step 28 question)."""
+    with_und = [n for n in numbers if has_und(n)]
+    base = exact_match(model, with_und)
+    per_head = [exact_match(without_heads(model, [h]), with_und) for h in range(model.cfg.n_heads)]
+    return {"numbers_with_und": len(with_und), "none_off": base, "one_off": per_head,
+            "needed_heads": [h for h, em in enumerate(per_head) if base - em > NEEDED_DROP]}
+
+
 def measure(model: EncoderDecoder, heldout: list[int], aligned: list[int]) -> dict:
     t0 = time.perf_counter()
     row = {"heldout_exact_match": exact_match(model, heldout), "heldout_loss": heldout_loss(model, heldout),
            "alignment": last_layer_alignment(model, aligned)}
+    # a head can only be needed by a model that works: measured from ABLATE_FROM exact match on
+    row["head_ablation"] = (single_head_ablation(model, aligned)
+                            if row["heldout_exact_match"] >= ABLATE_FROM else None)
     row["seconds"] = round(time.perf_counter() - t0, 2)
     return row
 

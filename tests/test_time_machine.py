@@ -98,6 +98,13 @@ def test_the_log_in_the_file_is_the_run_of_the_snapshots():
     assert [r["step"] for r in log if "loss" in r][:3] == [50, 100, 150]
     final = log[-1]
     assert final["averaged"] == TrainConfig().average_last
+    # not bit for bit the shipped run: the losses agree to six digits at step 50, then drift apart
+    shipped = json.loads((ROOT / "model" / "artifacts" / "training_log.json").read_text())["log"]
+    assert log[0]["step"] == shipped[0]["step"] == 50
+    assert log[0]["loss"] != shipped[0]["loss"] and abs(log[0]["loss"] - shipped[0]["loss"]) < 1e-5
+    assert "the losses agree to six digits at step 50" in step_text(21)
+    mib = f"{SNAPSHOTS.stat().st_size / 2**20:.1f} MiB"
+    assert f"one file of {mib}" in step_text(21) and mib in (ROOT / "docs" / "time-machine.md").read_text()
 
 
 # ---- the API ------------------------------------------------------------------------------------------
@@ -126,6 +133,8 @@ def test_snapshot_0_writes_nonsense_and_the_trained_model_does_not(client):
     early = client.get("/api/trace", params={"input": "42", "checkpoint": "0"}).json()
     trained = client.get("/api/trace", params={"input": "42"}).json()
     assert trained["input"]["correct"] and not early["input"]["correct"]
+    assert early["input"]["german_pieces"] == ["eleven"] * 54  # as step 21 says
+    assert "the model at step 0 writes *eleven* 54 times, stopping only at the length limit" in step_text(21)
 
 
 def test_weights_at_a_checkpoint(client):
@@ -200,6 +209,12 @@ def test_step_21_says_when_the_pattern_appears():
     assert f"{100 * p['previous_best_head_reordered']:.1f} %" in text
     assert f"held-out loss had fallen from {p['initial_heldout_loss']:.2f} to {p['heldout_loss']:.3f}" in text
     assert f"{100 * p['loss_fall_done']:.0f} % of its whole fall" in text
+    before = next(r for r in RESULTS["snapshots"] if r["step"] == p["previous_step"])
+    assert (f"exact match rose from {100 * before['heldout_exact_match']:.2f} % to "
+            f"{100 * p['heldout_exact_match']:.1f} % between the two snapshots") in text
+    # "late in the fall of the loss, and suddenly": most of the fall done, the snapshot before far below
+    assert "arrives late in the fall of the loss, and suddenly" in text
+    assert p["loss_fall_done"] > 0.9 and p["previous_best_head_reordered"] < 0.5
 
 
 # ---- the scrubber, in a browser -----------------------------------------------------------------------
