@@ -47,7 +47,8 @@ def test_about_24_snapshots_denser_early_in_one_float16_file():
     with safe_open(str(SNAPSHOTS), "pt") as f:
         assert {f.get_tensor(k).dtype for k in list(f.keys())[:20]} == {torch.float16}
     n_params = sum(v.numel() for v in state.values())
-    assert SNAPSHOTS.stat().st_size < 2 * n_params * len(STEPS) * 1.05  # float16: two bytes a number
+    # float16: two bytes a number, plus the header (1 955 tensor names and offsets) and the log; float32 needs 4
+    assert 2 * n_params * len(STEPS) < SNAPSHOTS.stat().st_size < 2.2 * n_params * len(STEPS)
 
 
 @pytest.mark.parametrize("step", STEPS)
