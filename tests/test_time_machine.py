@@ -257,3 +257,25 @@ def test_dragging_the_scrubber_redraws_the_stage_with_the_snapshot(browser, live
         assert page.errors == []
     finally:
         page.context.close()
+
+
+def test_step_21_says_how_many_heads_the_snapshots_need():
+    """Per snapshot with exact match ≥ 90 %: how many last-layer cross-attention heads cost more than 10
+    points of exact match (numbers with und) when switched off alone; the re-run's average; the shipped model."""
+    from research.time_machine import ABLATE_FROM, NEEDED_DROP
+
+    words = {0: "none", 1: "one", 2: "two", 3: "three", 4: "four"}
+    rows = [r for r in RESULTS["snapshots"] if r["head_ablation"]]
+    assert [r["step"] for r in rows] == [r["step"] for r in RESULTS["snapshots"] if r["heldout_exact_match"] >= ABLATE_FROM]
+    for r in rows + [RESULTS["averaged"], RESULTS["rerun_averaged"]]:
+        h = r["head_ablation"]
+        assert h["needed_heads"] == [i for i, em in enumerate(h["one_off"]) if h["none_off"] - em > NEEDED_DROP]
+    counts = [sum(len(r["head_ablation"]["needed_heads"]) == k for r in rows) for k in (0, 1, 2)]
+    assert sum(counts) == len(rows)
+    text = step_text(21)
+    assert (f"Of the {len(rows)} snapshots from step {rows[0]['step']} on (exact match 90 % or more), {counts[0]} need "
+            f"no such head, {counts[1]} need one and {counts[2]} need two") in text
+    assert f"needs {words[len(RESULTS['rerun_averaged']['head_ablation']['needed_heads'])]}; the shipped model" in text
+    assert f"the recipe's first run, needs {words[len(RESULTS['averaged']['head_ablation']['needed_heads'])]}" in text
+    assert f"with *und* ({RESULTS['averaged']['head_ablation']['numbers_with_und']} of step 28's 1 000)" in text
+    assert "more than 10 points of exact match" in text and NEEDED_DROP == 0.1
