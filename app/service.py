@@ -22,7 +22,6 @@ import torch
 from pydantic import BaseModel
 
 from app.content import Fact
-from app.time_machine import Checkpoints
 from app.schemas import (
     Beam,
     BeamStep,
@@ -37,6 +36,7 @@ from app.schemas import (
     TraceStreamHeader,
     TrainingSummary,
 )
+from app.time_machine import Checkpoints
 from model.data import heldout_numbers
 from model.decode import EXTRA_LENGTH, length_penalty
 from model.numbers import join_german

@@ -204,7 +204,8 @@ def test_step_21_says_when_the_pattern_appears():
     p = RESULTS["pattern"]
     text = step_text(21)
     sentence = (f"the best last-layer cross-attention head puts its largest weight on the right English word for "
-                f"{100 * p['best_head_reordered']:.1f} % of the reordered pieces by step {p['step']:,}".replace(",", " "))
+                f"{100 * p['best_head_reordered']:.1f} % of the reordered pieces by step {p['step']:,}")
+    sentence = sentence.replace(",", " ")
     assert sentence in text
     assert f"at step {p['previous_step']:,}".replace(",", " ") in text
     assert f"{100 * p['previous_best_head_reordered']:.1f} %" in text
@@ -230,7 +231,8 @@ def test_dragging_the_scrubber_redraws_the_stage_with_the_snapshot(browser, live
         fig = "document.querySelector('figure[data-figure=\"time-machine\"]')"
         page.evaluate(f"{fig}.scrollIntoView(); anatomyFigures.draw({fig})")
         page.wait_for_function("!document.querySelector('.tm-scrubber').disabled", timeout=30_000)
-        state = "[anatomyStage.input.german_pieces.join(' '), anatomyStage.drawnValue('E', 3, 0), anatomy.trace.checkpoint]"
+        state = ("[anatomyStage.input.german_pieces.join(' '), anatomyStage.drawnValue('E', 3, 0), "
+                 "anatomy.trace.checkpoint]")
         trained = page.evaluate(state)
         assert trained[2] is None
         box = page.locator(".tm-scrubber").bounding_box()
@@ -266,7 +268,8 @@ def test_step_21_says_how_many_heads_the_snapshots_need():
 
     words = {0: "none", 1: "one", 2: "two", 3: "three", 4: "four"}
     rows = [r for r in RESULTS["snapshots"] if r["head_ablation"]]
-    assert [r["step"] for r in rows] == [r["step"] for r in RESULTS["snapshots"] if r["heldout_exact_match"] >= ABLATE_FROM]
+    working = [r["step"] for r in RESULTS["snapshots"] if r["heldout_exact_match"] >= ABLATE_FROM]
+    assert [r["step"] for r in rows] == working
     for r in rows + [RESULTS["averaged"], RESULTS["rerun_averaged"]]:
         h = r["head_ablation"]
         assert h["needed_heads"] == [i for i, em in enumerate(h["one_off"]) if h["none_off"] - em > NEEDED_DROP]
