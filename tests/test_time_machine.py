@@ -235,7 +235,15 @@ def test_dragging_the_scrubber_redraws_the_stage_with_the_snapshot(browser, live
                  "anatomy.trace.checkpoint]")
         trained = page.evaluate(state)
         assert trained[2] is None
-        box = page.locator(".tm-scrubber").bounding_box()
+        scrubber = page.locator(".tm-scrubber")
+        scrubber.scroll_into_view_if_needed()
+        box = None  # the page settles (figures drawn above move it) before the hand takes the thumb
+        for _ in range(40):
+            page.wait_for_timeout(250)
+            now = scrubber.bounding_box()
+            if now == box:
+                break
+            box = now
         y = box["y"] + box["height"] / 2
         page.mouse.move(box["x"] + box["width"] - 4, y)  # the thumb starts at the right end: the trained model
         page.mouse.down()
