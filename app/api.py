@@ -5,12 +5,14 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Iterable
 
+import anyio
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response, StreamingResponse
 
 from app.delivery import SAFETENSORS, ndjson_writes, once_compressed, wants_safetensors
 from app.schemas import Beam, ErrorResponse, Facts, Health, ModelCard, Trace, TraceStreamHeader, Weights
 from app.service import CachedTrace, ModelService, dumps
+from app.time_machine import CHECKPOINT_HELP, CheckpointError
 from model.parse import ACCEPTED, parse_number
 
 router = APIRouter(prefix="/api", tags=["api"])
@@ -34,6 +36,14 @@ def parse_input(text: str | None) -> int:
 
 def service(request: Request) -> ModelService:
     return request.app.state.service
+
+
+def parse_checkpoint(request: Request, text: str | None) -> int | None:
+    """The training snapshot asked for (app/time_machine.py), None for the shipped model."""
+    try:
+        return service(request).checkpoints.parse(text)
+    except CheckpointError as e:
+        raise InputError(str(e)) from None
 
 
 def json_response(body: bytes, headers: dict[str, str] | None = None, status_code: int = 200) -> Response:
@@ -66,15 +76,22 @@ async def get_model(request: Request) -> Response:
 
 
 @router.get("/weights", response_model=Weights, summary="Every parameter tensor",
-            responses={304: {"description": "Not modified: the If-None-Match ETag is current"}})
-async def get_weights(request: Request) -> Response:
+            responses={304: {"description": "Not modified: the If-None-Match ETag is current"},
+                       422: {"model": ErrorResponse, "description": "The checkpoint names no stored snapshot"}})
+async def get_weights(request: Request, checkpoint: str | None = Query(None, description=CHECKPOINT_HELP)) -> Response:
     """Every parameter under its trace id (weight matrices as (d_in, d_out)), flattened row-major.
     The ETag is the weights version; send it back as If-None-Match to get 304 Not Modified."""
     svc = service(request)
-    if wants_safetensors(request):  # the same numbers as raw little-endian float32 (app/delivery.py)
-        resp = cached(request, f'"{svc.version}.safetensors"', request.app.state.weights_safetensors, SAFETENSORS)
+    step = parse_checkpoint(request, checkpoint)
+    binary = wants_safetensors(request)  # the same numbers as raw little-endian float32 (app/delivery.py)
+    if step is None:
+        version = svc.version
+        body = request.app.state.weights_safetensors if binary else request.app.state.weights_body
     else:
-        resp = cached(request, f'"{svc.version}"', request.app.state.weights_body)
+        body = await anyio.to_thread.run_sync(svc.checkpoints.weights_body, step, binary)
+        version = svc.checkpoints.get(step).version
+    etag = f'"{version}.safetensors"' if binary else f'"{version}"'
+    resp = cached(request, etag, body, SAFETENSORS) if binary else cached(request, etag, body)
     resp.headers["Vary"] = "Accept"
     return resp
 
@@ -109,15 +126,17 @@ computed."""
 @router.get("/trace", response_model=Trace, summary="Every tensor of one translation", description=TRACE_DOC,
             responses={**BAD_INPUT, 200: {"content": {NDJSON: {"schema": {"type": "string"}}},
                                           "description": "The trace, as JSON or NDJSON"}})
-async def get_trace(request: Request, input: str | None = Query(None, description=INPUT_HELP)) -> Response:
+async def get_trace(request: Request, input: str | None = Query(None, description=INPUT_HELP),
+                    checkpoint: str | None = Query(None, description=CHECKPOINT_HELP)) -> Response:
     n = parse_input(input)
+    step = parse_checkpoint(request, checkpoint)
     t0 = time.perf_counter()
-    entry = await service(request).trace(n)
+    entry = await service(request).trace(n, step)
     timing = f"trace;dur={1000 * (time.perf_counter() - t0):.2f}"
     if NDJSON in request.headers.get("accept", ""):
         resp = await _stream_response(request, entry)
     else:
-        etag = f'"{service(request).version}-{n}"'
+        etag = f'"{service(request).version}-{n}' + ("" if step is None else f"-c{step}") + '"'
         br = None if etag_matches(request, etag) else await once_compressed(request, entry.br, entry.body_br)
         resp = cached(request, etag, entry.body, br=br)
     resp.headers["Vary"] = "Accept, Accept-Encoding"
@@ -129,10 +148,12 @@ async def get_trace(request: Request, input: str | None = Query(None, descriptio
             responses={**BAD_INPUT, 200: {"content": {NDJSON: {"schema": {"type": "string"}}},
                                           "description": "A TraceStreamHeader line, then node_count "
                                                          "TraceNode lines"}})
-async def get_trace_stream(request: Request, input: str | None = Query(None, description=INPUT_HELP)) -> Response:
+async def get_trace_stream(request: Request, input: str | None = Query(None, description=INPUT_HELP),
+                           checkpoint: str | None = Query(None, description=CHECKPOINT_HELP)) -> Response:
     """The same trace as `/api/trace`, as newline-delimited JSON: the header first (with `node_count`),
     then one node per line in the order computed, so a client can draw while the rest arrives."""
-    return await _stream_response(request, await service(request).trace(parse_input(input)))
+    n = parse_input(input)
+    return await _stream_response(request, await service(request).trace(n, parse_checkpoint(request, checkpoint)))
 
 
 @router.get("/beam", response_model=Beam, summary="Beam search, step by step", responses=BAD_INPUT)

@@ -22,7 +22,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
-from app import figures
+from app import figures, time_machine
 from app.format import format_number
 from app.service import dumps
 
@@ -35,6 +35,7 @@ MODEL_FIGURES = {
     "attention-stat": "Mean largest attention weight per row over the held-out numbers, per layer and head, step 8",
     "lr-schedule": "The learning-rate schedule: the paper's base model and the miniature, step 21",
     "training-curves": "The miniature's training log: loss, learning rate, held-out exact match, step 21",
+    "time-machine": "Training snapshots: loss, held-out exact match and alignment at each, step 21",
     "param-count": "The parameter count by hand from the live shapes; base and big at V = 37\u2009000, step 25",
     "head-gallery": "Every attention head measured over the held-out numbers (research/gallery/heads.json), step 28",
 }
@@ -71,6 +72,7 @@ def model_figure_data(model, attention: dict | None = None) -> dict[str, dict]:
         "attention-stat": attention or attention_peaks_per_head(model, heldout_numbers()),
         "lr-schedule": figures.lr_schedules(model.cfg.d_model, warmup, cfg["steps"]),
         "training-curves": log,
+        "time-machine": time_machine.figure_data(),
         "param-count": figures.parameter_count(model),
         "head-gallery": figures.head_gallery(),
     }

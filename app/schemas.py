@@ -11,7 +11,7 @@ The trace's nodes and the weights keep their data in numpy arrays for orjson's s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -139,6 +139,11 @@ class ServedTraceHeader(TraceHeader):
 
     scene: Scene = described("what the stage draws for this trace: blocks, stations, connectors, labels, colours "
                              "and each step's subject and view (model/scene.py)")
+    checkpoint: int | None = field(default=None, metadata={
+        "description": "the training step of the snapshot whose weights ran (0: the initialisation); "
+                       "null for the trained, averaged model"})
+    weights_url: str = field(default="/api/weights", metadata={
+        "description": "where the parameters this trace reads are sent"})
 
     @classmethod
     def of(cls, header: TraceHeader, **more: Any) -> Any:

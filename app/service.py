@@ -37,6 +37,7 @@ from app.schemas import (
     TraceStreamHeader,
     TrainingSummary,
 )
+from app.time_machine import Checkpoints
 from model.data import heldout_numbers
 from model.decode import EXTRA_LENGTH, length_penalty
 from model.numbers import join_german
@@ -162,6 +163,7 @@ class ModelService:
     limiter: anyio.CapacityLimiter
     max_waiting: int
     tour: list[TourStep] = field(default_factory=load_tour)  # content/steps front matter: the stage's tour
+    checkpoints: Checkpoints = field(default_factory=Checkpoints)  # training snapshots (app/time_machine.py)
     _waiting: int = 0
 
     @classmethod
@@ -181,14 +183,18 @@ class ModelService:
 
     # -- per-input work, cached -------------------------------------------------------------
 
-    def trace_sync(self, number: int) -> CachedTrace:
-        key = (number, self.version)
+    def trace_sync(self, number: int, checkpoint: int | None = None) -> CachedTrace:
+        snap = None if checkpoint is None else self.checkpoints.get(checkpoint)
+        model, params, version = (snap.model, snap.params, snap.version) if snap else \
+            (self.translator.model, self.params, self.version)
+        key = (number, version)  # a snapshot's weights have their own version
         hit = self.traces.get(key)
         if hit is not None:
             return hit
-        t = trace(self.translator.model, number, self.params, self.version)
-        scene = build_scene(t, self.translator.model.cfg, self.params, self.tour)  # what the stage draws
-        entry = CachedTrace.build(ServedTraceHeader.of(t.header(), scene=scene), t.nodes)
+        t = trace(model, number, params, version)
+        scene = build_scene(t, model.cfg, params, self.tour)  # what the stage draws
+        entry = CachedTrace.build(ServedTraceHeader.of(t.header(), scene=scene, **(snap.header if snap else {})),
+                                  t.nodes)
         self.traces.put(key, entry, entry.nbytes)
         return entry
 
@@ -232,7 +238,9 @@ class ModelService:
         finally:
             self._waiting -= 1
 
-    async def trace(self, number: int) -> CachedTrace:
+    async def trace(self, number: int, checkpoint: int | None = None) -> CachedTrace:
+        if checkpoint is not None:
+            return await self.run(lambda n: self.trace_sync(n, checkpoint), number)
         hit = self.traces.get((number, self.version))
         return hit if hit is not None else await self.run(self.trace_sync, number)
 

@@ -31,8 +31,16 @@ def cmd_train(args: argparse.Namespace) -> None:
     from model.transformer import Config
 
     tc = TrainConfig(steps=args.steps, seed=args.seed)
-    model, log = train(Config(), tc, progress=True)
+    recorder = None
+    if args.snapshots:
+        from model.snapshots import Recorder
+        recorder = Recorder()
+    model, log = train(Config(), tc, progress=True, on_step=recorder)
     save(model, log, tc, args.out or ARTIFACTS)
+    if recorder:
+        from model import snapshots
+        snapshots.save(recorder, model.cfg, args.snapshots,
+                       note=f"python -m model train --steps {tc.steps} --seed {tc.seed} --snapshots", log=log)
     last = log[-1]
     print(f"trained {tc.steps} steps in {last['seconds']:.0f} s; held-out exact match "
           f"{last['heldout_exact_match']:.2%} (average of the last {last['averaged']} checkpoints)")
@@ -82,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--steps", type=int, default=4000)
     t.add_argument("--seed", type=int, default=1)
     t.add_argument("--out", type=Path, default=None)
+    t.add_argument("--snapshots", type=Path, default=None,
+                   help="also keep float16 weights at the steps of model.snapshots.SNAPSHOT_STEPS in this file")
     e = sub.add_parser("eval", help="exact match on the held-out set (greedy and beam 4)")
     e.add_argument("--all", action="store_true", help="greedy over all 1 000 000 numbers instead")
     e.add_argument("--no-beam", dest="beam", action="store_false")

@@ -79,10 +79,18 @@ def heldout_loss(model: EncoderDecoder, numbers: list[int]) -> float:
 
 
 def train(cfg: Config, tc: TrainConfig, progress: bool = False,
-          on_eval: Callable[[dict], None] | None = None) -> tuple[EncoderDecoder, list[dict]]:
-    """Train from scratch; returns the averaged model and the log (a list of records)."""
+          on_eval: Callable[[dict], None] | None = None,
+          on_step: Callable[[int, EncoderDecoder, float | None], None] | None = None,
+          ) -> tuple[EncoderDecoder, list[dict]]:
+    """Train from scratch; returns the averaged model and the log (a list of records).
+
+    `on_step(step, model, loss)` sees the initialisation (step 0, loss None) and the weights after
+    every update; it must not change them (model/snapshots.py keeps copies at chosen steps).
+    """
     torch.manual_seed(tc.seed)
     model = EncoderDecoder(cfg)
+    if on_step:
+        on_step(0, model, None)
     opt = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)  # §5.3
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: learning_rate(i + 1, cfg.d_model, tc.warmup))
     sampler = NumberSampler(tc.seed, set(tc.heldout), tc.max_words, tc.keep)
@@ -99,6 +107,8 @@ def train(cfg: Config, tc: TrainConfig, progress: bool = False,
         opt.step()
         sched.step()
         running += loss.item()
+        if on_step:
+            on_step(step, model, loss.item())
         if step % tc.checkpoint_every == 0 or step == tc.steps:
             snapshot = {k: v.detach().clone() for k, v in model.state_dict().items()}
             checkpoints = (checkpoints + [snapshot])[-tc.average_last:]

@@ -141,6 +141,7 @@ def test_openapi_documents_every_endpoint(client):
 def test_trace_agrees_with_the_models_own_trace(client, svc, text, n):
     served = client.get("/api/trace", params={"input": text}).json()
     served.pop("scene")  # the service's addition, drawn from the trace (model/scene.py)
+    assert (served.pop("checkpoint"), served.pop("weights_url")) == (None, "/api/weights")  # the shipped model's
     ref = reference_trace(svc, n)
     nodes, ref_nodes = served.pop("nodes"), ref.pop("nodes")
     derived, ref_derived = served.pop("derived"), ref.pop("derived")

@@ -156,6 +156,69 @@ function lengthChart(canvas, c) {
     plugins: { legend: { labels: { boxWidth: 12, filter: (item) => !item.text.endsWith(" seeds") } } } } });
 }
 
+// ---- the training time machine (step 21): a scrubber over the snapshots the server lists -----------------
+
+// Dragging the scrubber asks the page for the current input on that snapshot (anatomy.setCheckpoint): the
+// stage redraws with its weights and the page's live values with its output. The last position is the
+// trained model. A link with checkpoint=N, or another way of setting it, moves the scrubber too.
+function timeMachine(fig, d) {
+  const range = fig.querySelector(".tm-scrubber"), readout = fig.querySelector(".tm-readout");
+  const reset = fig.querySelector(".tm-reset");
+  const steps = d.snapshots.map((s) => s.step), last = steps.at(-1);
+  let marker = null;  // the snapshot's step on the chart; null: the trained model
+  const markerLine = { id: "tmMarker", afterDatasetsDraw(chart) {
+    const x = chart.scales.x.getPixelForValue(marker ?? last), { top, bottom } = chart.chartArea, ctx = chart.ctx;
+    ctx.save(); ctx.strokeStyle = COLORS.ink; ctx.setLineDash([4, 3]); ctx.lineWidth = 1.5;
+    ctx.beginPath(); ctx.moveTo(x, top); ctx.lineTo(x, bottom); ctx.stroke(); ctx.restore();
+  } };
+  const canvas = slot(fig, "snapshots", "training loss, and held-out exact match and alignment of reordered pieces at each snapshot", 260);
+  const per = (key) => xy(steps, d.snapshots.map((s) => s[key])).filter((p) => p.y !== null);
+  const chart = canvas && new Chart(canvas, { type: "line", plugins: [markerLine], data: { datasets: [
+    { label: "training loss (smoothed labels)", data: xy(d.log_step, d.log_loss), yAxisID: "y", borderColor: COLORS.violet, pointRadius: 0, borderWidth: 2 },
+    { label: "held-out exact match", data: per("heldout_exact_match"), yAxisID: "y2", borderColor: COLORS.orange, backgroundColor: COLORS.orange, pointRadius: 3, borderWidth: 2 },
+    { label: "best last-layer cross-attention head, reordered pieces", data: per("best_head_reordered"), yAxisID: "y2",
+      borderColor: COLORS.teal, backgroundColor: COLORS.teal, pointRadius: 3, borderWidth: 2 }] },
+  options: { parsing: false, interaction: { mode: "nearest", intersect: false },
+    scales: { x: { type: "linear", min: 0, max: last, title: { display: true, text: "training step" } },
+      y: { title: { display: true, text: "loss" } },
+      y2: { position: "right", min: 0, max: 1, title: { display: true, text: "share of held-out numbers or pieces" }, grid: { drawOnChartArea: false } } },
+    plugins: { legend: { labels: { boxWidth: 14 } } } } });
+  if (!range) return;
+  const stepAt = (i) => (i >= steps.length ? null : steps[i]);
+  const pct = (v) => (v === null || v === undefined ? "–" : formatNumber(v, "pct1"));
+  const say = () => {
+    const s = stepAt(Number(range.value)), row = s === null ? d.averaged : d.snapshots[Number(range.value)];
+    const t = window.anatomy?.trace;
+    const pieces = t?.input.german_pieces || [], long = pieces.length > 8;  // an early snapshot babbles to the length limit
+    const written = long ? `${pieces.slice(0, 6).join(" ")} … (${formatNumber(pieces.length, "int")} pieces)` : pieces.join(" ");
+    const shown = t && (t.checkpoint ?? null) === s ? ` For ${formatNumber(t.input.number, "text")} it writes “${written}”${t.input.correct ? " (correct)" : " (wrong)"}.` : "";
+    readout.textContent = `${s === null ? "the trained model (the average of the last five checkpoints)" : `step ${formatNumber(s, "int")}${s === 0 ? " (the initialisation)" : ""}`}: held-out exact match ${pct(row.heldout_exact_match)}, best head on reordered pieces ${pct(row.best_head_reordered)}.${shown}`;
+    range.setAttribute("aria-valuetext", s === null ? "trained model" : `step ${s}`);
+  };
+  const show = (checkpoint) => {
+    const i = checkpoint === null || checkpoint === undefined ? steps.length : steps.indexOf(Number(checkpoint));
+    if (i < 0) return;
+    range.value = String(i);
+    marker = stepAt(i);
+    chart?.update("none");
+    say();
+  };
+  let timer = 0;
+  range.addEventListener("input", () => {
+    marker = stepAt(Number(range.value));
+    chart?.update("none");
+    say();
+    clearTimeout(timer);  // while dragging, only the position the hand rests on is fetched
+    timer = setTimeout(() => window.anatomy?.setCheckpoint(marker), 150);
+  });
+  reset?.addEventListener("click", () => { show(null); window.anatomy?.setCheckpoint(null); });
+  document.addEventListener("anatomy:checkpoint", (e) => show(e.detail.checkpoint));
+  document.addEventListener("anatomy:trace", say);
+  range.disabled = false;
+  if (reset) reset.disabled = false;
+  show(window.anatomy?.checkpoint ?? null);
+}
+
 const FIGURES = {
   "pe-pattern"(fig, d) {
     const box = fig.querySelector('.chart-slot[data-chart="heatmap"]');
@@ -207,6 +270,7 @@ const FIGURES = {
     if (b) lineChart(b, { datasets: [{ label: "learning rate", data: xy(d.step, d.lr), borderColor: COLORS.teal }],
       x: "step", y: "learning rate" });
   },
+  "time-machine"(fig, d) { timeMachine(fig, d); },
   "pe-rotation"() {},  // a table: the server drew it
   "param-count"() {},
   "head-gallery"() {},

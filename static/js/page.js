@@ -5,10 +5,13 @@
 //   anatomy:step     detail = {step}, when the step in view changes
 //   anatomy:compare  detail = the pinned input's trace (compare mode), or null
 //   anatomy:select   detail = {id, row, col}: a linked cell to explain
+//   anatomy:checkpoint detail = {checkpoint}: the training snapshot now shown (null: the trained model)
 // and listens for the stage's anatomy:explain (detail = the explained cell or null) to keep it in the URL.
 // The address keeps the input, the step (#step-N), the pinned input (compare=) and the explained cell
-// (cell=id:row:col), so a link reproduces the picture; a same-page link with those is applied in place.
-// window.anatomy = {trace, step, stepDetail, compareTrace, cellDetail, model, ready} for tests and the console.
+// (cell=id:row:col) and the training snapshot (checkpoint=N, the time machine of step 21), so a link
+// reproduces the picture; a same-page link with those is applied in place.
+// window.anatomy = {trace, step, stepDetail, compareTrace, cellDetail, model, checkpoint, ready} for tests and
+// the console; anatomy.setCheckpoint(n) runs the input on the snapshot after n training steps (null: trained).
 import { formatNumber } from "./format.js";
 import { readTraceStream } from "./trace-stream.js";
 
@@ -19,7 +22,7 @@ const errorBox = document.getElementById("input-error");
 const sections = [...document.querySelectorAll("section.step")];
 
 const anatomy = (window.anatomy = { trace: null, step: null, stepDetail: null, compareTrace: null, cell: null, cellDetail: null,
-  model: null, ready: false });
+  model: null, checkpoint: null, ready: false });
 const pinButton = document.getElementById("pin-input");
 let requestSeq = 0;
 
@@ -61,6 +64,8 @@ function updateUrl() {
   else url.searchParams.delete("compare");
   if (anatomy.cell) url.searchParams.set("cell", `${anatomy.cell.id}:${anatomy.cell.row}:${anatomy.cell.col}`);
   else url.searchParams.delete("cell");
+  if (anatomy.checkpoint !== null) url.searchParams.set("checkpoint", String(anatomy.checkpoint));
+  else url.searchParams.delete("checkpoint");
   url.hash = anatomy.step ? `step-${anatomy.step}` : url.hash;
   history.replaceState(null, "", url);
 }
@@ -132,7 +137,8 @@ async function run(input) {
   const seq = ++requestSeq;
   form.setAttribute("aria-busy", "true");
   try {
-    const trace = await readTraceStream(`/api/trace/stream?input=${encodeURIComponent(input)}`);
+    const at = anatomy.checkpoint === null ? "" : `&checkpoint=${encodeURIComponent(anatomy.checkpoint)}`;
+    const trace = await readTraceStream(`/api/trace/stream?input=${encodeURIComponent(input)}${at}`);
     if (seq !== requestSeq) return; // a newer input won
     anatomy.trace = trace;
     clearError();
@@ -148,6 +154,22 @@ async function run(input) {
     if (seq === requestSeq) form.removeAttribute("aria-busy");
   }
 }
+
+// ---- the time machine: the same input on a training snapshot ----------------------------------------
+
+// Shows the current input on the snapshot after `step` training steps (null: the trained model); true
+// when it worked. A refused checkpoint keeps the last good one, and the message says what is accepted.
+async function setCheckpoint(step) {
+  const previous = anatomy.checkpoint;
+  anatomy.checkpoint = step === null || step === undefined || String(step).trim() === "" ? null : String(step).trim();
+  const input = anatomy.trace ? String(anatomy.trace.input.number) : field.value || DEFAULT_INPUT;
+  const ok = await run(input);
+  if (!ok) anatomy.checkpoint = previous;
+  updateUrl();
+  document.dispatchEvent(new CustomEvent("anatomy:checkpoint", { detail: { checkpoint: anatomy.checkpoint } }));
+  return ok;
+}
+anatomy.setCheckpoint = setCheckpoint;
 
 form.addEventListener("submit", (event) => {
   event.preventDefault();
@@ -302,6 +324,7 @@ for (const el of document.querySelectorAll("[data-fact]")) {
 async function applyLink(url) {
   const p = url.searchParams;
   const input = p.get("input");
+  if (p.has("checkpoint") && p.get("checkpoint") !== anatomy.checkpoint) await setCheckpoint(p.get("checkpoint"));
   if (input !== null && String(anatomy.trace?.input.number) !== input.trim()) {
     field.value = input;
     if (!(await run(input))) return;
@@ -318,7 +341,7 @@ document.addEventListener("click", (event) => {
   if (!a || event.defaultPrevented || event.button || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
   const url = new URL(a.href, window.location.href);
   if (url.origin !== window.location.origin || url.pathname !== window.location.pathname) return;
-  if (!["input", "compare", "cell"].some((k) => url.searchParams.has(k))) return;
+  if (!["input", "compare", "cell", "checkpoint"].some((k) => url.searchParams.has(k))) return;
   event.preventDefault();
   applyLink(url);
 });
@@ -327,6 +350,7 @@ function start() {
   const params = new URLSearchParams(window.location.search);
   const input = params.get("input") || DEFAULT_INPUT;
   if (!field.value) field.value = input;
+  anatomy.checkpoint = params.get("checkpoint");
   const m = /^#step-(\d+)$/.exec(window.location.hash);
   const first = (m && sections.find((s) => s.dataset.step === m[1])) || null;
   if (first) {
@@ -341,6 +365,15 @@ function start() {
     if (anatomy.trace) fillLive({ ...model.figures, ...anatomy.trace.derived });
   }).catch(() => {});
   run(input).then(async (ok) => {
+    if (!ok && anatomy.checkpoint !== null) {  // a bad checkpoint in the link: the trained model, with the message
+      const message = errorBox.textContent;
+      anatomy.checkpoint = null;
+      ok = await run(input);
+      if (ok) showError(message);
+    }
+    if (anatomy.checkpoint !== null) {
+      document.dispatchEvent(new CustomEvent("anatomy:checkpoint", { detail: { checkpoint: anatomy.checkpoint } }));
+    }
     if (!ok && !anatomy.trace && input !== DEFAULT_INPUT) {
       const message = errorBox.textContent; // a bad link: show the default input, keep the message
       if (await run(DEFAULT_INPUT)) showError(message);

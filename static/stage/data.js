@@ -1,18 +1,19 @@
 // The numbers the stage draws: the trace's nodes (per input) and the parameters (fetched once).
 import { tensorIndex } from './inspector.js';
 
-let weightsPromise = null;
+const weightsPromises = new Map();
 
-/** Every parameter tensor, fetched once per page as safetensors (raw float32, a third of the JSON's bytes);
- *  the browser revalidates it with the ETag. */
+/** Every parameter tensor, fetched once per page and URL (a trace names its weights' URL: a training
+ *  snapshot's are another document) as safetensors (raw float32, a third of the JSON's bytes); the
+ *  browser revalidates it with the ETag. */
 export function fetchWeights(url = '/api/weights') {
-  if (!weightsPromise) {
-    weightsPromise = fetch(url, { headers: { Accept: 'application/octet-stream' } }).then(r => {
+  if (!weightsPromises.has(url)) {
+    weightsPromises.set(url, fetch(url, { headers: { Accept: 'application/octet-stream' } }).then(r => {
       if (!r.ok) throw new Error(`weights: HTTP ${r.status}`);
       return r.arrayBuffer();
-    }).then(parseSafetensors).catch(e => { weightsPromise = null; throw e; });
+    }).then(parseSafetensors).catch(e => { weightsPromises.delete(url); throw e; }));
   }
-  return weightsPromise;
+  return weightsPromises.get(url);
 }
 
 /** /api/weights' JSON document ({parameters: [{id, shape, data}]}) as tensors by id. The numbers are kept as

@@ -36,7 +36,21 @@ async function start() {
     container.dataset.ready = 'true';
     return true;
   };
-  document.addEventListener('anatomy:trace', e => { if (weights) { apply(e.detail); flush(); } else pending = e.detail; });
+  // A trace names the URL of the weights it read (`weights_url`; a training snapshot's differ from the
+  // shipped model's): those are fetched, and set, before the trace is drawn.
+  let weightsUrl = null, latest = null;
+  const show = async (trace) => {
+    latest = trace;
+    const url = trace?.weights_url || '/api/weights';
+    if (url !== weightsUrl) {
+      let w;
+      try { w = await fetchWeights(url); } catch (e) { console.warn('stage:', e.message); return; }
+      if (latest !== trace) return;  // a newer trace came meanwhile
+      weights = w; weightsUrl = url; stage.setWeights(w);
+    }
+    apply(trace); flush();
+  };
+  document.addEventListener('anatomy:trace', e => { if (weights) show(e.detail); else pending = e.detail; });
   document.addEventListener('anatomy:step', e => { lastStep = e.detail; if (api.ready) stage.applyStep(e.detail); else stage.applyStep(e.detail, { animate: false }); });
   document.addEventListener('anatomy:compare', e => { pendingCompare = e.detail || null; flush(); });
   document.addEventListener('anatomy:select', e => { pendingSelect = e.detail; flush(); });
@@ -46,14 +60,14 @@ async function start() {
   } catch (e) {
     api.error = String(e.message || e); container.dataset.error = api.error; console.warn('stage:', api.error); return;
   }
-  stage.setWeights(weights);
+  stage.setWeights(weights); weightsUrl = '/api/weights';
   if (!pending && window.anatomy?.trace) pending = window.anatomy.trace;
   if (!pending && !window.anatomy) {
     // No page.js (the stage on its own): fetch the URL's input.
     const input = new URLSearchParams(location.search).get('input') || '42';
     try { pending = await fetchTrace(input); } catch (e) { api.error = String(e.message || e); }
   }
-  if (pending) apply(pending);
+  if (pending) await show(pending);
   if (lastStep) stage.applyStep(lastStep, { cut: true });
   flush();
 }

@@ -1,0 +1,124 @@
+"""The training time machine, served: the model as it was at a training snapshot (model/snapshots.py).
+
+`/api/trace?input=…&checkpoint=N` traces with the weights after N training steps (N one of the stored
+steps; 0 is the initialisation), `/api/weights?checkpoint=N` sends those weights, and the figure
+`time-machine` (step 21) lists the snapshots with what research/time_machine.py measured at each.
+Without `checkpoint` every endpoint answers for the shipped, averaged model, as before.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from model.snapshots import SNAPSHOTS, batch_losses, load_snapshot, note, snapshot_steps, training_log
+from model.trace import parameters, weights_version
+from model.transformer import EncoderDecoder
+
+RESULTS = Path(__file__).resolve().parent.parent / "research" / "results" / "time_machine.json"
+CHECKPOINT_HELP = ("A training snapshot to run instead of the shipped model: the number of training steps "
+                   "it had (one of the stored steps, 0 being the initialisation); leave out for the trained, "
+                   "averaged model.")
+
+
+class CheckpointError(ValueError):
+    """A checkpoint value that names no stored snapshot."""
+
+
+@dataclass
+class Snapshot:
+    step: int
+    model: EncoderDecoder
+    params: dict[str, np.ndarray]
+    version: str
+
+    @property
+    def header(self) -> dict:
+        """The fields the served trace header adds for this snapshot."""
+        return {"checkpoint": self.step, "weights_url": f"/api/weights?checkpoint={self.step}"}
+
+
+class Checkpoints:
+    """The stored snapshots, each loaded on first use and kept (23 models of 61 472 parameters)."""
+
+    def __init__(self, path: Path = SNAPSHOTS):
+        self.path = path
+        self.steps: list[int] = snapshot_steps(path) if path.exists() else []
+        self._loaded: dict[int, Snapshot] = {}
+        self._weights: dict[tuple[int, bool], bytes] = {}
+        self._lock = threading.Lock()
+
+    def accepted(self) -> str:
+        shown = ", ".join(str(s) for s in self.steps) if self.steps else "none are stored"
+        return f"checkpoint must be one of the stored training steps ({shown}), or left out for the trained model"
+
+    def parse(self, text: str | None) -> int | None:
+        """The step named by a `checkpoint` query value; None when absent; CheckpointError when bad."""
+        if text is None:
+            return None
+        t = text.strip()
+        if not (t.isascii() and t.isdigit()) or len(t) > 7:
+            raise CheckpointError(f"{self.accepted()}; got {text[:40]!r}, which is not a whole number of steps")
+        step = int(t)
+        if step not in self.steps:
+            raise CheckpointError(f"{self.accepted()}; got {step}, which is not a stored step")
+        return step
+
+    def get(self, step: int) -> Snapshot:
+        with self._lock:
+            snap = self._loaded.get(step)
+            if snap is None:
+                model = load_snapshot(step, self.path)
+                snap = self._loaded[step] = Snapshot(step, model, parameters(model), weights_version(model))
+            return snap
+
+    def weights_body(self, step: int, binary: bool = False) -> bytes:
+        """Snapshot `step`'s parameters as /api/weights sends them: JSON, or safetensors when `binary`."""
+        from app.delivery import weights_safetensors
+        from app.service import dumps
+
+        with self._lock:
+            body = self._weights.get((step, binary))
+        if body is None:
+            snap = self.get(step)
+            if binary:
+                body = weights_safetensors(snap.params, snap.version)
+            else:
+                body = dumps({"weights_version": snap.version,
+                              "parameters": [{"id": k, "shape": list(v.shape), "dtype": str(v.dtype),
+                                              "data": np.ascontiguousarray(v).ravel()}
+                                             for k, v in snap.params.items()]})
+            with self._lock:
+                self._weights[(step, binary)] = body
+        return body
+
+
+def figure_data(path: Path = SNAPSHOTS, results: Path = RESULTS) -> dict:
+    """The time-machine figure (step 21): the run's training loss every 50 steps, and per snapshot its
+    step and what research/time_machine.py measured there (None until it has run), then the trained
+    model (the average of the last five checkpoints) as the scrubber's last position."""
+    steps = snapshot_steps(path) if path.exists() else []
+    log = [r for r in training_log(path) if "loss" in r] if steps else []
+    measured = json.loads(results.read_text()) if results.exists() else None
+    rows = {r["step"]: r for r in measured["snapshots"]} if measured else {}
+
+    def row(r: dict | None) -> dict:
+        if r is None:
+            return {"heldout_exact_match": None, "heldout_loss": None, "best_head": None,
+                    "best_head_reordered": None, "any_head_reordered": None}
+        a = r["alignment"]
+        return {"heldout_exact_match": r["heldout_exact_match"], "heldout_loss": r["heldout_loss"],
+                "best_head": a["best_head"], "best_head_reordered": a["best_head_reordered"],
+                "any_head_reordered": a["any_head"]["reordered"]}
+
+    return {"steps": steps, "note": note(path) if steps else "",
+            "log_step": [r["step"] for r in log], "log_loss": [r["loss"] for r in log],
+            "snapshots": [{"step": s, "batch_loss": b, **row(rows.get(s))}
+                          for s, b in zip(steps, batch_losses(path) if steps else [])],
+            "averaged": row(measured["averaged"]) if measured else row(None),
+            "pattern": measured["pattern"] if measured else None,
+            "command": "python -m research.time_machine"}
