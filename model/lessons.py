@@ -88,7 +88,7 @@ def teaching_figures(t) -> dict:
         "ffn_active_min": int(active.min()),
         "ffn_active_max": int(active.max()),
         "scaled_row_norms": _pairs(list(t.source_tokens), row_norms(scaled), 2),
-        "pe_row_norm": float(row_norms(pe).mean()),
+        "pe_row_norm": round(float(row_norms(pe).mean()), 4),  # float32 noise would differ per input
         "attn_input_norm": float(row_norms(x).mean()),
         "attn_output_norm": float(row_norms(sub).mean()),
         "ln_row_mean": float(ln_row.mean()),
