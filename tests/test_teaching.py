@@ -228,3 +228,32 @@ def test_rows_are_counted_from_0_in_every_step_and_in_the_inspector(client):
     # the live row numbers are 0-based too: step 18's least certain row reads what the trace's row reads
     d = t["derived"]
     assert t["target_tokens"][d["least_certain_position"]] == d["least_certain_reads"]
+
+
+# ---- in Chromium: the inspector's words and step 9's frames, as the reader sees them ---------------------
+
+def test_the_inspector_names_rows_from_0_and_decoder_rows_by_what_they_read_and_write(browser, live_server):
+    from tests.browser import has_chromium, open_stage_page
+
+    if not has_chromium():
+        pytest.skip("Debian's chromium is not installed")
+    page = open_stage_page(browser, f"{live_server}/?input=42", {"width": 1000, "height": 640}, reduced_motion="reduce")
+    try:
+        def inspected(block: str, row: int, col: int) -> str:
+            page.evaluate("([i, r, c]) => anatomyStage.inspect(i, r, c)", [block, row, col])
+            return page.eval_on_selector(".stage-inspector", "el => el.textContent")
+
+        assert "row 0, column 3 (reads “<s>”, writes “zwei”)" in inspected("tgt.x0", 0, 3)
+        assert "row 3, column 0 (reads “vierzig”, writes “</s>”)" in inspected("dec.1.ffn.ln", 3, 0)
+        assert "row 1, column 5 (token “two”)" in inspected("src.x0", 1, 5)
+        # step 9 ends with the worked row framed: row 0 of head 1's scores, weights and output, its columns of V
+        page.evaluate("anatomyStage.step(9)")
+        page.evaluate("anatomyStage.idle()")
+        rects = page.evaluate("""() => Object.fromEntries(['enc.0.self.h0.scores', 'enc.0.self.h0.weights',
+            'enc.0.self.h0.out', 'enc.0.self.v', 'enc.0.self.h1.weights'].map(id => [id, anatomyStage.stage.cells.focusRects(id)]))""")
+        assert rects == {"enc.0.self.h0.scores": [[0, 0, 0, 2]], "enc.0.self.h0.weights": [[0, 0, 0, 2]],
+                         "enc.0.self.h0.out": [[0, 0, 0, 7]], "enc.0.self.v": [[0, 2, 0, 7]],
+                         "enc.0.self.h1.weights": []}
+        assert page.errors == []
+    finally:
+        page.context.close()
