@@ -399,8 +399,9 @@ def derived_figures(t: Trace, model: EncoderDecoder) -> dict:
         "least_certain_token": t.output_tokens[worst],
         "least_certain_position": worst,
         # each decoder row named by what it reads and writes, then the source token it rests on most
-        "cross_alignment": "; ".join(f"{t.target_tokens[r]} → {t.output_tokens[r]}: {t.source_tokens[int(cross[r].argmax())]}"
-                                     for r in range(len(t.output_tokens))),
+        "cross_alignment": "; ".join(
+            f"{t.target_tokens[r]} → {t.output_tokens[r]}: {t.source_tokens[int(cross[r].argmax())]}"
+            for r in range(len(t.output_tokens))),
         "position_losses": ", ".join(f"{tok} {loss:.3f}" for tok, loss in zip(t.output_tokens, losses, strict=True)),
         "mean_position_loss": float(losses.mean()),
         "least_certain_reads": t.target_tokens[worst],

@@ -72,7 +72,8 @@ def test_the_worked_row_is_recomputed_from_q_k_and_v_and_shown_as_computed(serve
     assert d["worked_unscaled_top_weight"] == pytest.approx(unscaled.max(), abs=1e-6)
     assert unscaled.max() > weights.max()  # wider scores, a harder choice
     top = int(weights.argmax())
-    assert (d["worked_top_token"], d["worked_top_weight"]) == (t["source_tokens"][top], pytest.approx(weights[top], abs=1e-6))
+    assert d["worked_top_token"] == t["source_tokens"][top]
+    assert d["worked_top_weight"] == pytest.approx(weights[top], abs=1e-6)
     assert numbers(d["worked_v_top"]) == pytest.approx(v[top], abs=6e-4)
     blend = re.findall(r"(\S+)·V\[([^\]]+)\]", d["worked_blend"])
     assert [tok for _, tok in blend] == t["source_tokens"]
@@ -250,7 +251,8 @@ def test_the_inspector_names_rows_from_0_and_decoder_rows_by_what_they_read_and_
         page.evaluate("anatomyStage.step(9)")
         page.evaluate("anatomyStage.idle()")
         rects = page.evaluate("""() => Object.fromEntries(['enc.0.self.h0.scores', 'enc.0.self.h0.weights',
-            'enc.0.self.h0.out', 'enc.0.self.v', 'enc.0.self.h1.weights'].map(id => [id, anatomyStage.stage.cells.focusRects(id)]))""")
+            'enc.0.self.h0.out', 'enc.0.self.v', 'enc.0.self.h1.weights']
+            .map(id => [id, anatomyStage.stage.cells.focusRects(id)]))""")
         assert rects == {"enc.0.self.h0.scores": [[0, 0, 0, 2]], "enc.0.self.h0.weights": [[0, 0, 0, 2]],
                          "enc.0.self.h0.out": [[0, 0, 0, 7]], "enc.0.self.v": [[0, 2, 0, 7]],
                          "enc.0.self.h1.weights": []}
