@@ -31,8 +31,8 @@ router = APIRouter(prefix="/api/figures", tags=["figures"])
 MODEL_FIGURES = {
     "pe-pattern": "The positional-encoding table PE (positions × d_model), step 5",
     "pe-rotation": "PE(pos + k) against R_k · PE(pos): the largest difference, step 5",
-    "softmax-saturation": "Largest softmax weight and Σp(1−p) against d_k, with and without 1/√d_k, step 7",
-    "attention-stat": "Mean largest attention weight per row over the held-out numbers, per layer and head, step 8",
+    "softmax-saturation": "Largest softmax weight and Σp(1−p) against d_k, with and without 1/√d_k, step 8",
+    "attention-stat": "Mean largest attention weight per row over the held-out numbers, per layer and head, step 7",
     "lr-schedule": "The learning-rate schedule: the paper's base model and the miniature, step 21",
     "training-curves": "The miniature's training log: loss, learning rate, held-out exact match, step 21",
     "time-machine": "Training snapshots: loss, held-out exact match and alignment at each, step 21",

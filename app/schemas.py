@@ -68,6 +68,7 @@ class ModelFigures(Document):
     heldout_max_weight_cross: float
     heldout_exact_match: float
     sqrt_d_model: float
+    sqrt_d_k: float = Field(description="√d_k: how much wider the scores are without the 1/√d_k scale")
     label_smoothing_eps: float = Field(description="ε_ls of the shipped recipe (training_log.json)")
     smoothing_ceiling: float = Field(description="1 − ε + ε/V: what the smoothed target puts on the right piece")
     ceiling_loss: float = Field(description="−ln of the ceiling: the loss of a piece given exactly that probability")

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from model.lessons import WORKED, worked_blocks
 from model.tour import TourStep
 from model.transformer import Config
 from model.vocab import VOCAB
@@ -149,6 +150,9 @@ class Scene:
     overview: View
     steps: list[SceneStep]
     cells: int
+    # what the inspector calls row i of a block whose rows stand for an axis; rows count from 0 everywhere,
+    # and a decoder row is named by what it reads and what it writes
+    row_names: dict[str, list[str]] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -499,11 +503,21 @@ def build_scene(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[To
                   {"source": list(trace.source_tokens), "target": list(trace.target_tokens),
                    "output": list(trace.output_tokens), "vocab": list(VOCAB.tokens)},
                   blocks, aliases, stations, [], [], bounds, overview, [], sum(b.rows * b.cols for b in blocks))
+    scene.row_names = row_names(trace)
     scene.connectors = _connectors(scene, by_id, tensors, trace, memory)
     scene.labels = _labels(scene, by_id, trace)
     names = (tuple(b.id for b in scene.blocks), tuple((s.id, s.of) for s in scene.slices))
     scene.steps = [_step(s, scene, by_id, tensors, cfg, names) for s in tour]
     return scene
+
+
+def row_names(trace) -> dict[str, list[str]]:
+    """The inspector's words for a row: the token a source or vocabulary row stands for; for a decoder
+    row, the piece it reads and the piece it writes (row 0 reads <s> and writes the first piece)."""
+    return {"source": [f"token “{t}”" for t in trace.source_tokens],
+            "target": [f"reads “{a}”, writes “{b}”" for a, b in zip(trace.target_tokens, trace.output_tokens,
+                                                                      strict=True)],
+            "vocab": [f"token “{t}”" for t in VOCAB.tokens]}
 
 
 def _memory_id(trace) -> str | None:
@@ -780,21 +794,34 @@ def _first_station(scene: Scene, stack: str, part: str) -> str | None:
 
 
 def _one_cell(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
-    """Step 6: one cell of Q = row 1 of X against column 5 of W^Q, plus b^Q column 5."""
+    """Step 6: one cell of Q = row 0 of X (the worked row's token) against column 5 of W^Q, plus b^Q column 5."""
     st = _first_station(scene, "enc", "self")
     q = tensors.get(f"{st}.q")
     if q is None:
         return {}
     return {"x": q.inputs[0], "w": q.inputs[1], "b": q.inputs[2], "out": q.id,
-            "row": min(1, q.shape[0] - 1), "col": min(5, q.shape[1] - 1)}
+            "row": min(WORKED["row"], q.shape[0] - 1), "col": min(5, q.shape[1] - 1)}
+
+
+def _worked_row(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
+    """The worked attention row of model/lessons.py, framed in each block it passes through: its
+    row of scores, its row of weights, the head's value rows (its columns of V) and its output row."""
+    ids, r = worked_blocks(), WORKED["row"]
+    if any(ids[k] not in tensors for k in ("scores", "weights", "out", "v")):
+        return {}
+    n, dk = tensors[ids["scores"]].shape[1], tensors[ids["out"]].shape[1]
+    off = int(tensors[ids["v"]].attrs["starts"][0])
+    return {"rects": [[ids["scores"], [r, r, 0, n - 1]], [ids["weights"], [r, r, 0, n - 1]],
+                      [ids["v_full"], [0, n - 1, off, off + dk - 1]], [ids["out"], [r, r, 0, dk - 1]]]}
 
 
 def _sweep(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
-    """Step 9: each head's softmax row sweeps down while its output fills row by row."""
+    """Step 9: each head's softmax row sweeps down while its output fills row by row; then the worked row
+    stays framed (`rects`)."""
     st = _first_station(scene, "enc", "self")
     pairs = [[t.inputs[0], t.id] for t in tensors.values()
              if t.op == "MatMul" and tensors[t.inputs[0]].op == "Softmax" and t.id.startswith(f"{st}.")]
-    return {"pairs": pairs}
+    return {"pairs": pairs, **_worked_row(scene, tensors, cfg)}
 
 
 def _residual(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:

@@ -85,5 +85,5 @@ def model_figures(model: EncoderDecoder, per_head: dict | None = None) -> dict:
     return {**parameter_figures(model), **attention_peaks(per_head),
             "heldout_exact_match": training_summary()["heldout_exact_match"],
             "vocab_size": c.vocab_size, "d_model": c.d_model, "n_heads": c.n_heads, "d_k": c.d_k,
-            "d_ff": c.d_ff, "n_layers": c.n_layers, "sqrt_d_model": c.d_model ** 0.5,
+            "d_ff": c.d_ff, "n_layers": c.n_layers, "sqrt_d_model": c.d_model ** 0.5, "sqrt_d_k": c.d_k ** 0.5,
             **loss_yardsticks(c.vocab_size)}

@@ -28,6 +28,7 @@ import torch
 from torch import Tensor
 
 from model.decode import greedy
+from model.lessons import teaching_figures
 from model.numbers import join_german, to_english, to_german_pieces
 from model.transformer import Config, EncoderDecoder, MultiHeadedAttention, sinusoid_table
 from model.vocab import EOS, VOCAB
@@ -93,9 +94,35 @@ class Derived:
     least_certain_prob: float
     least_certain_token: str
     least_certain_position: int
-    cross_alignment: list[str]
+    cross_alignment: str = described("per decoder row (reads → writes): the source token its last-layer "
+                                     "cross-attention, averaged over heads, rests on most")
     position_losses: str = described("each output piece and its loss −ln p (no smoothing), to 3 decimals")
     mean_position_loss: float = described("the mean of those losses")
+    # the teaching steps' numbers (model/lessons.py)
+    least_certain_reads: str = described("what the least certain choice's decoder row reads")
+    worked_head: int = described("the worked attention row's head, named from 1 (encoder layer 1)")
+    worked_row: int = described("its row, counted from 0")
+    worked_token: str
+    worked_scores: str = described("the row's scaled scores, per source token, to 3 decimals")
+    worked_weights: str = described("its softmax weights, per source token")
+    worked_unscaled_weights: str = described("the softmax of the same scores without the 1/√d_k scale")
+    worked_top_token: str
+    worked_top_weight: float
+    worked_unscaled_top_weight: float
+    worked_blend: str = described("the weighted sum of the value rows, written out")
+    worked_output: str = described("the head's output row: that weighted sum, to 3 decimals")
+    worked_v_top: str = described("the value row of the token with the largest weight")
+    decoder_pairs: str = described("each decoder row's context → the piece it writes")
+    row_reads_writes: list[str] = described("per decoder row: the piece it reads → the piece it writes")
+    ffn_active_units: float = described("encoder layer 1: mean number of hidden units not zeroed by the ReLU")
+    ffn_active_min: int
+    ffn_active_max: int
+    scaled_row_norms: str = described("length of each scaled embedding row √d·E[token], to 2 decimals")
+    pe_row_norm: float = described("mean length of the positional-encoding rows")
+    attn_input_norm: float = described("encoder layer 1: mean row length of the attention sub-layer's input")
+    attn_output_norm: float = described("… and of its output, the correction added to it")
+    ln_row_mean: float = described("the first token's row after LayerNorm, γ and β: its mean")
+    ln_row_std: float
 
 
 @dataclass(kw_only=True)
@@ -371,8 +398,12 @@ def derived_figures(t: Trace, model: EncoderDecoder) -> dict:
         "least_certain_prob": float(p_chosen[worst]),
         "least_certain_token": t.output_tokens[worst],
         "least_certain_position": worst,
-        "cross_alignment": [f"{t.output_tokens[r]}←{t.source_tokens[int(cross[r].argmax())]}"
-                            for r in range(len(t.output_tokens))],
+        # each decoder row named by what it reads and writes, then the source token it rests on most
+        "cross_alignment": "; ".join(
+            f"{t.target_tokens[r]} → {t.output_tokens[r]}: {t.source_tokens[int(cross[r].argmax())]}"
+            for r in range(len(t.output_tokens))),
         "position_losses": ", ".join(f"{tok} {loss:.3f}" for tok, loss in zip(t.output_tokens, losses, strict=True)),
         "mean_position_loss": float(losses.mean()),
+        "least_certain_reads": t.target_tokens[worst],
+        **teaching_figures(t),
     }

@@ -135,10 +135,10 @@ def test_the_results_are_fed_back_into_the_earlier_steps():
     assert re.search(r"one layer per stack suffices", step_text(13))
     assert "learns nothing" in step_text(21) and "pre-LN" in step_text(21)
     assert "pre-LN fails as well" in step_text(11)
-    assert pct(runs("dk_sweep", "d_k_64_unscaled")[0]["heldout_exact_match"]) in step_text(7)
+    assert pct(runs("dk_sweep", "d_k_64_unscaled")[0]["heldout_exact_match"]) in step_text(8)
     assert loss(mean_of("ablations", "no_dropout", "heldout_loss")) in step_text(22)
     assert loss(mean_of("ablations", "baseline", "heldout_loss")) in step_text(20)
-    assert "needs only one of the four" in step_text(8) and "only one of the four matters" in step_text(16)
+    assert "needs only one of the four" in step_text(7) and "only one of the four matters" in step_text(16)
 
 
 def test_no_warm_up_learns_nothing_in_every_committed_run():

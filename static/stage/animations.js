@@ -26,7 +26,8 @@ export const ANIMATIONS = {
     }, cut, () => { f.set(a.out, { t: 1, fromZero: false }); stage.inspect(a.out, a.row, a.col); });
   },
 
-  // Each head's softmax row sweeps down while its output fills row by row.
+  // Each head's softmax row sweeps down while its output fills row by row; at the end the cells the
+  // scene names (one rectangle per block: the worked row) stay framed, the rest of those blocks dimmed.
   sweep: (stage, a, cut) => {
     const f = stage.cells, n = f.entry(a.pairs[0]?.[0])?.block.rows || 1;
     play(stage, 700 * n, k => {
@@ -35,6 +36,7 @@ export const ANIMATIONS = {
         if (k >= 1) { f.set(w, { focus: null }); f.set(o, { reveal: ALL }); continue; }
         f.set(w, { focus: [r, r, 0, ALL] }); f.set(o, { reveal: r + 1 });
       }
+      if (k >= 1) for (const [id, rect] of a.rects || []) if (f.has(id)) f.set(id, { focus: rect });
     }, cut);
   },
 

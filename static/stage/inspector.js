@@ -33,6 +33,7 @@ export function cellInfo(scene, block, tensors, r, c) {
   const info = { id: block.id, shape, row, col, value, op: block.op };
   const two = shape.length === 2;
   if (block.row_axis && shape.length >= 1 && !(shape.length === 1 && block.rows === 1)) info.rowToken = axes[block.row_axis]?.[row];
+  if (info.rowToken !== undefined) info.rowName = scene.row_names?.[block.row_axis]?.[row];
   if (two && block.col_axis) info.colToken = axes[block.col_axis]?.[col];
   if (block.value_axis) info.tokenName = axes[block.value_axis]?.[value];
   if (block.raw) {
@@ -53,7 +54,8 @@ export function inspectorLines(scene, block, info, dropout = false) {
   const { shape, row, col, value } = info;
   const lines = [`${block.description}${station ? ` — ${station.title}` : ''}`, `${block.id}  shape ${shape.length ? shape.join(' × ') : 'scalar'}`];
   const pos = shape.length === 0 ? '' : shape.length === 1 ? `index ${block.rows === 1 ? col : row}` : `row ${row}, column ${col}`;
-  lines.push(`${pos}${info.rowToken !== undefined ? ` (token “${info.rowToken}”)` : ''}${info.colToken !== undefined ? ` → column token “${info.colToken}”` : ''}`);
+  const rowWords = info.rowName ?? (info.rowToken !== undefined ? `token “${info.rowToken}”` : undefined);
+  lines.push(`${pos}${rowWords !== undefined ? ` (${rowWords})` : ''}${info.colToken !== undefined ? ` → column token “${info.colToken}”` : ''}`);
   lines.push(`value ${fmt(value)}${info.tokenName !== undefined ? ` = “${info.tokenName}”` : ''}`);
   if (info.raw !== undefined) lines.push(`${info.rawLabel} ${fmt(info.raw)} × ${fmt(info.factor)} = ${fmt(info.raw * info.factor)}`);
   if (info.rowMean !== undefined) lines.push(`row mean ${fmt(info.rowMean)}, std ${fmt(info.rowStd)}`);

@@ -648,7 +648,7 @@ export class Stage {
     const { block, slice } = this.drawnIn(ex.id), station = this.scene.stations.find(s => s.id === block?.station);
     const d = this.resolve(ex.id, ex.row, ex.col), info = d ? this.cellInfo(d.id, d.r, d.c) : {};
     const axisWords = [];
-    if (info.rowToken !== undefined) axisWords.push(`row ${ex.index[0]} is “${info.rowToken}”`);
+    if (info.rowToken !== undefined) axisWords.push(`row ${ex.index[0]}: ${info.rowName ?? `token “${info.rowToken}”`}`);
     if (info.colToken !== undefined) axisWords.push(`column ${ex.index[1]} is “${info.colToken}”`);
     if (info.tokenName !== undefined) axisWords.push(`${ex.value} is the id of “${info.tokenName}”`);
     const lines = [`${block?.description || ex.id}${station ? ` — ${station.title}` : ''}`,
