@@ -9,7 +9,9 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response, StreamingResponse
 
 from app.schemas import Beam, ErrorResponse, Facts, Health, ModelCard, Trace, TraceStreamHeader, Weights
-from app.service import CachedTrace, ModelService, dumps
+from app.service import CachedTrace, ModelService, TraceRequest, dumps
+from model.ablation import accepted as ablation_accepted
+from model.ablation import parse_ablation
 from model.parse import ACCEPTED, parse_number
 
 router = APIRouter(prefix="/api", tags=["api"])
@@ -20,6 +22,10 @@ BAD_INPUT = {422: {"model": ErrorResponse, "description": "The input is not a nu
 
 class InputError(ValueError):
     """A reader's input the model cannot take; answered with 422 and what is accepted."""
+
+    def __init__(self, message: str, accepted: str = ACCEPTED):
+        super().__init__(message)
+        self.accepted = accepted
 
 
 def parse_input(text: str | None) -> int:
@@ -33,6 +39,21 @@ def parse_input(text: str | None) -> int:
 
 def service(request: Request) -> ModelService:
     return request.app.state.service
+
+
+ABLATE_HELP = ("Parts to switch off, comma-separated: heads such as `dec.1.cross.h2`, sub-layers such as "
+               "`enc.0.ffn` or `dec.1.self` (model/ablation.py). Greedy decoding runs without them and the graph "
+               "multiplies each one's output by a zero constant (`part.gate`, `part.off`).")
+
+
+def trace_request(svc: ModelService, input: str | None, ablate: str | None = None) -> TraceRequest:
+    """One checked trace request from the query: every trace endpoint (and the page) goes through here."""
+    number = parse_input(input)
+    try:
+        ablation = parse_ablation(ablate, svc.translator.model.cfg)
+    except ValueError as e:
+        raise InputError(f"ablate: {e}", ablation_accepted(svc.translator.model.cfg)) from None
+    return TraceRequest(number, ablation)
 
 
 def json_response(body: bytes, headers: dict[str, str] | None = None, status_code: int = 200) -> Response:
@@ -97,6 +118,15 @@ inputs, attributes, shape and row-major data; and the derived figures the articl
 **Masked scores**: JSON has no −∞, so −∞ is written as `null` (the only non-finite value a trace
 holds: the decoder's masked self-attention scores, `dec.L.self.hH.masked`, and `const.neg_inf`).
 
+**Ablation**: `ablate=dec.1.cross.h3,enc.0.ffn` switches parts off. Greedy decoding runs without them,
+and the graph multiplies each one's output by a zero constant (`part.gate`, a Constant, and
+`part.off`, a Mul; a sub-layer's branch then adds nothing to the residual sum), so re-executing the
+nodes gives the ablated output. The header's `ablation` lists them; nothing ablated is today's trace.
+
+**Logit lens**: after the output nodes come `lens.dec.L.logits`, `.probs` and `.tokens` per decoder
+layer L (that layer's output through Eᵀ and the softmax); nothing on the forward path reads them. The
+header's `lens` names them and gives each position's three most probable pieces.
+
 **Streaming**: send `Accept: {NDJSON}` (or use `/api/trace/stream`) for newline-delimited JSON:
 first a header (everything but `nodes`, plus `node_count`), then one node per line in the order
 computed."""
@@ -105,15 +135,16 @@ computed."""
 @router.get("/trace", response_model=Trace, summary="Every tensor of one translation", description=TRACE_DOC,
             responses={**BAD_INPUT, 200: {"content": {NDJSON: {"schema": {"type": "string"}}},
                                           "description": "The trace, as JSON or NDJSON"}})
-async def get_trace(request: Request, input: str | None = Query(None, description=INPUT_HELP)) -> Response:
-    n = parse_input(input)
+async def get_trace(request: Request, input: str | None = Query(None, description=INPUT_HELP),
+                    ablate: str | None = Query(None, description=ABLATE_HELP)) -> Response:
+    req = trace_request(service(request), input, ablate)
     t0 = time.perf_counter()
-    entry = await service(request).trace(n)
+    entry = await service(request).trace(req)
     timing = f"trace;dur={1000 * (time.perf_counter() - t0):.2f}"
     if NDJSON in request.headers.get("accept", ""):
         resp = _stream_response(entry)
     else:
-        resp = cached(request, f'"{service(request).version}-{n}"', entry.body)
+        resp = cached(request, f'"{service(request).version}-{req.tag()}"', entry.body)
     resp.headers["Vary"] = "Accept"
     resp.headers["Server-Timing"] = timing  # time to compute (or find) the trace, for bench/
     return resp
@@ -123,10 +154,11 @@ async def get_trace(request: Request, input: str | None = Query(None, descriptio
             responses={**BAD_INPUT, 200: {"content": {NDJSON: {"schema": {"type": "string"}}},
                                           "description": "A TraceStreamHeader line, then node_count "
                                                          "TraceNode lines"}})
-async def get_trace_stream(request: Request, input: str | None = Query(None, description=INPUT_HELP)) -> Response:
+async def get_trace_stream(request: Request, input: str | None = Query(None, description=INPUT_HELP),
+                           ablate: str | None = Query(None, description=ABLATE_HELP)) -> Response:
     """The same trace as `/api/trace`, as newline-delimited JSON: the header first (with `node_count`),
     then one node per line in the order computed, so a client can draw while the rest arrives."""
-    return _stream_response(await service(request).trace(parse_input(input)))
+    return _stream_response(await service(request).trace(trace_request(service(request), input, ablate)))
 
 
 @router.get("/beam", response_model=Beam, summary="Beam search, step by step", responses=BAD_INPUT)

@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from app import figure1, figure_html, figure_routes
-from app.api import InputError, parse_input
+from app.api import InputError, trace_request
 from app.content import fill_live
 from app.format import format_number
 from model.parse import MAX_INPUT_CHARS
@@ -33,16 +33,17 @@ def page(request: Request, name: str, status_code: int = 200, **context) -> HTML
 
 
 @router.get("/", response_class=HTMLResponse)
-async def index(request: Request, input: str | None = None) -> HTMLResponse:
-    """The article; with ?input= its live values are filled for that input before any script runs."""
+async def index(request: Request, input: str | None = None, ablate: str | None = None) -> HTMLResponse:
+    """The article; with ?input= (and ?ablate=) its live values are filled for that trace before any script runs."""
     state = request.app.state
     content, error, text, number = state.content, "", DEFAULT_INPUT, int(DEFAULT_INPUT)
     steps = [(s, s.html) for s in content.steps]
-    if input is not None:
-        text = input[:MAX_INPUT_CHARS]
+    if input is not None or ablate:
+        text = (input if input is not None else DEFAULT_INPUT)[:MAX_INPUT_CHARS]
         try:
-            number = parse_input(input)
-            entry = await state.service.trace(number)
+            req = trace_request(state.service, input if input is not None else DEFAULT_INPUT, ablate)
+            number = req.number
+            entry = await state.service.trace(req)
             live = {**state.service.figures, **entry.derived}
             steps = [(s, fill_live(s.html, live)) for s in content.steps]
         except InputError as e:

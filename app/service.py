@@ -2,7 +2,7 @@
 
 One `ModelService` is built at start-up: it loads the weights once, lists the parameters once,
 computes the model-level figures once, and then answers per-input requests from bounded LRU caches
-keyed by (number, weights version). Traces are computed in a worker thread (torch releases the GIL)
+keyed by (request, weights version): a trace request is the number and the parts switched off. Traces are computed in a worker thread (torch releases the GIL)
 under a capacity limiter, so a flood of requests queues instead of oversubscribing the cores.
 """
 
@@ -132,6 +132,23 @@ class CachedTrace:
             yield bytes(view[start:end]) + b"\n"
 
 
+@dataclass(frozen=True)
+class TraceRequest:
+    """What a trace is of: the input and the parts switched off (app/api.py `trace_request` builds it,
+    checked). The cache key and the ETag are made of all of it, so a new field keeps them distinct."""
+
+    number: int
+    ablation: tuple[str, ...] = ()  # model/ablation.py part ids, in the model's order
+
+    @classmethod
+    def of(cls, req: TraceRequest | int) -> TraceRequest:
+        return req if isinstance(req, TraceRequest) else cls(int(req))
+
+    def tag(self) -> str:
+        """This request in an ETag: the number, then any ablation."""
+        return "-".join([str(self.number), *self.ablation])
+
+
 @dataclass
 class ModelService:
     translator: Translator
@@ -164,12 +181,13 @@ class ModelService:
 
     # -- per-input work, cached -------------------------------------------------------------
 
-    def trace_sync(self, number: int) -> CachedTrace:
-        key = (number, self.version)
+    def trace_sync(self, req: TraceRequest | int) -> CachedTrace:
+        req = TraceRequest.of(req)
+        key = (req, self.version)
         hit = self.traces.get(key)
         if hit is not None:
             return hit
-        t = trace(self.translator.model, number, self.params, self.version)
+        t = trace(self.translator.model, req.number, self.params, self.version, ablation=req.ablation)
         scene = build_scene(t, self.translator.model.cfg, self.params, self.tour)  # what the stage draws
         entry = CachedTrace.build(ServedTraceHeader.of(t.header(), scene=scene), t.nodes)
         self.traces.put(key, entry, entry.nbytes)
@@ -205,7 +223,7 @@ class ModelService:
                     steps=[step(s) for s in result.steps], finished=[hyp(h) for h in result.finished],
                     best=hyp(result.best), german_pieces=best_pieces, german=join_german(best_pieces))
 
-    async def run(self, fn: Callable[[int], Any], number: int) -> Any:
+    async def run(self, fn: Callable[[Any], Any], number: Any) -> Any:
         """Run `fn(number)` in a worker thread, at most `limiter` at once; refuse a flood."""
         if self._waiting >= self.max_waiting:
             raise BusyError("the model is busy; try again in a moment")
@@ -215,9 +233,10 @@ class ModelService:
         finally:
             self._waiting -= 1
 
-    async def trace(self, number: int) -> CachedTrace:
-        hit = self.traces.get((number, self.version))
-        return hit if hit is not None else await self.run(self.trace_sync, number)
+    async def trace(self, req: TraceRequest | int) -> CachedTrace:
+        req = TraceRequest.of(req)
+        hit = self.traces.get((req, self.version))
+        return hit if hit is not None else await self.run(self.trace_sync, req)
 
     async def beam(self, number: int) -> bytes:
         hit = self.beams.get((number, self.version))
