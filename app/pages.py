@@ -57,13 +57,22 @@ async def index(request: Request, input: str | None = None, ablate: str | None =
     fig1 = templates.env.get_template("figure1.html").module
     boxes, layers = figure1.placed_for(state.service), state.service.translator.model.cfg.n_layers
     partials = {"figure-1": str(fig1.overview(boxes, layers)),
-                "attention-by-word": templates.env.get_template("attention_words.html").render()}
+                "attention-by-word": templates.env.get_template("attention_words.html").render(),
+                "part-ablation": part_ablation_html(state.service.version)}
     steps = [(s, figure_html.fill_partials(html, partials)) for s, html in steps]
     svc = state.service
     return page(request, "index.html", content=content, steps=steps, input_value=text, input_error=error,
                 model=svc.figures, training=svc.training, version=svc.version,
                 figure_names=[*figure_routes.MODEL_FIGURES, *figure_routes.RESEARCH],
                 figure1_map=str(fig1.map(boxes, layers)))
+
+
+def part_ablation_html(version: str) -> str:
+    """Step 29's table of every part switched off (research/part_ablation.py), with its switches."""
+    from research import part_ablation
+
+    return templates.env.get_template("part_ablation.html").render(
+        table=part_ablation.load(), version=version, command="python -m research.part_ablation")
 
 
 @router.get("/ledger", response_class=HTMLResponse)

@@ -142,8 +142,11 @@ class Switch:
     kind: str  # head | sublayer
     label: str  # what the switch says
     station: str  # the station it belongs to
-    block: str | None  # a head: its output block, whose label is the switch; a sub-layer: None (its title)
+    block: str | None  # a head: its output block (the switch sits at its label); a sub-layer: None (at its title)
     off: bool  # switched off in this trace
+    x: float  # where the stage puts the switch: beside the head's label or the station's title
+    y: float
+    anchor: str  # left | right: which side of the switch (x, y) is
 
 
 @dataclass
@@ -555,18 +558,26 @@ def build_scene(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[To
 def _switches(scene: Scene, cfg: Config, off: set[str]) -> list[Switch]:
     """A switch per part whose station is drawn: a head's on its output block's label, a sub-layer's on
     its station's title."""
-    stations = {s.id for s in scene.stations}
-    ids = {b.id for b in scene.blocks}
+    stations = {s.id: s for s in scene.stations}
+    by_id = {b.id: b for b in scene.blocks}
     out = []
     for p in parts(cfg):
-        if p.sublayer not in stations:
+        st = stations.get(p.sublayer)
+        if st is None:
             continue
         if p.kind == "head":
-            block = f"{p.id}.out"
-            out.append(Switch(p.id, "head", f"head {p.head + 1}", p.sublayer, block if block in ids else None,
-                              p.id in off))
+            b = by_id.get(f"{p.id}.out")
+            if b is None:
+                continue
+            # above the head's output block, right-aligned with it: the label "head N" is at its left
+            out.append(Switch(p.id, "head", f"head {p.head + 1}", p.sublayer, b.id, p.id in off,
+                              b.x + b.w, b.y + 1.2, "right"))
         else:
-            out.append(Switch(p.id, "sublayer", station_title(p.id), p.sublayer, None, p.id in off))
+            # the title sits over the station, toward the gap between the towers; the switch on its far side
+            left = st.tower == "src"
+            out.append(Switch(p.id, "sublayer", station_title(p.id), p.sublayer, None, p.id in off,
+                              st.x - 1 if left else st.x + st.w + 1, st.y + STATION_GAP / 2,
+                              "right" if left else "left"))
     return out
 
 

@@ -76,12 +76,47 @@ def run(model: EncoderDecoder, numbers: list[int], progress: bool = False) -> li
     return rows
 
 
+RECORD = Path(__file__).resolve().parent / "records" / "part_ablation.md"
+BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
+
+
+def render_table(doc: dict) -> str:
+    """The record's result table: per part, exact match overall, with "und" and without (counts too)."""
+    lines = ["| switched off | all | with und | without und |", "| --- | --- | --- | --- |"]
+    for r in doc["rows"]:
+        cells = [f"{100 * r[g]['exact_match']:.2f} % ({r[g]['correct']}/{r[g]['n']})"
+                 for g in ("all", "with_und", "without_und")]
+        lines.append(f"| {r['part']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def write_record(doc: dict, path: Path = RECORD) -> None:
+    """Replaces the record's generated table (between the markers) with the one from `doc`."""
+    text = path.read_text()
+    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
+    path.write_text(text[:start] + "\n" + render_table(doc) + "\n" + text[end:])
+
+
+def load(path: Path = RESULT) -> dict | None:
+    """The committed table for the page: the model, the held-out set and per part its scores (the
+    per-number strings left out); None when it has not been computed."""
+    if not path.exists():
+        return None
+    doc = json.loads(path.read_text())
+    return {**{k: v for k, v in doc.items() if k != "rows"},
+            "rows": [{k: v for k, v in r.items() if k != "correct_bits"} for r in doc["rows"]]}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m research.part_ablation", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, default=RESULT)
     ap.add_argument("--check", type=int, metavar="N", help="recompute N held-out numbers and compare; write nothing")
+    ap.add_argument("--report", action="store_true", help="compute nothing: rewrite the record's table from the file")
     args = ap.parse_args(argv)
+    if args.report:
+        write_record(json.loads(args.out.read_text()))
+        return 0
     torch.set_num_threads(1)
     model = Translator.load().model.eval()
     numbers = heldout_numbers()
@@ -105,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
            "how": "greedy decoding of every held-out number with one part switched off (model/ablation.py)",
            "seconds": round(time.perf_counter() - t0, 1), "rows": rows}
     args.out.write_text(json.dumps(doc, indent=1) + "\n")
+    if args.out == RESULT and RECORD.exists():
+        write_record(doc)
     print(f"{len(rows)} rows in {doc['seconds']} s → {args.out}", file=sys.stderr)
     return 0
 

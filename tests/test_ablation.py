@@ -264,3 +264,33 @@ def test_the_page_keeps_the_ablation_in_its_live_numbers(client, table):
     assert page.status_code == 200 and broken["derived"]["german"] in page.text
     bad = client.get("/", params={"input": "42", "ablate": "dec.9.self"})
     assert bad.status_code == 200 and "cannot switch off" in bad.text
+
+
+def test_step_29_says_what_the_table_says_about_heads_and_sublayers(table):
+    """Each figure of step 29's item 6 is read from the committed table and looked for in the text."""
+    text = " ".join((ROOT / "content" / "steps" / "29-research-followups.md").read_text().split())
+    item = text[text.index("6. **Every part of the shipped model"):]
+    rows = {r["part"]: r for r in table["rows"]}
+
+    def pct(x: float) -> str:
+        return f"{100 * x:.1f} %"
+
+    last = [rows[f"dec.1.cross.h{i}"] for i in range(4)]
+    assert min(r["all"]["exact_match"] for r in last) > 0.9  # "no head of the last layer's cross-attention is essential"
+    h3 = rows["dec.1.cross.h3"]
+    assert h3["without_und"]["exact_match"] == 1.0 and "100 % of the others" in item
+    assert f"without dec.1.cross.h3, {pct(h3['with_und']['exact_match'])} of the numbers with *und*" in item
+    assert min(r["all"]["exact_match"] for r in last[:3]) >= 0.999 and "99.9 % or more" in item
+    first = rows["dec.0.cross.h3"]
+    assert f"({pct(first['with_und']['exact_match'])} with *und*, {pct(first['without_und']['exact_match'])} without)" in item
+    assert first["all"]["exact_match"] < min(r["all"]["exact_match"] for r in last)
+    heads = [r for r in table["rows"] if r["kind"] == "head"]
+    worst = min(heads, key=lambda r: r["all"]["exact_match"])
+    assert worst["part"] == "dec.1.self.h1" and "dec.1.self.h1, a self-attention head" in item
+    assert f"({pct(worst['all']['exact_match'])})" in item
+    assert rows["dec.1.cross"]["all"]["exact_match"] == 0 and "nothing comes out right (0.0 %)" in item
+    enc = [r for r in table["rows"] if r["kind"] == "sublayer" and r["part"].startswith("enc.")]
+    lost = max(r["all"]["n"] - r["all"]["correct"] for r in enc)  # numbers lost, at most 0.1 points of 2 000
+    assert len(enc) == 4 and lost * 1000 <= table["heldout"]["numbers"] and "at most 0.1 points" in item
+    assert f"{table['model']['training_steps']:,}".replace(",", " ") + " steps" in item
+    assert f"all {table['heldout']['numbers']:,}".replace(",", " ") + " held-out numbers" in item
