@@ -63,7 +63,9 @@ export class Switches {
         if (k) width = Math.abs(px(k.x + k.w, k.y)[0] - px(k.x, k.y)[0]) / MIN_STATION_PX;
       }
       const [x, y, z] = px(s.x, s.y);
-      const show = width >= 1 && z < 1 && x > 0 && x < W && y > 0 && y < H;
+      const room = b.offsetWidth || 60;  // the whole button inside the stage
+      const inside = s.anchor === 'right' ? x - room > 0 && x < W : x > 0 && x + room < W;
+      const show = width >= 1 && z < 1 && inside && y > 8 && y < H - 8;
       b.hidden = !show;
       if (show) b.style.transform = `translate(${s.anchor === 'right' ? `calc(${x.toFixed(1)}px - 100%)` : `${x.toFixed(1)}px`}, calc(${y.toFixed(1)}px - 50%))`;
     }
