@@ -98,7 +98,7 @@ class Derived:
     position_losses: str = described("each output piece and its loss −ln p (no smoothing), to 3 decimals")
     mean_position_loss: float = described("the mean of those losses")
     logit_lens: str = described("per decoder layer, the most probable piece at each position if decoding "
-                                "stopped after it (the lens nodes' argmax)")
+                                "stopped after it, with its probability (the lens nodes' argmax)")
 
 
 @dataclass(kw_only=True)
@@ -446,6 +446,6 @@ def derived_figures(t: Trace, model: EncoderDecoder) -> dict:
                             for r in range(len(t.output_tokens))],
         "position_losses": ", ".join(f"{tok} {loss:.3f}" for tok, loss in zip(t.output_tokens, losses, strict=True)),
         "mean_position_loss": float(losses.mean()),
-        "logit_lens": " · ".join(f"after decoder {la.layer + 1}: "
-                                 + " ".join(VOCAB.tokens_of(t.node(la.tokens).value.tolist())) for la in t.lens),
+        "logit_lens": "; ".join(f"after decoder {la.layer + 1}: "
+                                + " ".join(f"{top[0].piece} ({top[0].p:.2f})" for top in la.top) for la in t.lens),
     }

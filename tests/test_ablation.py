@@ -170,6 +170,14 @@ def test_the_lens_after_the_first_layer_is_that_layers_output_through_e_transpos
         best = np.argsort(-row)[:len(top)]
         assert [p.piece for p in top] == VOCAB.tokens_of(best.tolist())
         assert np.allclose([p.p for p in top], row[best])
+    # the article's live line: each layer's argmax piece and its probability, position by position
+    said = t.derived["logit_lens"].split("; ")
+    assert len(said) == len(t.lens)
+    for la, line in zip(t.lens, said, strict=True):
+        p = t.node(la.probs).value
+        words = [f"{tok} ({p[r, i]:.2f})" for r, (tok, i) in
+                 enumerate(zip(VOCAB.tokens_of(t.node(la.tokens).value.tolist()), t.node(la.tokens).value))]
+        assert line == f"after decoder {la.layer + 1}: " + " ".join(words)
 
 
 def test_the_scene_draws_the_lens_in_its_own_stations_and_offers_every_part_as_a_switch(model, params):
