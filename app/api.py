@@ -11,8 +11,10 @@ from fastapi.responses import Response, StreamingResponse
 
 from app.delivery import SAFETENSORS, ndjson_writes, once_compressed, wants_safetensors
 from app.schemas import Beam, ErrorResponse, Facts, Health, ModelCard, Trace, TraceStreamHeader, Weights
-from app.service import CachedTrace, ModelService, dumps
+from app.service import CachedTrace, ModelService, TraceRequest, dumps
 from app.time_machine import CHECKPOINT_HELP, CheckpointError
+from model.ablation import accepted as ablation_accepted
+from model.ablation import parse_ablation
 from model.parse import ACCEPTED, parse_number
 
 router = APIRouter(prefix="/api", tags=["api"])
@@ -23,6 +25,10 @@ BAD_INPUT = {422: {"model": ErrorResponse, "description": "The input is not a nu
 
 class InputError(ValueError):
     """A reader's input the model cannot take; answered with 422 and what is accepted."""
+
+    def __init__(self, message: str, accepted: str = ACCEPTED):
+        super().__init__(message)
+        self.accepted = accepted
 
 
 def parse_input(text: str | None) -> int:
@@ -44,6 +50,21 @@ def parse_checkpoint(request: Request, text: str | None) -> int | None:
         return service(request).checkpoints.parse(text)
     except CheckpointError as e:
         raise InputError(str(e)) from None
+ABLATE_HELP = ("Parts to switch off, comma-separated: heads such as `dec.1.cross.h2`, sub-layers such as "
+               "`enc.0.ffn` or `dec.1.self` (model/ablation.py). Greedy decoding runs without them and the graph "
+               "multiplies each one's output by a zero constant (`part.gate`, `part.off`).")
+
+
+def trace_request(request: Request, input: str | None, ablate: str | None = None,
+                  checkpoint: str | None = None) -> TraceRequest:
+    """One checked trace request from the query: every trace endpoint (and the page) goes through here."""
+    svc = service(request)
+    number = parse_input(input)
+    try:
+        ablation = parse_ablation(ablate, svc.translator.model.cfg)
+    except ValueError as e:
+        raise InputError(f"ablate: {e}", ablation_accepted(svc.translator.model.cfg)) from None
+    return TraceRequest(number, ablation, parse_checkpoint(request, checkpoint))
 
 
 def json_response(body: bytes, headers: dict[str, str] | None = None, status_code: int = 200) -> Response:
@@ -118,6 +139,15 @@ inputs, attributes, shape and row-major data; and the derived figures the articl
 **Masked scores**: JSON has no −∞, so −∞ is written as `null` (the only non-finite value a trace
 holds: the decoder's masked self-attention scores, `dec.L.self.hH.masked`, and `const.neg_inf`).
 
+**Ablation**: `ablate=dec.1.cross.h3,enc.0.ffn` switches parts off. Greedy decoding runs without them,
+and the graph multiplies each one's output by a zero constant (`part.gate`, a Constant, and
+`part.off`, a Mul; a sub-layer's branch then adds nothing to the residual sum), so re-executing the
+nodes gives the ablated output. The header's `ablation` lists them; nothing ablated is today's trace.
+
+**Logit lens**: after the output nodes come `lens.dec.L.logits`, `.probs` and `.tokens` per decoder
+layer L (that layer's output through Eᵀ and the softmax); nothing on the forward path reads them. The
+header's `lens` names them and gives each position's three most probable pieces.
+
 **Streaming**: send `Accept: {NDJSON}` (or use `/api/trace/stream`) for newline-delimited JSON:
 first a header (everything but `nodes`, plus `node_count`), then one node per line in the order
 computed."""
@@ -127,16 +157,16 @@ computed."""
             responses={**BAD_INPUT, 200: {"content": {NDJSON: {"schema": {"type": "string"}}},
                                           "description": "The trace, as JSON or NDJSON"}})
 async def get_trace(request: Request, input: str | None = Query(None, description=INPUT_HELP),
+                    ablate: str | None = Query(None, description=ABLATE_HELP),
                     checkpoint: str | None = Query(None, description=CHECKPOINT_HELP)) -> Response:
-    n = parse_input(input)
-    step = parse_checkpoint(request, checkpoint)
+    req = trace_request(request, input, ablate, checkpoint)
     t0 = time.perf_counter()
-    entry = await service(request).trace(n, step)
+    entry = await service(request).trace(req)
     timing = f"trace;dur={1000 * (time.perf_counter() - t0):.2f}"
     if NDJSON in request.headers.get("accept", ""):
         resp = await _stream_response(request, entry)
     else:
-        etag = f'"{service(request).version}-{n}' + ("" if step is None else f"-c{step}") + '"'
+        etag = f'"{service(request).version}-{req.tag()}"'
         br = None if etag_matches(request, etag) else await once_compressed(request, entry.br, entry.body_br)
         resp = cached(request, etag, entry.body, br=br)
     resp.headers["Vary"] = "Accept, Accept-Encoding"
@@ -149,11 +179,12 @@ async def get_trace(request: Request, input: str | None = Query(None, descriptio
                                           "description": "A TraceStreamHeader line, then node_count "
                                                          "TraceNode lines"}})
 async def get_trace_stream(request: Request, input: str | None = Query(None, description=INPUT_HELP),
+                           ablate: str | None = Query(None, description=ABLATE_HELP),
                            checkpoint: str | None = Query(None, description=CHECKPOINT_HELP)) -> Response:
     """The same trace as `/api/trace`, as newline-delimited JSON: the header first (with `node_count`),
     then one node per line in the order computed, so a client can draw while the rest arrives."""
-    n = parse_input(input)
-    return await _stream_response(request, await service(request).trace(n, parse_checkpoint(request, checkpoint)))
+    req = trace_request(request, input, ablate, checkpoint)
+    return await _stream_response(request, await service(request).trace(req))
 
 
 @router.get("/beam", response_model=Beam, summary="Beam search, step by step", responses=BAD_INPUT)

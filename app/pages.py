@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from app import figure1, figure_html, figure_routes
-from app.api import InputError, parse_input
+from app.api import InputError, trace_request
 from app.content import fill_live
 from app.format import format_number
 from model.parse import MAX_INPUT_CHARS
@@ -33,16 +33,19 @@ def page(request: Request, name: str, status_code: int = 200, **context) -> HTML
 
 
 @router.get("/", response_class=HTMLResponse)
-async def index(request: Request, input: str | None = None) -> HTMLResponse:
-    """The article; with ?input= its live values are filled for that input before any script runs."""
+async def index(request: Request, input: str | None = None, ablate: str | None = None,
+                checkpoint: str | None = None) -> HTMLResponse:
+    """The article; with ?input= (and ?ablate=, ?checkpoint=) its live values are filled for that trace before
+    any script runs."""
     state = request.app.state
     content, error, text, number = state.content, "", DEFAULT_INPUT, int(DEFAULT_INPUT)
     steps = [(s, s.html) for s in content.steps]
-    if input is not None:
-        text = input[:MAX_INPUT_CHARS]
+    if input is not None or ablate or checkpoint:
+        text = (input if input is not None else DEFAULT_INPUT)[:MAX_INPUT_CHARS]
         try:
-            number = parse_input(input)
-            entry = await state.service.trace(number)
+            req = trace_request(request, input if input is not None else DEFAULT_INPUT, ablate, checkpoint)
+            number = req.number
+            entry = await state.service.trace(req)
             live = {**state.service.figures, **entry.derived}
             steps = [(s, fill_live(s.html, live)) for s in content.steps]
         except InputError as e:
@@ -56,13 +59,22 @@ async def index(request: Request, input: str | None = None) -> HTMLResponse:
     fig1 = templates.env.get_template("figure1.html").module
     boxes, layers = figure1.placed_for(state.service), state.service.translator.model.cfg.n_layers
     partials = {"figure-1": str(fig1.overview(boxes, layers)),
-                "attention-by-word": templates.env.get_template("attention_words.html").render()}
+                "attention-by-word": templates.env.get_template("attention_words.html").render(),
+                "part-ablation": part_ablation_html(state.service.version)}
     steps = [(s, figure_html.fill_partials(html, partials)) for s, html in steps]
     svc = state.service
     return page(request, "index.html", content=content, steps=steps, input_value=text, input_error=error,
                 model=svc.figures, training=svc.training, version=svc.version,
                 figure_names=[*figure_routes.MODEL_FIGURES, *figure_routes.RESEARCH],
                 figure1_map=str(fig1.map(boxes, layers)))
+
+
+def part_ablation_html(version: str) -> str:
+    """Step 29's table of every part switched off (research/part_ablation.py), with its switches."""
+    from research import part_ablation
+
+    return templates.env.get_template("part_ablation.html").render(
+        table=part_ablation.load(), version=version, command="python -m research.part_ablation")
 
 
 @router.get("/ledger", response_class=HTMLResponse)

@@ -2,8 +2,8 @@
 
 One `ModelService` is built at start-up: it loads the weights once, lists the parameters once,
 computes the model-level figures once, and then answers per-input requests from bounded LRU caches
-keyed by (number, weights version). Traces are computed in a worker thread (torch releases the GIL)
-under a capacity limiter, so a flood of requests queues instead of oversubscribing the cores.
+keyed by (request, weights version): a trace request is the number, the parts switched off and the
+training snapshot. Traces are computed in a worker thread (torch releases the GIL) under a capacity limiter, so a flood of requests queues instead of oversubscribing the cores.
 """
 
 from __future__ import annotations
@@ -150,6 +150,26 @@ class CachedTrace:
         return self.br_writes
 
 
+@dataclass(frozen=True)
+class TraceRequest:
+    """What a trace is of: the input, the parts switched off and the training snapshot (app/api.py
+    `trace_request` builds it, checked). The cache key and the ETag are made of all of it, so a new field
+    keeps them distinct."""
+
+    number: int
+    ablation: tuple[str, ...] = ()  # model/ablation.py part ids, in the model's order
+    checkpoint: int | None = None  # a training snapshot's step (app/time_machine.py); None: the trained model
+
+    @classmethod
+    def of(cls, req: TraceRequest | int) -> TraceRequest:
+        return req if isinstance(req, TraceRequest) else cls(int(req))
+
+    def tag(self) -> str:
+        """This request in an ETag: the number, then any ablation, then any snapshot."""
+        snapshot = [] if self.checkpoint is None else [f"c{self.checkpoint}"]
+        return "-".join([str(self.number), *self.ablation, *snapshot])
+
+
 @dataclass
 class ModelService:
     translator: Translator
@@ -183,15 +203,16 @@ class ModelService:
 
     # -- per-input work, cached -------------------------------------------------------------
 
-    def trace_sync(self, number: int, checkpoint: int | None = None) -> CachedTrace:
-        snap = None if checkpoint is None else self.checkpoints.get(checkpoint)
+    def trace_sync(self, req: TraceRequest | int) -> CachedTrace:
+        req = TraceRequest.of(req)
+        snap = None if req.checkpoint is None else self.checkpoints.get(req.checkpoint)
         model, params, version = (snap.model, snap.params, snap.version) if snap else \
             (self.translator.model, self.params, self.version)
-        key = (number, version)  # a snapshot's weights have their own version
+        key = (req, version)  # a snapshot's weights have their own version
         hit = self.traces.get(key)
         if hit is not None:
             return hit
-        t = trace(model, number, params, version)
+        t = trace(model, req.number, params, version, ablation=req.ablation)
         scene = build_scene(t, model.cfg, params, self.tour)  # what the stage draws
         entry = CachedTrace.build(ServedTraceHeader.of(t.header(), scene=scene, **(snap.header if snap else {})),
                                   t.nodes)
@@ -228,7 +249,7 @@ class ModelService:
                     steps=[step(s) for s in result.steps], finished=[hyp(h) for h in result.finished],
                     best=hyp(result.best), german_pieces=best_pieces, german=join_german(best_pieces))
 
-    async def run(self, fn: Callable[[int], Any], number: int) -> Any:
+    async def run(self, fn: Callable[[Any], Any], number: Any) -> Any:
         """Run `fn(number)` in a worker thread, at most `limiter` at once; refuse a flood."""
         if self._waiting >= self.max_waiting:
             raise BusyError("the model is busy; try again in a moment")
@@ -238,11 +259,10 @@ class ModelService:
         finally:
             self._waiting -= 1
 
-    async def trace(self, number: int, checkpoint: int | None = None) -> CachedTrace:
-        if checkpoint is not None:
-            return await self.run(lambda n: self.trace_sync(n, checkpoint), number)
-        hit = self.traces.get((number, self.version))
-        return hit if hit is not None else await self.run(self.trace_sync, number)
+    async def trace(self, req: TraceRequest | int) -> CachedTrace:
+        req = TraceRequest.of(req)
+        hit = None if req.checkpoint is not None else self.traces.get((req, self.version))
+        return hit if hit is not None else await self.run(self.trace_sync, req)
 
     async def beam(self, number: int) -> bytes:
         hit = self.beams.get((number, self.version))

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from model.ablation import parts
 from model.lessons import WORKED, worked_blocks
 from model.tour import TourStep
 from model.transformer import Config
@@ -135,6 +136,21 @@ class SceneStep:
 
 
 @dataclass
+class Switch:
+    """A part the reader can switch off (model/ablation.py), and where the stage offers it."""
+
+    id: str  # the part, as /api/trace?ablate= names it
+    kind: str  # head | sublayer
+    label: str  # what the switch says
+    station: str  # the station it belongs to
+    block: str | None  # a head: its output block (the switch sits at its label); a sub-layer: None (at its title)
+    off: bool  # switched off in this trace
+    x: float  # where the stage puts the switch: beside the head's label or the station's title
+    y: float
+    anchor: str  # left | right: which side of the switch (x, y) is
+
+
+@dataclass
 class Scene:
     format: str
     config: dict
@@ -153,6 +169,8 @@ class Scene:
     # what the inspector calls row i of a block whose rows stand for an axis; rows count from 0 everywhere,
     # and a decoder row is named by what it reads and what it writes
     row_names: dict[str, list[str]] = field(default_factory=dict)
+    switches: list[Switch] = field(default_factory=list)  # every part that can be switched off, in model order
+    lens: list[str] = field(default_factory=list)  # blocks of the logit lens: side nodes, off the forward path
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -281,6 +299,10 @@ def label_of(t: Tensor, cfg: Config, memory: str | None) -> str:
              "out.logits": "logits = h·Eᵀ", "out.probs": "softmax: probabilities", "out.tokens": "argmax"}
     if i in fixed:
         return fixed[i]
+    if i.startswith("lens."):  # the logit lens after a decoder layer
+        return {"logits": "lens: h·Eᵀ", "probs": "lens: softmax", "tokens": "lens: argmax"}.get(last, i)
+    if last in ("gate", "off"):  # a part switched off (model/ablation.py)
+        return "×0" if last == "gate" else "switched off"
     if i.startswith(("src.", "tgt.")):
         return {"ids": "ids", "emb": f"E[{side}]", "scaled": f"E[{side}]·√{d}", "pe": "PE", "positions": "pos",
                 "x0": f"{side}^{{(0)}}"}.get(last, i)
@@ -315,6 +337,15 @@ def description_of(t: Tensor, cfg: Config) -> str:
     }
     if i in fixed:
         return fixed[i]
+    if i.startswith("lens."):
+        layer = int(parts[2]) + 1
+        return {"logits": f"logit lens: decoder {layer}'s output · Eᵀ (not on the forward path)",
+                "probs": f"logit lens: what the model would output if decoding stopped after decoder {layer}",
+                "tokens": f"logit lens: the most probable piece after decoder {layer}"}.get(last, i)
+    if last in ("gate", "off"):
+        what = f"head {head}" if head is not None else "this sub-layer's branch"
+        return (f"switched off: the zero that multiplies {what}" if last == "gate"
+                else f"{what} × 0: switched off, nothing reaches the next step")
     side_words = {"ids": "token ids", "emb": "E[token], the looked-up rows", "scaled": f"E[token]·√{d}",
                   "pe": "positional encoding PE" if t.op != "Gather" else "learned positions P[pos]",
                   "positions": "positions 0, 1, 2, …", "x0": f"x⁽⁰⁾ = E[token]·√{d} + PE"}
@@ -352,6 +383,8 @@ def station_title(sid: str) -> str:
         return "Linear (Eᵀ) and softmax"
     if sid == "shared":
         return "Shared parameters"
+    if sid.startswith("lens."):
+        return f"Logit lens after decoder {int(sid.split('.')[-1]) + 1}"
     stack, layer, part = sid.split(".")
     name = {"self": "masked self-attention" if stack == "dec" else "self-attention", "cross": "cross-attention",
             "ffn": "feed-forward"}[part]
@@ -447,11 +480,12 @@ def _attention(p: str, heads: int) -> _Node:
     scores, the masked scores, the softmax and the head's output; Concat under W^O under the projection;
     the residual sum, γ and β, the LayerNorm."""
     proj = [V([B(f"{p}.W_{m}"), B(f"{p}.b_{m}"), B(f"{p}.{m}")]) for m in "qkv"]
-    per_head = [V([B(f"{p}.h{i}.{k}") for k in ("scores", "masked", "weights", "out")]) for i in range(heads)]
+    per_head = [V([B(f"{p}.h{i}.{k}") for k in ("scores", "masked", "weights", "out", "off", "gate")])
+                for i in range(heads)]  # off and gate: only when the head is switched off
     return V([
         H(proj),
         H(per_head, gap=HEAD_COL_GAP),
-        V([B(f"{p}.concat"), B(f"{p}.W_o"), B(f"{p}.b_o"), B(f"{p}.proj")]),
+        V([B(f"{p}.concat"), B(f"{p}.W_o"), B(f"{p}.b_o"), B(f"{p}.proj"), _switch(p)]),
         V([B(f"{p}.sum"), B(f"{p}.ln.gamma"), B(f"{p}.ln.beta"), B(f"{p}.ln")]),
     ])
 
@@ -459,8 +493,19 @@ def _attention(p: str, heads: int) -> _Node:
 def _feed_forward(p: str) -> _Node:
     """W₁ under the hidden layer (before and after ReLU), W₂ drawn transposed so its columns line up
     with the hidden units, then b₂ and the output, the residual sum, γ and β, the LayerNorm."""
-    return V([B(f"{p}.{k}") for k in ("W_1", "b_1", "hidden_pre", "hidden", "W_2", "b_2", "out",
-                                      "sum", "ln.gamma", "ln.beta", "ln")])
+    return V([B(f"{p}.{k}") for k in ("W_1", "b_1", "hidden_pre", "hidden", "W_2", "b_2", "out")]
+             + [_switch(p)] + [B(f"{p}.{k}") for k in ("sum", "ln.gamma", "ln.beta", "ln")])
+
+
+def _switch(p: str) -> _Node:
+    """A sub-layer switched off: its zero gate beside the zeroed branch (absent otherwise)."""
+    return H([B(f"{p}.gate"), B(f"{p}.off")], gap=2)
+
+
+def _lens(layer: int) -> _Node:
+    """The logit lens after a decoder layer, drawn like the output station it imitates."""
+    p = f"lens.dec.{layer}"
+    return V([B(f"{p}.logits"), H([B(f"{p}.probs"), B(f"{p}.tokens")], gap=2)])
 
 
 def _output() -> _Node:
@@ -475,7 +520,8 @@ def _towers(cfg: Config) -> dict[str, list[tuple[str, _Node]]]:
                 (f"enc.{layer}.ffn", _feed_forward(f"enc.{layer}.ffn"))]
         tgt += [(f"dec.{layer}.self", _attention(f"dec.{layer}.self", cfg.n_heads)),
                 (f"dec.{layer}.cross", _attention(f"dec.{layer}.cross", cfg.n_heads)),
-                (f"dec.{layer}.ffn", _feed_forward(f"dec.{layer}.ffn"))]
+                (f"dec.{layer}.ffn", _feed_forward(f"dec.{layer}.ffn")),
+                (f"lens.dec.{layer}", _lens(layer))]
     tgt.append(("out", _output()))
     return {"src": src, "tgt": tgt}
 
@@ -508,6 +554,9 @@ def build_scene(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[To
     scene.labels = _labels(scene, by_id, trace)
     names = (tuple(b.id for b in scene.blocks), tuple((s.id, s.of) for s in scene.slices))
     scene.steps = [_step(s, scene, by_id, tensors, cfg, names) for s in tour]
+    scene.switches = _switches(scene, cfg, set(getattr(trace, "ablation", ())))
+    scene.lens = [i for layer in getattr(trace, "lens", ()) for i in (layer.logits, layer.probs, layer.tokens)
+                  if i in by_id]
     return scene
 
 
@@ -518,6 +567,30 @@ def row_names(trace) -> dict[str, list[str]]:
             "target": [f"reads “{a}”, writes “{b}”" for a, b in zip(trace.target_tokens, trace.output_tokens,
                                                                       strict=True)],
             "vocab": [f"token “{t}”" for t in VOCAB.tokens]}
+def _switches(scene: Scene, cfg: Config, off: set[str]) -> list[Switch]:
+    """A switch per part whose station is drawn: a head's on its output block's label, a sub-layer's on
+    its station's title."""
+    stations = {s.id: s for s in scene.stations}
+    by_id = {b.id: b for b in scene.blocks}
+    out = []
+    for p in parts(cfg):
+        st = stations.get(p.sublayer)
+        if st is None:
+            continue
+        if p.kind == "head":
+            b = by_id.get(f"{p.id}.out")
+            if b is None:
+                continue
+            # above the head's output block, right-aligned with it: the label "head N" is at its left
+            out.append(Switch(p.id, "head", f"head {p.head + 1}", p.sublayer, b.id, p.id in off,
+                              b.x + b.w, b.y + 1.2, "right"))
+        else:
+            # the title sits over the station, toward the gap between the towers; the switch on its far side
+            left = st.tower == "src"
+            out.append(Switch(p.id, "sublayer", station_title(p.id), p.sublayer, None, p.id in off,
+                              st.x - 1 if left else st.x + st.w + 1, st.y + STATION_GAP / 2,
+                              "right" if left else "left"))
+    return out
 
 
 def _memory_id(trace) -> str | None:
@@ -736,7 +809,8 @@ def _labels(scene: Scene, by_id: dict[str, Block], trace) -> list[Label]:
     for b in scene.blocks:
         if b.value_axis != "vocab":
             continue
-        tokens = scene.axes["output"] if b.op == "ArgMax" else scene.axes.get(b.row_axis or "", [])
+        tokens = (VOCAB.tokens_of(trace.node(b.id).value.tolist()) if b.op == "ArgMax"
+                  else scene.axes.get(b.row_axis or "", []))
         for r, tok in enumerate(tokens[:b.rows]):
             if b.op == "ArgMax":
                 out.append(Label(tok, b.x + b.w + 0.6, row_y(b, r), 0.85, "token", baseline="middle"))

@@ -27,6 +27,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from model.ablation import ablated, parse_ablation
 from model.decode import greedy
 from model.lessons import teaching_figures
 from model.numbers import join_german, to_english, to_german_pieces
@@ -123,6 +124,26 @@ class Derived:
     attn_output_norm: float = described("… and of its output, the correction added to it")
     ln_row_mean: float = described("the first token's row after LayerNorm, γ and β: its mean")
     ln_row_std: float
+    logit_lens: str = described("per decoder layer, the most probable piece at each position if decoding "
+                                "stopped after it, with its probability (the lens nodes' argmax)")
+
+
+@dataclass(kw_only=True)
+class LensPiece:
+    piece: str
+    p: float = described("its probability under the lens")
+
+
+@dataclass(kw_only=True)
+class LensLayer:
+    """The logit lens after one decoder layer: side nodes, not on the forward path."""
+
+    layer: int = described("the decoder layer (0 = the first)")
+    reads: str = described("the node it reads: that layer's output")
+    logits: str = described("node: reads · Eᵀ")
+    probs: str = described("node: softmax of those logits")
+    tokens: str = described("node: the most probable piece per position")
+    top: list[list[LensPiece]] = described("per decoder position, the most probable pieces, best first")
 
 
 @dataclass(kw_only=True)
@@ -138,6 +159,10 @@ class TraceHeader:
     memory: str | None = described("the node that is the encoder's memory z")
     parameters: list[str] = described("parameter ids the nodes refer to (see /api/weights)")
     derived: Derived
+    ablation: list[str] = described("the parts switched off (model/ablation.py), in the model's order; "
+                                     "each is a `part.gate` zero constant and a `part.off` node in the graph")
+    lens: list[LensLayer] = described("the logit lens per decoder layer: side nodes `lens.dec.L.*`, "
+                                      "computed from the forward path, never read by it")
 
 
 @dataclass
@@ -151,6 +176,8 @@ class Trace:
     derived: dict = field(default_factory=dict)
     weights_version: str = ""
     memory: str | None = None  # the node that is the encoder's output z (the last encoder layer's)
+    ablation: list[str] = field(default_factory=list)  # parts switched off
+    lens: list[LensLayer] = field(default_factory=list)  # the logit lens per decoder layer
 
     def node(self, node_id: str) -> Node:
         return next(n for n in self.nodes if n.id == node_id)
@@ -163,7 +190,8 @@ class Trace:
             input=TraceInput(number=self.number, english=to_english(self.number), german_pieces=pieces,
                              german=join_german(pieces), reference_pieces=reference, correct=pieces == reference),
             source_tokens=self.source_tokens, target_tokens=self.target_tokens, output_tokens=self.output_tokens,
-            memory=self.memory, parameters=self.parameter_ids, derived=Derived(**self.derived))
+            memory=self.memory, parameters=self.parameter_ids, derived=Derived(**self.derived),
+            ablation=list(self.ablation), lens=list(self.lens))
 
     def to_json(self) -> dict:
         """The header's fields and the nodes (their data as numpy arrays, for orjson)."""
@@ -253,11 +281,22 @@ def _embed(g: _Graph, side: str, ids: list[int], cfg: Config) -> str:
     return f"{side}.x0"
 
 
-def _attention(g: _Graph, p: str, x: str, kv: str, cfg: Config, masked: bool) -> str:
+def _switched_off(g: _Graph, part: str, value: str, off: frozenset[str]) -> str:
+    """`value`, or when `part` is switched off, `part.off` = value × `part.gate` (a zero constant)."""
+    if part not in off:
+        return value
+    g.const(f"{part}.gate", torch.tensor(0.0), ablation=part)
+    g.add(f"{part}.off", "Mul", [value, f"{part}.gate"], g.values[value] * g.values[f"{part}.gate"])
+    return f"{part}.off"
+
+
+def _attention(g: _Graph, p: str, x: str, kv: str, cfg: Config, masked: bool, off: frozenset[str] = frozenset()) -> str:
     """Multi-head attention as slices per head (§3.2.2), then the residual sum and LayerNorm.
 
     Q, K, V are h·d_k wide (not necessarily d_model); head i is columns i·d_k … (i+1)·d_k; the scores
     are Gemm(Q_i, K_i, alpha, transB=1) with alpha = 1/√d_k, or 1 when the config does not scale.
+    A head switched off (in `off`) enters the Concat multiplied by zero; a sub-layer switched off
+    enters the residual sum multiplied by zero (model/ablation.py).
     """
     h, d_k = cfg.n_heads, cfg.d_k
     g.gemm(f"{p}.q", x, f"{p}.W_q", f"{p}.b_q")
@@ -279,20 +318,23 @@ def _attention(g: _Graph, p: str, x: str, kv: str, cfg: Config, masked: bool) ->
             logits_id = f"{p}.h{i}.masked"
         w = g.add(f"{p}.h{i}.weights", "Softmax", [logits_id], scores.softmax(-1), axis=-1)
         g.add(f"{p}.h{i}.out", "MatMul", [f"{p}.h{i}.weights", f"{p}.v.h{i}"], w @ v)
-        outs.append(f"{p}.h{i}.out")
+        outs.append(_switched_off(g, f"{p}.h{i}", f"{p}.h{i}.out", off))
     g.add(f"{p}.concat", "Concat", outs, torch.cat([g.values[o] for o in outs], dim=1), axis=1)
     g.gemm(f"{p}.proj", f"{p}.concat", f"{p}.W_o", f"{p}.b_o")
-    g.add(f"{p}.sum", "Add", [x, f"{p}.proj"], g.values[x] + g.values[f"{p}.proj"])
+    branch = _switched_off(g, p, f"{p}.proj", off)
+    g.add(f"{p}.sum", "Add", [x, branch], g.values[x] + g.values[branch])
     g.layer_norm(f"{p}.ln", f"{p}.sum", p)
     return f"{p}.ln"
 
 
-def _feed_forward(g: _Graph, p: str, x: str) -> str:
-    """FFN(x) = max(0, x·W_1 + b_1)·W_2 + b_2 (§3.3), then the residual sum and LayerNorm."""
+def _feed_forward(g: _Graph, p: str, x: str, off: frozenset[str] = frozenset()) -> str:
+    """FFN(x) = max(0, x·W_1 + b_1)·W_2 + b_2 (§3.3), then the residual sum and LayerNorm (the branch
+    multiplied by zero when the sub-layer is switched off)."""
     g.gemm(f"{p}.hidden_pre", x, f"{p}.W_1", f"{p}.b_1")
     g.add(f"{p}.hidden", "Relu", [f"{p}.hidden_pre"], torch.relu(g.values[f"{p}.hidden_pre"]))
     g.gemm(f"{p}.out", f"{p}.hidden", f"{p}.W_2", f"{p}.b_2")
-    g.add(f"{p}.sum", "Add", [x, f"{p}.out"], g.values[x] + g.values[f"{p}.out"])
+    branch = _switched_off(g, p, f"{p}.out", off)
+    g.add(f"{p}.sum", "Add", [x, branch], g.values[x] + g.values[branch])
     g.layer_norm(f"{p}.ln", f"{p}.sum", p)
     return f"{p}.ln"
 
@@ -324,17 +366,25 @@ def check_traceable(cfg: Config) -> None:
 
 @torch.no_grad()
 def trace(model: EncoderDecoder, number: int, params: dict[str, np.ndarray] | None = None,
-          version: str = "") -> Trace:
+          version: str = "", ablation: tuple[str, ...] | list[str] = ()) -> Trace:
     """The whole computation for one input; `params` and `version` may be passed in cached.
+
+    `ablation` names parts switched off (model/ablation.py): greedy decoding runs without them, and
+    the graph multiplies each one's output by a zero constant (`part.gate`, `part.off`), so that
+    re-executing the nodes gives the ablated output. With no ablation the graph is the intact model's.
+    After the forward path come the logit lens nodes (`lens.dec.L.*`, listed in the header's `lens`).
 
     Follows every option of the model's Config or raises ValueError (see `check_traceable`).
     """
     cfg = model.cfg
     check_traceable(cfg)
     model.eval()
+    switched_off = parse_ablation(list(ablation), cfg)  # checked, once each, in the model's order
+    off = frozenset(switched_off)
     params = params if params is not None else parameters(model)
     source = VOCAB.source_tokens(number)
-    output = VOCAB.tokens_of(greedy(model, [VOCAB.ids(source)])[0])
+    decoder = ablated(model, off) if off else model
+    output = VOCAB.tokens_of(greedy(decoder, [VOCAB.ids(source)])[0])
     rows = ["<s>"] + output
     m = len(rows)
     g = _Graph(params)
@@ -343,8 +393,8 @@ def trace(model: EncoderDecoder, number: int, params: dict[str, np.ndarray] | No
 
     x = _embed(g, "src", VOCAB.ids(source), cfg)
     for i in range(cfg.n_layers):
-        x = _attention(g, f"enc.{i}.self", x, x, cfg, masked=False)
-        x = _feed_forward(g, f"enc.{i}.ffn", x)
+        x = _attention(g, f"enc.{i}.self", x, x, cfg, masked=False, off=off)
+        x = _feed_forward(g, f"enc.{i}.ffn", x, off)
     memory = x
 
     y = _embed(g, "tgt", VOCAB.ids(rows), cfg)
@@ -352,19 +402,40 @@ def trace(model: EncoderDecoder, number: int, params: dict[str, np.ndarray] | No
     # model emits <pad>, but the trace follows pad_id all the same)
     causal = torch.ones(m, m, dtype=torch.bool).tril()
     g.const("dec.mask", causal & (torch.tensor(VOCAB.ids(rows)) != cfg.pad_id))
+    layer_outputs = []
     for i in range(cfg.n_layers):
-        y = _attention(g, f"dec.{i}.self", y, y, cfg, masked=True)
-        y = _attention(g, f"dec.{i}.cross", y, memory, cfg, masked=False)
-        y = _feed_forward(g, f"dec.{i}.ffn", y)
+        y = _attention(g, f"dec.{i}.self", y, y, cfg, masked=True, off=off)
+        y = _attention(g, f"dec.{i}.cross", y, memory, cfg, masked=False, off=off)
+        y = _feed_forward(g, f"dec.{i}.ffn", y, off)
+        layer_outputs.append(y)
 
     g.add("out.ET", "Transpose", ["E"], g.values["E"].T, perm=[1, 0])
     logits = g.add("out.logits", "MatMul", [y, "out.ET"], g.values[y] @ g.values["out.ET"])
     probs = g.add("out.probs", "Softmax", ["out.logits"], logits.softmax(-1), axis=-1)
     chosen = g.add("out.tokens", "ArgMax", ["out.probs"], probs.argmax(-1), axis=-1, keepdims=0)
     out_tokens = VOCAB.tokens_of(chosen.tolist())
-    t = Trace(number, source, rows, out_tokens, g.nodes, list(params), weights_version=version, memory=memory)
+    lens = [_lens(g, i, h) for i, h in enumerate(layer_outputs)]
+    t = Trace(number, source, rows, out_tokens, g.nodes, list(params), weights_version=version, memory=memory,
+              ablation=list(switched_off), lens=lens)
     t.derived = derived_figures(t, model)
     return t
+
+
+LENS_TOP = 3  # pieces per position in the header's lens summary
+
+
+def _lens(g: _Graph, layer: int, h: str) -> LensLayer:
+    """The logit lens after decoder layer `layer`: its output h through the tied output projection and the
+    softmax, as if decoding stopped there (nostalgebraist 2020). Side nodes: nothing on the forward path
+    reads them. The header keeps each position's LENS_TOP most probable pieces."""
+    p = f"lens.dec.{layer}"
+    logits = g.add(f"{p}.logits", "MatMul", [h, "out.ET"], g.values[h] @ g.values["out.ET"])
+    probs = g.add(f"{p}.probs", "Softmax", [f"{p}.logits"], logits.softmax(-1), axis=-1)
+    g.add(f"{p}.tokens", "ArgMax", [f"{p}.probs"], probs.argmax(-1), axis=-1, keepdims=0)
+    top = probs.topk(min(LENS_TOP, probs.shape[-1]), dim=-1)
+    return LensLayer(layer=layer, reads=h, logits=f"{p}.logits", probs=f"{p}.probs", tokens=f"{p}.tokens",
+                     top=[[LensPiece(piece=VOCAB.tokens[int(i)], p=float(v)) for v, i in zip(vs, ids, strict=True)]
+                          for vs, ids in zip(top.values.tolist(), top.indices.tolist(), strict=True)])
 
 
 def derived_figures(t: Trace, model: EncoderDecoder) -> dict:
@@ -406,4 +477,6 @@ def derived_figures(t: Trace, model: EncoderDecoder) -> dict:
         "mean_position_loss": float(losses.mean()),
         "least_certain_reads": t.target_tokens[worst],
         **teaching_figures(t),
+        "logit_lens": "; ".join(f"after decoder {la.layer + 1}: "
+                                + " ".join(f"{top[0].piece} ({top[0].p:.2f})" for top in la.top) for la in t.lens),
     }

@@ -145,7 +145,12 @@ def test_trace_agrees_with_the_models_own_trace(client, svc, text, n):
     ref = reference_trace(svc, n)
     nodes, ref_nodes = served.pop("nodes"), ref.pop("nodes")
     derived, ref_derived = served.pop("derived"), ref.pop("derived")
+    lens, ref_lens = served.pop("lens"), ref.pop("lens")  # its probabilities, to float32 rounding as below
     assert served == ref
+    assert [{**la, "top": [[p["piece"] for p in row] for row in la["top"]]} for la in lens] == \
+        [{**la, "top": [[p["piece"] for p in row] for row in la["top"]]} for la in ref_lens]
+    assert [p["p"] for la in lens for row in la["top"] for p in row] == \
+        pytest.approx([p["p"] for la in ref_lens for row in la["top"] for p in row], rel=1e-5, abs=1e-6)
     # The same graph node for node, and the values to float32 rounding carried through the layers: the
     # service's worker threads run torch with their own thread count, and another split of a sum can
     # change a last bit (5e-7 in the first Gemm, 1e-6 by the last layer, seen with 2 threads against 1).

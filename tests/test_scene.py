@@ -74,7 +74,9 @@ def test_every_research_variant_gets_a_valid_scene(name):
     assert {f"enc.{i}.self" for i in range(cfg.n_layers)} <= stations
     assert {f"dec.{i}.cross" for i in range(cfg.n_layers)} <= stations
     heads = [b for b in scene.blocks if b.id.endswith(".h0.weights")]
-    assert heads and len([b for b in scene.blocks if b.op == "Softmax"]) == 3 * cfg.n_layers * cfg.n_heads + 1
+    # every head's weights, the output's probabilities, and the logit lens's per decoder layer
+    softmax = [b for b in scene.blocks if b.op == "Softmax"]
+    assert heads and len(softmax) == 3 * cfg.n_layers * cfg.n_heads + 1 + cfg.n_layers
     q = scene.block("enc.0.self.q")
     assert q.gap_every == (cfg.d_k if cfg.n_heads > 1 else 0)
     if cfg.positional == "learned":

@@ -6,12 +6,15 @@
 //   anatomy:compare  detail = the pinned input's trace (compare mode), or null
 //   anatomy:select   detail = {id, row, col}: a linked cell to explain
 //   anatomy:checkpoint detail = {checkpoint}: the training snapshot now shown (null: the trained model)
-// and listens for the stage's anatomy:explain (detail = the explained cell or null) to keep it in the URL.
-// The address keeps the input, the step (#step-N), the pinned input (compare=) and the explained cell
-// (cell=id:row:col) and the training snapshot (checkpoint=N, the time machine of step 21), so a link
-// reproduces the picture; a same-page link with those is applied in place.
-// window.anatomy = {trace, step, stepDetail, compareTrace, cellDetail, model, checkpoint, ready} for tests and
-// the console; anatomy.setCheckpoint(n) runs the input on the snapshot after n training steps (null: trained).
+// and listens for the stage's anatomy:explain (detail = the explained cell or null) to keep it in the URL,
+// and for anatomy:ablate (detail = {ablation: parts to switch off}, from the stage's switches) to fetch
+// that trace; buttons with data-ablate-part (step 29's table) toggle one part the same way.
+// The address keeps the input, the parts switched off (ablate=), the step (#step-N), the pinned input
+// (compare=), the explained cell (cell=id:row:col) and the training snapshot (checkpoint=N, the time
+// machine of step 21), so a link reproduces the picture; a same-page link with those is applied in place.
+// window.anatomy = {trace, step, stepDetail, compareTrace, cellDetail, model, checkpoint, ablation, ready} for
+// tests and the console; anatomy.setCheckpoint(n) runs the input on the snapshot after n training steps
+// (null: trained).
 import { formatNumber } from "./format.js";
 import { readTraceStream } from "./trace-stream.js";
 
@@ -22,7 +25,7 @@ const errorBox = document.getElementById("input-error");
 const sections = [...document.querySelectorAll("section.step")];
 
 const anatomy = (window.anatomy = { trace: null, step: null, stepDetail: null, compareTrace: null, cell: null, cellDetail: null,
-  model: null, checkpoint: null, ready: false });
+  model: null, checkpoint: null, ready: false, ablation: [] });
 const pinButton = document.getElementById("pin-input");
 let requestSeq = 0;
 
@@ -60,6 +63,8 @@ function clearError() {
 function updateUrl() {
   const url = new URL(window.location.href);
   if (anatomy.trace) url.searchParams.set("input", String(anatomy.trace.input.number));
+  if (anatomy.ablation.length) url.searchParams.set("ablate", anatomy.ablation.join(","));
+  else url.searchParams.delete("ablate");
   if (anatomy.compareTrace) url.searchParams.set("compare", String(anatomy.compareTrace.input.number));
   else url.searchParams.delete("compare");
   if (anatomy.cell) url.searchParams.set("cell", `${anatomy.cell.id}:${anatomy.cell.row}:${anatomy.cell.col}`);
@@ -132,15 +137,29 @@ document.addEventListener("anatomy:explain", (event) => {
   updateUrl();
 });
 
-// Fetch and show one input's trace; true when it worked. A failure keeps the last good trace.
-async function run(input) {
+// The parts named in an ablate= value (the server checks them).
+function parseAblation(text) {
+  return String(text || "").split(",").map((s) => s.trim()).filter(Boolean);
+}
+
+function showAblation() {
+  const off = new Set(anatomy.ablation);
+  for (const b of document.querySelectorAll("[data-ablate-part]")) b.setAttribute("aria-pressed", String(off.has(b.dataset.ablatePart)));
+}
+
+// Fetch and show one input's trace with the given parts switched off (by default the ones off now);
+// true when it worked. A failure keeps the last good trace.
+async function run(input, ablation = anatomy.ablation) {
   const seq = ++requestSeq;
   form.setAttribute("aria-busy", "true");
+  const off = ablation.length ? `&ablate=${encodeURIComponent(ablation.join(","))}` : "";
   try {
     const at = anatomy.checkpoint === null ? "" : `&checkpoint=${encodeURIComponent(anatomy.checkpoint)}`;
-    const trace = await readTraceStream(`/api/trace/stream?input=${encodeURIComponent(input)}${at}`);
+    const trace = await readTraceStream(`/api/trace/stream?input=${encodeURIComponent(input)}${off}${at}`);
     if (seq !== requestSeq) return; // a newer input won
     anatomy.trace = trace;
+    anatomy.ablation = trace.ablation || [];
+    showAblation();
     clearError();
     fillLive({ ...(anatomy.model?.figures || {}), ...trace.derived });
     updateUrl();
@@ -174,6 +193,20 @@ anatomy.setCheckpoint = setCheckpoint;
 form.addEventListener("submit", (event) => {
   event.preventDefault();
   run(field.value);
+});
+
+// Switching parts off: the stage's switches and step 29's table; the same input, another ablation.
+function ablate(ablation) {
+  return run(anatomy.trace ? String(anatomy.trace.input.number) : field.value || DEFAULT_INPUT, ablation);
+}
+anatomy.ablate = ablate;
+document.addEventListener("anatomy:ablate", (event) => ablate(event.detail?.ablation || []));
+document.addEventListener("click", (event) => {
+  const b = event.target instanceof Element ? event.target.closest("[data-ablate-part]") : null;
+  if (!b) return;
+  const part = b.dataset.ablatePart;
+  const on = anatomy.ablation.includes(part);
+  ablate(on ? anatomy.ablation.filter((p) => p !== part) : [...anatomy.ablation, part]);
 });
 
 // ---- which step is in view ------------------------------------------------------------------
@@ -325,9 +358,11 @@ async function applyLink(url) {
   const p = url.searchParams;
   const input = p.get("input");
   if (p.has("checkpoint") && p.get("checkpoint") !== anatomy.checkpoint) await setCheckpoint(p.get("checkpoint"));
-  if (input !== null && String(anatomy.trace?.input.number) !== input.trim()) {
-    field.value = input;
-    if (!(await run(input))) return;
+  const ablation = parseAblation(p.get("ablate"));
+  if ((input !== null && String(anatomy.trace?.input.number) !== input.trim())
+      || ablation.join(",") !== anatomy.ablation.join(",")) {
+    if (input !== null) field.value = input;
+    if (!(await run(input ?? field.value, ablation))) return;
   }
   if (p.has("compare") || anatomy.compareTrace) await compareWith(p.get("compare"));
   const m = /^#step-(\d+)$/.exec(url.hash);
@@ -341,7 +376,7 @@ document.addEventListener("click", (event) => {
   if (!a || event.defaultPrevented || event.button || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
   const url = new URL(a.href, window.location.href);
   if (url.origin !== window.location.origin || url.pathname !== window.location.pathname) return;
-  if (!["input", "compare", "cell", "checkpoint"].some((k) => url.searchParams.has(k))) return;
+  if (!["input", "compare", "cell", "checkpoint", "ablate"].some((k) => url.searchParams.has(k))) return;
   event.preventDefault();
   applyLink(url);
 });
@@ -364,19 +399,19 @@ function start() {
     anatomy.model = model;
     if (anatomy.trace) fillLive({ ...model.figures, ...anatomy.trace.derived });
   }).catch(() => {});
-  run(input).then(async (ok) => {
+  run(input, parseAblation(params.get("ablate"))).then(async (ok) => {
     if (!ok && anatomy.checkpoint !== null) {  // a bad checkpoint in the link: the trained model, with the message
       const message = errorBox.textContent;
       anatomy.checkpoint = null;
-      ok = await run(input);
+      ok = await run(input, parseAblation(params.get("ablate")));
       if (ok) showError(message);
     }
     if (anatomy.checkpoint !== null) {
       document.dispatchEvent(new CustomEvent("anatomy:checkpoint", { detail: { checkpoint: anatomy.checkpoint } }));
     }
-    if (!ok && !anatomy.trace && input !== DEFAULT_INPUT) {
+    if (!ok && !anatomy.trace && (input !== DEFAULT_INPUT || params.get("ablate"))) {
       const message = errorBox.textContent; // a bad link: show the default input, keep the message
-      if (await run(DEFAULT_INPUT)) showError(message);
+      if (await run(DEFAULT_INPUT, [])) showError(message);
     }
     // then what else the link keeps: the pinned input, the explained cell
     if (params.get("compare")) await compareWith(params.get("compare"));

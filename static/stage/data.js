@@ -77,8 +77,9 @@ export function drawnValues(block, tensor) {
 }
 
 /** The trace of one input as plain JSON (the page streams it; this is for the stage on its own). */
-export async function fetchTrace(input) {
-  const r = await fetch(`/api/trace?input=${encodeURIComponent(input)}`, { headers: { Accept: 'application/json' } });
+export async function fetchTrace(input, ablation = []) {
+  const off = ablation.length ? `&ablate=${encodeURIComponent(ablation.join(','))}` : '';
+  const r = await fetch(`/api/trace?input=${encodeURIComponent(input)}${off}`, { headers: { Accept: 'application/json' } });
   const body = await r.json().catch(() => null);
   if (!r.ok) throw new Error(body?.detail?.message || `HTTP ${r.status}`);
   return body;

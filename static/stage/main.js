@@ -54,6 +54,12 @@ async function start() {
   document.addEventListener('anatomy:step', e => { lastStep = e.detail; if (api.ready) stage.applyStep(e.detail); else stage.applyStep(e.detail, { animate: false }); });
   document.addEventListener('anatomy:compare', e => { pendingCompare = e.detail || null; flush(); });
   document.addEventListener('anatomy:select', e => { pendingSelect = e.detail; flush(); });
+  if (!window.anatomy) {  // no page.js: the stage answers its own switches
+    document.addEventListener('anatomy:ablate', async e => {
+      try { const t = await fetchTrace(api.input?.number ?? '42', e.detail?.ablation || []); apply(t); }
+      catch (err) { stage.message?.(String(err.message || err)); }
+    });
+  }
   if (lastStep) stage.applyStep(lastStep, { animate: false });
   try {
     weights = await fetchWeights();

@@ -16,6 +16,7 @@ import { ANIMATIONS } from './animations.js';
 import { formatNumber } from '../js/format.js';
 import { explainCell } from './explain.js';
 import { ExplainPanel } from './panel.js';
+import { Switches } from './switches.js';
 import { compareSummary, compareValues, otherValue } from './compare.js';
 import { blockCsv, canvasPng, copyText, dataUrlBlob, download, fileName } from './export.js';
 
@@ -71,6 +72,7 @@ export class Stage {
     this.trail = []; this.trailIndex = -1;  // the cells walked through the panel, and where we are
     this.compareTrace = null; this.compareTensors = null;  // the pinned input (compare mode)
     this.buildOverlay();
+    this.switches = new Switches(this);
     this.buildCursor();
     this.bindInput();
     new ResizeObserver(() => this.resize()).observe(container);
@@ -92,6 +94,7 @@ export class Stage {
       if (k >= 1) { this.tweens.delete(tw); tw.done?.(); } else more = true;
     }
     this.renderer.render(this.world, this.camera);
+    this.switches?.place();
     const info = this.renderer.info.render, t1 = performance.now();
     Object.assign(this.stats, { drawCalls: info.calls, triangles: info.triangles, lastFrameMs: t1 - t0, frames: this.stats.frames + 1 });
     if (this.inputAt !== undefined) { this.stats.lastInputToRedrawMs = t1 - this.inputAt; this.inputAt = undefined; }
@@ -141,6 +144,7 @@ export class Stage {
     if (this.cursor && !this.blockById.has(this.cursor.id)) this.cursor = null;
     if (this.cursor) this.clampCursor();
     this.rebuildDecor();
+    this.switches.build(scene);
     this.applyStep({ step: this.stepNo }, { cut: true, animate: false, keepCamera: !first, keepExplained: true });
     if (this.explained) this.reexplain();
     if (!first) {

@@ -1,0 +1,122 @@
+"""Switching parts of the model off: single attention heads and whole sub-layers, by name.
+
+A part is named as the trace names its tensors:
+  a head      `enc.L.self.hH`, `dec.L.self.hH`, `dec.L.cross.hH`  (its output, weights·V, becomes 0)
+  a sub-layer `enc.L.self`, `enc.L.ffn`, `dec.L.self`, `dec.L.cross`, `dec.L.ffn`
+              (its branch leaves the residual sum: LayerNorm(x + 0) = LayerNorm(x))
+
+Two equivalent forms of the same ablation: the trace multiplies the part's output by a zero constant
+inside the graph (model/trace.py), and `ablated()` returns a copy of the model whose weights say the
+same (the head's d_k input columns of W^O zeroed; a sub-layer's output weights and bias zeroed), which
+greedy decoding and the research desk run batched. tests/test_ablation.py checks that both agree.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import torch
+
+from model.transformer import Config, EncoderDecoder
+
+SUBLAYERS = {"enc": ("self", "ffn"), "dec": ("self", "cross", "ffn")}
+ATTENTION = ("self", "cross")
+PART = re.compile(r"^(enc|dec)\.(\d+)\.(self|cross|ffn)(?:\.h(\d+))?$")
+MAX_TEXT = 2000  # characters of an ablation list read at most
+
+
+@dataclass(frozen=True)
+class Part:
+    id: str
+    kind: str  # head | sublayer
+    sublayer: str  # the sub-layer's id (a head's own sub-layer; a sub-layer's is its id)
+    head: int | None = None
+
+
+def parts(cfg: Config) -> list[Part]:
+    """Every part that can be switched off, in the order the model computes them."""
+    out = []
+    for stack in ("enc", "dec"):
+        for layer in range(cfg.n_layers):
+            for kind in SUBLAYERS[stack]:
+                sid = f"{stack}.{layer}.{kind}"
+                out.append(Part(sid, "sublayer", sid))
+                if kind in ATTENTION:
+                    out += [Part(f"{sid}.h{h}", "head", sid, h) for h in range(cfg.n_heads)]
+    return out
+
+
+def accepted(cfg: Config) -> str:
+    """The accepted forms, in words, for error messages."""
+    last, heads = cfg.n_layers - 1, cfg.n_heads - 1
+    return (f"a comma-separated list of parts: a head as enc.L.self.hH, dec.L.self.hH or dec.L.cross.hH, "
+            f"a sub-layer as enc.L.self, enc.L.ffn, dec.L.self, dec.L.cross or dec.L.ffn "
+            f"(layer L 0–{last}, head H 0–{heads}), e.g. dec.{last}.cross.h{heads},enc.0.ffn; empty for none")
+
+
+def parse_ablation(text: str | Iterable[str] | None, cfg: Config) -> tuple[str, ...]:
+    """The parts named in `text` (comma-separated, or several strings), checked against the model and
+    returned once each in the model's order. Raises ValueError naming the bad part and the accepted forms."""
+    if text is None:
+        return ()
+    items = [text] if isinstance(text, str) else list(text)
+    joined = ",".join(items)
+    if len(joined) > MAX_TEXT:
+        raise ValueError(f"the ablation list is {len(joined)} characters long (at most {MAX_TEXT}); "
+                         f"accepted: {accepted(cfg)}")
+    order = {p.id: k for k, p in enumerate(parts(cfg))}
+    named = [s.strip() for s in joined.split(",") if s.strip()]
+    for name in named:
+        if name not in order:
+            raise ValueError(f"cannot switch off {name[:80]!r}: {_why(name, cfg)}; accepted: {accepted(cfg)}")
+    return tuple(sorted(set(named), key=order.__getitem__))
+
+
+def _why(name: str, cfg: Config) -> str:
+    m = PART.match(name)
+    if not m:
+        return "not a part's name"
+    stack, layer, kind, head = m.group(1), int(m.group(2)), m.group(3), m.group(4)
+    if layer >= cfg.n_layers:
+        return f"the model has {cfg.n_layers} layers per stack (0–{cfg.n_layers - 1})"
+    if kind not in SUBLAYERS[stack]:
+        return f"the {'encoder' if stack == 'enc' else 'decoder'} has no {kind} sub-layer"
+    if head is not None and kind not in ATTENTION:
+        return "a feed-forward sub-layer has no heads"
+    if head is not None and int(head) >= cfg.n_heads:
+        return f"the model has {cfg.n_heads} heads per attention (h0–h{cfg.n_heads - 1})"
+    return "not a part's name"  # e.g. a leading zero (h01)
+
+
+def _module(model: EncoderDecoder, sublayer: str):
+    stack, layer, kind = sublayer.split(".")
+    layers = model.encoder_layers if stack == "enc" else model.decoder_layers
+    mod = layers[int(layer)]
+    return {"self": mod.self_attn, "cross": getattr(mod, "src_attn", None), "ffn": mod.feed_forward}[kind]
+
+
+def ablated(model: EncoderDecoder, names: Iterable[str]) -> EncoderDecoder:
+    """A copy of the model with the named parts switched off in its weights (the model is never edited).
+
+    A head: its d_k input columns of W^O are zeroed, so Concat(heads)·W^O gets nothing from it (the same
+    as multiplying the head's output by 0). A sub-layer: the weights and bias that make its output
+    (W^O and b^O of an attention, W₂ and b₂ of a feed-forward network) are zeroed, so its branch adds 0.
+    """
+    names = list(names)
+    out = copy.deepcopy(model)
+    out.eval()
+    by_id = {p.id: p for p in parts(model.cfg)}
+    with torch.no_grad():
+        for name in names:
+            p = by_id[name]
+            mod = _module(out, p.sublayer)
+            last = mod.w_2 if p.sublayer.endswith(".ffn") else mod.w_o
+            if p.kind == "head":
+                last.weight[:, p.head * mod.d_k:(p.head + 1) * mod.d_k] = 0.0
+            else:
+                last.weight.zero_()
+                last.bias.zero_()
+    return out

@@ -1,0 +1,73 @@
+// Switches on the stage: one button per part the scene lists as switchable (scene.switches: a head
+// beside its label, a sub-layer beside its station's title), placed at the scene's (x, y) as projected
+// now. A press announces `anatomy:ablate` (detail = {ablation: the parts to switch off}); the page
+// fetches that trace and the stage draws it like any other. Nothing here knows which parts exist.
+import * as THREE from 'three';
+
+const MIN_HEAD_PX = 34;       // a head's block narrower than this on screen: its switch is hidden
+const MIN_STATION_PX = 110;   // the same for a sub-layer's station
+
+export class Switches {
+  constructor(stage) {
+    this.stage = stage;
+    this.el = document.createElement('div');
+    this.el.className = 'stage-switches';
+    this.el.setAttribute('role', 'group');
+    this.el.setAttribute('aria-label', 'Switch parts of the model off');
+    this.buttons = [];
+    stage.el.append(this.el);
+  }
+
+  /** The scene's switches as buttons (a new trace may have switched parts off or on). */
+  build(scene) {
+    const list = scene?.switches || [];
+    this.off = new Set(list.filter(s => s.off).map(s => s.id));
+    this.buttons = list.map(s => {
+      const b = document.createElement('button');
+      b.type = 'button'; b.className = `stage-switch stage-switch-${s.kind}`;
+      b.dataset.part = s.id; b.dataset.anchor = s.anchor;
+      b.setAttribute('aria-pressed', String(s.off));
+      b.textContent = s.off ? 'off · turn on' : 'turn off';
+      b.title = s.off ? `${s.label} is switched off (${s.id}): press to switch it on again`
+        : `Switch ${s.label} off (${s.id}): the translation and every tensor are recomputed without it`;
+      b.setAttribute('aria-label', b.title);
+      b.addEventListener('click', e => { e.stopPropagation(); this.toggle(s.id); });
+      b.addEventListener('pointerdown', e => e.stopPropagation());
+      return { s, b };
+    });
+    this.el.replaceChildren(...this.buttons.map(x => x.b));
+    this.place();
+  }
+
+  /** The parts switched off after toggling one, in the scene's order. */
+  toggle(id) {
+    const off = new Set(this.off);
+    if (off.has(id)) off.delete(id); else off.add(id);
+    const ablation = this.buttons.map(x => x.s.id).filter(p => off.has(p));
+    document.dispatchEvent(new CustomEvent('anatomy:ablate', { detail: { ablation } }));
+  }
+
+  /** Each button at its projected point; hidden while its head or station is too small to aim at. */
+  place() {
+    const st = this.stage, cam = st.camera, W = st.el.clientWidth, H = st.el.clientHeight;
+    if (!this.buttons.length || !W) return;
+    const px = (x, y) => { const p = new THREE.Vector3(x, y, 0).project(cam); return [(p.x + 1) / 2 * W, (1 - p.y) / 2 * H, p.z]; };
+    const stations = new Map((st.scene?.stations || []).map(s => [s.id, s]));
+    for (const { s, b } of this.buttons) {
+      let width = 0;
+      if (s.block) {
+        const k = st.blockById.get(s.block);
+        if (k) width = Math.abs(px(k.x + k.w, k.y)[0] - px(k.x, k.y)[0]) / MIN_HEAD_PX;
+      } else {
+        const k = stations.get(s.station);
+        if (k) width = Math.abs(px(k.x + k.w, k.y)[0] - px(k.x, k.y)[0]) / MIN_STATION_PX;
+      }
+      const [x, y, z] = px(s.x, s.y);
+      const room = b.offsetWidth || 60;  // the whole button inside the stage
+      const inside = s.anchor === 'right' ? x - room > 0 && x < W : x > 0 && x + room < W;
+      const show = width >= 1 && z < 1 && inside && y > 8 && y < H - 8;
+      b.hidden = !show;
+      if (show) b.style.transform = `translate(${s.anchor === 'right' ? `calc(${x.toFixed(1)}px - 100%)` : `${x.toFixed(1)}px`}, calc(${y.toFixed(1)}px - 50%))`;
+    }
+  }
+}
