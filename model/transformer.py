@@ -16,6 +16,11 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 POSITIONAL_KINDS = ("sinusoidal", "learned", "rotary", "alibi")
+# PyTorch's CPU softmax is vectorised for rows of at least one AVX-512 vector (16 floats); shorter rows
+# take a scalar path about 40× slower per element (bench/bench_train.py), and this model's rows are
+# 2–14 long. `softmax_rows` pads them to 16 with −∞, which adds exp(−∞) = 0 to each sum, when there
+# are enough of them to pay for the padding (training batches; not one decoding step of one input).
+SOFTMAX_MIN_WIDTH, SOFTMAX_PAD_FROM = 16, 4096
 
 
 @dataclass
@@ -78,6 +83,16 @@ def alibi_bias(n_heads: int, t_q: int, t_k: int, device: torch.device, start: in
     return -slopes[:, None, None] * dist  # (h, T_q, T_k)
 
 
+def softmax_rows(scores: Tensor) -> Tensor:
+    """softmax over the last axis, rows shorter than SOFTMAX_MIN_WIDTH padded with −∞ first (the same
+    function: the padding gets weight exactly 0; the result differs from `scores.softmax(-1)` only in
+    the last bits of the float sums)."""
+    n = scores.shape[-1]
+    if n >= SOFTMAX_MIN_WIDTH or scores.numel() < SOFTMAX_PAD_FROM or scores.device.type != "cpu":
+        return scores.softmax(dim=-1)
+    return F.pad(scores, (0, SOFTMAX_MIN_WIDTH - n), value=float("-inf")).softmax(dim=-1)[..., :n]
+
+
 def attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, scale: bool,
               bias: Tensor | None = None) -> tuple[Tensor, Tensor]:
     """Attention(Q, K, V) = softmax(QKᵀ / √d_k) V  (§3.2.1). Returns the output and the weights."""
@@ -87,8 +102,8 @@ def attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, scale: bool,
     if bias is not None:
         scores = scores + bias
     if mask is not None:
-        scores = scores.masked_fill(~mask, float("-inf"))  # §3.2.3: illegal connections to −∞
-    weights = scores.softmax(dim=-1)
+        scores = scores.where(mask, float("-inf"))  # §3.2.3: illegal connections to −∞
+    weights = softmax_rows(scores)
     return weights @ v, weights
 
 
