@@ -4,7 +4,7 @@ Prints:
   1. where the time of a training step goes: torch.profiler's self time by operator, for the code
      before and after (the shares, which a busy machine changes less than the totals);
   2. ms per training step (4 000-step recipe: batch 128, dropout, label smoothing, Adam) for the
-     code at commit BEFORE and for this tree, each in a fresh process with torch.set_num_threads(2),
+     code at commit BEFORE and for this tree, each in a fresh process with torch.set_num_threads(--threads),
      alternated --rounds times so that both see the same machine load;
   3. the held-out evaluation (greedy exact match on the 2 000 held-out numbers) before and after,
      for the shipped model and (--early) for a barely trained one (its outputs run long: the worst case);
@@ -32,7 +32,7 @@ BEFORE = "6adb8f3"  # the last commit before key/value-cached decoding and the t
 EVALUATIONS = 4000 // 500 + 1  # every 500 steps, and the averaged model at the end
 
 
-def worker(steps: int, profile: bool, early: bool) -> dict:
+def worker(steps: int, profile: bool, early: bool, threads: int = 2) -> dict:
     """Runs in the code tree on sys.path[0]: per-step cost, evaluation cost, optionally a profile."""
     import torch
 
@@ -40,7 +40,7 @@ def worker(steps: int, profile: bool, early: bool) -> dict:
     from model.train import TrainConfig, exact_match, heldout_loss, load, train
     from model.transformer import Config
 
-    torch.set_num_threads(2)
+    torch.set_num_threads(threads)
     warm = 20
     # held-out list of one number: no evaluation worth the name inside the timed steps
     tc = TrainConfig(steps=warm + steps, eval_every=10**9, log_every=warm, heldout=[1000])
@@ -106,9 +106,9 @@ def profile_steps(n: int) -> list[tuple[str, float]]:
     return [(k, t / total) for k, t in rows[:12]]
 
 
-def run_worker(tree: Path, steps: int, profile: bool, early: bool) -> dict:
+def run_worker(tree: Path, steps: int, profile: bool, early: bool, threads: int) -> dict:
     code = (f"import sys; sys.path.insert(0, {str(tree)!r}); sys.path.insert(1, {str(ROOT / 'bench')!r}); "
-            f"import json, bench_train; print(json.dumps(bench_train.worker({steps}, {profile}, {early})))")
+            f"import json, bench_train; print(json.dumps(bench_train.worker({steps}, {profile}, {early}, {threads})))")
     env = {**os.environ, "PYTHONPATH": str(tree)}
     res = subprocess.run([sys.executable, "-c", code], cwd=tree, env=env, capture_output=True, text=True)
     if res.returncode:
@@ -127,6 +127,31 @@ def before_tree(commit: str, into: Path) -> Path:
     return into
 
 
+def compare_log(steps: int, threads: int) -> None:
+    """Train `steps` steps of the recipe with this tree and print its log beside the shipped run's:
+    the shipped log is what the code before gives (same software, same weights), so a speed-up that
+    changed what training computes would show here."""
+    import torch
+
+    from model.train import TrainConfig, train
+    from model.transformer import Config
+
+    torch.set_num_threads(threads)
+    shipped = json.loads((ROOT / "model" / "artifacts" / "training_log.json").read_text())["log"]
+    _, log = train(Config(), TrainConfig(steps=steps))
+    old = {r["step"]: r for r in shipped if "loss" in r}
+    print(f"\nthe first {steps} steps, this tree against the shipped log (4 000-step run):")
+    print(f"{'step':>6s} {'loss now':>10s} {'shipped':>10s} {'exact now':>10s} {'shipped':>8s}")
+    for r in log:
+        if "loss" not in r or r["step"] not in old:
+            continue
+        em = f"{r['heldout_exact_match']:10.2%} {old[r['step']].get('heldout_exact_match', float('nan')):8.2%}" \
+            if "heldout_exact_match" in r else ""
+        print(f"{r['step']:6d} {r['loss']:10.4f} {old[r['step']]['loss']:10.4f} {em}")
+    print(f"({log[-1]['seconds']:.0f} s at this load; the averaged model: exact match "
+          f"{log[-1]['heldout_exact_match']:.2%}, held-out loss {log[-1]['heldout_loss']:.4f})")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--steps", type=int, default=100, help="timed training steps per process")
@@ -134,16 +159,23 @@ def main() -> None:
     p.add_argument("--before", default=BEFORE, help="the commit to compare against")
     p.add_argument("--early", action="store_true", help="also time the evaluation of the barely trained model "
                    "(the worst case: its outputs run to the maximum length; slow before the cache)")
+    p.add_argument("--threads", type=int, default=2, help="torch threads (2: the training CLI's default on 2 "
+                   "cores; on a machine oversubscribed by other jobs, 1 measures the work instead of OpenMP's waits)")
+    p.add_argument("--compare-log", type=int, default=0, metavar="STEPS",
+                   help="only train STEPS steps with this tree and print the log beside the shipped run's")
     args = p.parse_args()
+    if args.compare_log:
+        compare_log(args.compare_log, args.threads)
+        return
     load = os.getloadavg()
     print(f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
-          f"torch threads 2; before = {args.before}, after = this tree")
+          f"torch threads {args.threads}; before = {args.before}, after = this tree")
     with tempfile.TemporaryDirectory() as tmp:
         old = before_tree(args.before, Path(tmp))
         runs: dict[str, list[dict]] = {"before": [], "after": []}
         for r in range(args.rounds):
             for name, tree in (("before", old), ("after", ROOT)):
-                runs[name].append(run_worker(tree, args.steps, profile=r == 0, early=args.early))
+                runs[name].append(run_worker(tree, args.steps, r == 0, args.early, args.threads))
     load = os.getloadavg()
     print(f"(load average at the end {load[0]:.2f})\n")
 
