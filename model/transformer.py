@@ -16,11 +16,6 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 POSITIONAL_KINDS = ("sinusoidal", "learned", "rotary", "alibi")
-# PyTorch's CPU softmax is vectorised for rows of at least one AVX-512 vector (16 floats); shorter rows
-# take a scalar path about 40× slower per element (bench/bench_train.py), and this model's rows are
-# 2–14 long. `softmax_rows` pads them to 16 with −∞, which adds exp(−∞) = 0 to each sum, when there
-# are enough of them to pay for the padding (training batches; not one decoding step of one input).
-SOFTMAX_MIN_WIDTH, SOFTMAX_PAD_FROM = 16, 4096
 
 
 @dataclass
@@ -81,6 +76,13 @@ def alibi_bias(n_heads: int, t_q: int, t_k: int, device: torch.device, start: in
     slopes = 2.0 ** (-8.0 * torch.arange(1, n_heads + 1, device=device) / n_heads)
     dist = (torch.arange(start, start + t_q, device=device)[:, None] - torch.arange(t_k, device=device)).abs()
     return -slopes[:, None, None] * dist  # (h, T_q, T_k)
+
+
+# PyTorch's CPU softmax is vectorised for rows of at least one AVX-512 vector (16 floats); shorter rows
+# take a scalar path about 40× slower per element (bench/bench_train.py), and this model's rows are
+# 2–14 long. `softmax_rows` pads them to 16 with −∞, which adds exp(−∞) = 0 to each sum, when there
+# are enough of them to pay for the padding (training batches; not one decoding step of one input).
+SOFTMAX_MIN_WIDTH, SOFTMAX_PAD_FROM = 16, 4096
 
 
 def softmax_rows(scores: Tensor) -> Tensor:
