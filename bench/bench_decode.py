@@ -54,9 +54,11 @@ def main() -> None:
     print(f"{'median ms':44s} {'uncached':>10s} {'cached':>10s} {'ratio':>8s}")
     for n in (42, LONGEST):
         src = VOCAB.ids(VOCAB.source_tokens(n))
-        m = interleaved({"u": lambda: greedy(model, [src], cached=False), "c": lambda: greedy(model, [src])}, 40)
+        m = interleaved({"u": lambda s=src: greedy(model, [s], cached=False),
+                         "c": lambda s=src: greedy(model, [s])}, 40)
         line(f"greedy, {n}", m["u"], m["c"])
-        m = interleaved({"u": lambda: beam_search(model, src, cached=False), "c": lambda: beam_search(model, src)}, 15)
+        m = interleaved({"u": lambda s=src: beam_search(model, s, cached=False),
+                         "c": lambda s=src: beam_search(model, s)}, 15)
         line(f"beam search 4, {n}", m["u"], m["c"])
     held = heldout_numbers()
     srcs = [VOCAB.ids(VOCAB.source_tokens(n)) for n in held]
@@ -81,12 +83,12 @@ def main() -> None:
         t = trace(model, n, params, version)
         scene = build_scene(t, model.cfg, params, tour)
         m = interleaved({
-            "plain greedy, uncached": lambda: greedy(model, [src], cached=False),
-            "plain greedy, cached": lambda: greedy(model, [src]),
-            "trace() (its greedy cached)": lambda: trace(model, n, params, version),
-            "build_scene()": lambda: build_scene(t, model.cfg, params, tour),
-            "CachedTrace.build() (JSON)": lambda: CachedTrace.build(ServedTraceHeader.of(t.header(), scene=scene),
-                                                                    t.nodes),
+            "plain greedy, uncached": lambda s=src: greedy(model, [s], cached=False),
+            "plain greedy, cached": lambda s=src: greedy(model, [s]),
+            "trace() (its greedy cached)": lambda n=n: trace(model, n, params, version),
+            "build_scene()": lambda t=t: build_scene(t, model.cfg, params, tour),
+            "CachedTrace.build() (JSON)": lambda t=t, sc=scene: CachedTrace.build(
+                ServedTraceHeader.of(t.header(), scene=sc), t.nodes),
         }, 20)
         for k, v in m.items():
             rows.setdefault(k, []).append(v)
@@ -94,8 +96,8 @@ def main() -> None:
         print(f"{k:44s} {a:10.2f} {b:10.2f}")
     for i, n in enumerate((42, LONGEST)):
         work = sum(rows[k][i] for k in ("trace() (its greedy cached)", "build_scene()", "CachedTrace.build() (JSON)"))
-        print(f"{n}: cold trace work {work:.1f} ms = {work / rows['plain greedy, uncached'][i]:.2f}× an uncached greedy, "
-              f"{work / rows['plain greedy, cached'][i]:.2f}× a cached greedy")
+        print(f"{n}: cold trace work {work:.1f} ms = {work / rows['plain greedy, uncached'][i]:.2f}× an uncached "
+              f"greedy, {work / rows['plain greedy, cached'][i]:.2f}× a cached greedy")
 
 
 if __name__ == "__main__":

@@ -206,7 +206,8 @@ def main() -> None:
 
     b, a = estimate("before"), estimate("after")
     print(f"\nestimated `python -m model train` (4 000 steps + {EVALUATIONS} evaluations + held-out loss), "
-          f"at this load: before {b:.0f} s, after {a:.0f} s ({b / a:.2f}× faster); target 90 s on an idle 2-core machine")
+          f"at this load: before {b:.0f} s, after {a:.0f} s ({b / a:.2f}× faster); "
+          "target 90 s on an idle 2-core machine")
     shipped = json.loads((ROOT / "model" / "artifacts" / "training_log.json").read_text())["log"][-1]
     print(f"the shipped run's log: {shipped['seconds']:.0f} s")
 

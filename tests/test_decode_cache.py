@@ -108,13 +108,20 @@ def test_cached_beam_search_follows_the_uncached_one_for_other_options(name):
 @torch.no_grad()
 def test_the_encoder_and_the_memorys_keys_and_values_run_once(shipped):
     calls = {"encoder": 0, "memory keys": 0, "self keys": 0}
+
+    def counter(name: str):
+        def hook(*_):
+            calls[name] += 1
+        return hook
+
     layer = shipped.decoder_layers[0]
-    hooks = [shipped.encoder_layers[0].register_forward_hook(lambda *a: calls.__setitem__("encoder", calls["encoder"] + 1)),
-             layer.src_attn.w_k.register_forward_hook(lambda *a: calls.__setitem__("memory keys", calls["memory keys"] + 1)),
-             layer.self_attn.w_k.register_forward_hook(lambda *a: calls.__setitem__("self keys", calls["self keys"] + 1))]
+    hooks = [shipped.encoder_layers[0].register_forward_hook(counter("encoder")),
+             layer.src_attn.w_k.register_forward_hook(counter("memory keys")),
+             layer.self_attn.w_k.register_forward_hook(counter("self keys"))]
     try:
         out = greedy(shipped, sources([777_777]))[0]
-        assert calls == {"encoder": 1, "memory keys": 1, "self keys": len(out) + 1}  # + the step that reads </s>'s input
+        # one self-attention key per step: one step per output piece, and the step that gives </s>
+        assert calls == {"encoder": 1, "memory keys": 1, "self keys": len(out) + 1}
         for k in calls:
             calls[k] = 0
         greedy(shipped, sources([777_777]), cached=False)
