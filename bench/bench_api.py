@@ -5,7 +5,8 @@ Starts `uvicorn app.main:app` on a free loopback port (one process, as deployed)
   - the server's own time per cold trace (its Server-Timing header)
   - throughput with 16 concurrent clients for a bounded time, cached and cold
   - the JSON size of the longest input's trace (raw and gzipped)
-  - the ratio of a cold trace to a plain translation (Translator.translate, greedy, in process)
+  - the ratio of a cold trace to a plain translation (Translator.translate, greedy, in process), and
+    to a greedy that recomputes the decoder at every step (cached=False: greedy before the KV cache)
 Machine load is printed too: on a busy machine every figure is worse.
 """
 
@@ -126,20 +127,26 @@ def longest_input() -> int:
     return max(range(1_000_000), key=lambda n: (len(to_english(n)) + len(to_german_pieces(n)), n))
 
 
-def translate_times(numbers: list[int]) -> list[float]:
+def translate_times(numbers: list[int]) -> tuple[list[float], list[float]]:
+    """Plain greedy translation of each number, and the uncached greedy of it, interleaved."""
     import torch
 
+    from model.decode import greedy
     from model.translate import Translator
+    from model.vocab import VOCAB
 
     torch.set_num_threads(int(os.environ.get("ANATOMY_TORCH_THREADS", "1")))
     tr = Translator.load()
     tr.translate(1)
-    out = []
+    out, uncached = [], []
     for n in numbers:
         t0 = time.perf_counter()
         tr.translate(n)
         out.append(time.perf_counter() - t0)
-    return out
+        t0 = time.perf_counter()
+        greedy(tr.model, [VOCAB.ids(VOCAB.source_tokens(n))], cached=False)
+        uncached.append(time.perf_counter() - t0)
+    return out, uncached
 
 
 def main() -> None:
@@ -185,10 +192,14 @@ def main() -> None:
         proc.terminate()
         proc.wait(10)
 
-    plain = translate_times(numbers)
+    plain, uncached = translate_times(numbers)
     print(f"plain translation (Translator.translate, in process): {ms(plain)}")
+    print(f"greedy without the key/value cache (in process):      {ms(uncached)}")
     print(f"ratio, cold trace to plain translation: {statistics.median(cold_server) / statistics.median(plain):.2f}x "
           f"server time, {statistics.median(cold_wall) / statistics.median(plain):.2f}x request time")
+    cold_ratio = statistics.median(cold_server) / statistics.median(uncached)
+    print(f"ratio, cold trace to uncached greedy:   {cold_ratio:.2f}x "
+          f"server time, {statistics.median(cold_wall) / statistics.median(uncached):.2f}x request time")
 
 
 if __name__ == "__main__":

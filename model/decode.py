@@ -1,4 +1,11 @@
-"""Greedy decoding (batched) and beam search with the GNMT length penalty (§6.1 of the paper)."""
+"""Greedy decoding (batched) and beam search with the GNMT length penalty (§6.1 of the paper).
+
+Both run the encoder once and then the decoder one token at a time with a key/value cache
+(`DecoderCache`): each step reads only the newest token, and its attention uses the keys and
+values kept from the earlier steps (self-attention) and the memory's, projected once
+(cross-attention). `cached=False` recomputes the decoder over the whole prefix at every step, as
+`model.decode` does in training; both give the same tokens (tests/test_decode_cache.py).
+"""
 
 from __future__ import annotations
 
@@ -7,22 +14,49 @@ from dataclasses import dataclass, field
 import torch
 
 from model.data import pad_batch
-from model.transformer import EncoderDecoder
+from model.transformer import DecoderCache, EncoderDecoder
 from model.vocab import VOCAB, Vocab
 
 EXTRA_LENGTH = 50  # maximum output length = input length + 50 (§6.1)
 
 
+class Stepper:
+    """The next-token logits of a batch of growing outputs; the encoder runs once.
+
+    `cached` (the default for an `EncoderDecoder`): the decoder reads only the newest token and
+    attends to cached keys and values. Otherwise (and for any other model with `encode` and
+    `decode`) it recomputes the decoder over the whole prefix at every step.
+    """
+
+    def __init__(self, model: EncoderDecoder, src: torch.Tensor, cached: bool | None = None):
+        self.model, self.src, self.memory = model, src, model.encode(src)
+        cached = isinstance(model, EncoderDecoder) if cached is None else cached
+        self.cache = DecoderCache() if cached else None
+
+    def logits(self, ys: torch.Tensor) -> torch.Tensor:
+        """(B, V) logits for the token after `ys` (B, t), which extends the previous call's by one."""
+        if self.cache is None:
+            return self.model.decode(self.memory, self.src, ys)[:, -1]
+        return self.model.decode(self.memory, self.src, ys[:, self.cache.length:], self.cache)[:, -1]
+
+    def select(self, rows: torch.Tensor) -> None:
+        """Keep (and reorder) batch rows: beam search's surviving hypotheses."""
+        self.src, self.memory = self.src[rows], self.memory[rows]
+        if self.cache is not None:
+            self.cache.select(rows)
+
+
 @torch.no_grad()
-def greedy(model: EncoderDecoder, sources: list[list[int]], vocab: Vocab = VOCAB) -> list[list[int]]:
+def greedy(model: EncoderDecoder, sources: list[list[int]], vocab: Vocab = VOCAB,
+           cached: bool | None = None) -> list[list[int]]:
     """Free-running greedy decoding of a batch; each output ends before its </s> (not included)."""
     model.eval()
     src = pad_batch(sources, vocab.pad_id)
-    memory = model.encode(src)
+    step = Stepper(model, src, cached)
     ys = torch.full((len(sources), 1), vocab.bos_id, dtype=torch.long)
     done = torch.zeros(len(sources), dtype=torch.bool)
     for _ in range(src.shape[1] + EXTRA_LENGTH):
-        nxt = model.decode(memory, src, ys)[:, -1].argmax(-1)
+        nxt = step.logits(ys).argmax(-1)
         nxt = torch.where(done, vocab.pad_id, nxt)
         ys = torch.cat([ys, nxt[:, None]], dim=1)
         done |= nxt == vocab.eos_id
@@ -56,7 +90,7 @@ class BeamResult:
 
 @torch.no_grad()
 def beam_search(model: EncoderDecoder, source: list[int], beam: int = 4, alpha: float = 0.6,
-                vocab: Vocab = VOCAB) -> BeamResult:
+                vocab: Vocab = VOCAB, cached: bool | None = None) -> BeamResult:
     """Beam search keeping alive and finished hypotheses apart (as tensor2tensor does).
 
     Each step extends every alive hypothesis by every token and keeps the best 2·beam; those that
@@ -65,18 +99,18 @@ def beam_search(model: EncoderDecoder, source: list[int], beam: int = 4, alpha: 
     so its best possible score is log p / lp(max length).
     """
     model.eval()
-    src = torch.tensor([source])
-    memory = model.encode(src)
+    step = Stepper(model, torch.tensor([source]), cached)
     max_len = len(source) + EXTRA_LENGTH
     alive = [Hypothesis([], 0.0)]
     finished: list[Hypothesis] = []
     steps: list[dict] = []
     for t in range(1, max_len + 1):
         ys = torch.tensor([[vocab.bos_id] + h.tokens for h in alive])
-        logp = model.decode(memory.expand(len(alive), -1, -1), src.expand(len(alive), -1), ys)[:, -1].log_softmax(-1)
+        logp = step.logits(ys).log_softmax(-1)
         total = torch.tensor([h.log_prob for h in alive])[:, None] + logp  # (alive, V)
         top = total.flatten().topk(min(2 * beam, total.numel()))
         next_alive: list[Hypothesis] = []
+        parents: list[int] = []  # each next alive hypothesis's row in this step's batch
         for value, index in zip(top.values.tolist(), top.indices.tolist()):
             parent, token = divmod(index, total.shape[1])
             hyp = Hypothesis(alive[parent].tokens + [token], value)
@@ -86,6 +120,7 @@ def beam_search(model: EncoderDecoder, source: list[int], beam: int = 4, alpha: 
                 finished.append(hyp)
             elif len(next_alive) < beam:
                 next_alive.append(hyp)
+                parents.append(parent)
         finished.sort(key=lambda h: h.score, reverse=True)
         finished = finished[:beam]
         alive = next_alive
@@ -94,6 +129,7 @@ def beam_search(model: EncoderDecoder, source: list[int], beam: int = 4, alpha: 
         bound = alive[0].log_prob / length_penalty(max_len, alpha) if alive else float("-inf")
         if not alive or (finished and finished[0].score >= bound):
             break
+        step.select(torch.tensor(parents))
     if not finished:  # ran out of length: score the alive ones as they stand
         finished = [Hypothesis(h.tokens, h.log_prob, length_penalty(len(h.tokens), alpha),
                                h.log_prob / length_penalty(len(h.tokens), alpha)) for h in alive]

@@ -9,7 +9,7 @@ of these off through `Config`; the defaults are the paper's.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import torch
 import torch.nn.functional as F
@@ -55,10 +55,11 @@ def sinusoid_table(n_positions: int, d_model: int) -> Tensor:
     return table.float()
 
 
-def rotate(x: Tensor) -> Tensor:
-    """Rotary position embedding (Su et al. 2021) on (B, h, T, d_k), pairs (2i, 2i+1) rotated."""
+def rotate(x: Tensor, start: int = 0) -> Tensor:
+    """Rotary position embedding (Su et al. 2021) on (B, h, T, d_k) at positions start … start+T−1,
+    pairs (2i, 2i+1) rotated."""
     t, d = x.shape[-2], x.shape[-1]
-    angles = sinusoid_angles(t, d, x.device)  # (T, d/2)
+    angles = sinusoid_angles(start + t, d, x.device)[start:]  # (T, d/2)
     cos, sin = angles.cos(), angles.sin()
     even, odd = x[..., 0::2], x[..., 1::2]
     return torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1).flatten(-2)
@@ -69,11 +70,29 @@ def sinusoid_angles(t: int, d: int, device: torch.device) -> Tensor:
     return torch.arange(t, device=device, dtype=torch.float32)[:, None] * inv_freq
 
 
-def alibi_bias(n_heads: int, t_q: int, t_k: int, device: torch.device) -> Tensor:
-    """ALiBi (Press et al. 2022): −m_h·|i − j| added to the scores, slopes 2^(−8h/H)."""
+def alibi_bias(n_heads: int, t_q: int, t_k: int, device: torch.device, start: int = 0) -> Tensor:
+    """ALiBi (Press et al. 2022): −m_h·|i − j| added to the scores, slopes 2^(−8h/H); queries at
+    positions start … start+t_q−1."""
     slopes = 2.0 ** (-8.0 * torch.arange(1, n_heads + 1, device=device) / n_heads)
-    dist = (torch.arange(t_q, device=device)[:, None] - torch.arange(t_k, device=device)).abs()
+    dist = (torch.arange(start, start + t_q, device=device)[:, None] - torch.arange(t_k, device=device)).abs()
     return -slopes[:, None, None] * dist  # (h, T_q, T_k)
+
+
+# PyTorch's CPU softmax is vectorised for rows of at least one AVX-512 vector (16 floats); shorter rows
+# take a scalar path about 40× slower per element (bench/bench_train.py), and this model's rows are
+# 2–14 long. `softmax_rows` pads them to 16 with −∞, which adds exp(−∞) = 0 to each sum, when there
+# are enough of them to pay for the padding (training batches; not one decoding step of one input).
+SOFTMAX_MIN_WIDTH, SOFTMAX_PAD_FROM = 16, 4096
+
+
+def softmax_rows(scores: Tensor) -> Tensor:
+    """softmax over the last axis, rows shorter than SOFTMAX_MIN_WIDTH padded with −∞ first (the same
+    function: the padding gets weight exactly 0; the result differs from `scores.softmax(-1)` only in
+    the last bits of the float sums)."""
+    n = scores.shape[-1]
+    if n >= SOFTMAX_MIN_WIDTH or scores.numel() < SOFTMAX_PAD_FROM or scores.device.type != "cpu":
+        return scores.softmax(dim=-1)
+    return F.pad(scores, (0, SOFTMAX_MIN_WIDTH - n), value=float("-inf")).softmax(dim=-1)[..., :n]
 
 
 def attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, scale: bool,
@@ -85,9 +104,53 @@ def attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, scale: bool,
     if bias is not None:
         scores = scores + bias
     if mask is not None:
-        scores = scores.masked_fill(~mask, float("-inf"))  # §3.2.3: illegal connections to −∞
-    weights = scores.softmax(dim=-1)
+        scores = scores.where(mask, float("-inf"))  # §3.2.3: illegal connections to −∞
+    weights = softmax_rows(scores)
     return weights @ v, weights
+
+
+@dataclass
+class KeyValues:
+    """One attention's keys and values kept between decoding steps, (B, h, T, d_k) each."""
+
+    k: Tensor | None = None
+    v: Tensor | None = None
+
+
+@dataclass
+class DecoderCache:
+    """What incremental decoding keeps between steps (`EncoderDecoder.decode(..., cache=)`).
+
+    Self-attention: every earlier position's keys and values, one row more per step. Cross-attention:
+    the memory's keys and values, projected once. `ids` are the tokens read so far (for the padding
+    mask and the next position). `select` keeps or reorders batch rows, as beam search needs.
+    """
+
+    ids: Tensor | None = None  # (B, T) decoder tokens read so far
+    self_kv: list[KeyValues] = field(default_factory=list)
+    cross_kv: list[KeyValues] = field(default_factory=list)
+
+    @property
+    def length(self) -> int:
+        return 0 if self.ids is None else self.ids.shape[1]
+
+    def extend(self, tgt: Tensor, model: EncoderDecoder) -> Tensor:
+        """Take in the next tokens; return their rows of the model's causal, padding-aware mask."""
+        start = self.length
+        self.ids = tgt if self.ids is None else torch.cat([self.ids, tgt], dim=1)
+        if not self.self_kv:
+            self.self_kv = [KeyValues() for _ in model.decoder_layers]
+            self.cross_kv = [KeyValues() for _ in model.decoder_layers]
+        return model.tgt_mask(self.ids)[:, :, start:]
+
+    def layer(self, i: int) -> tuple[KeyValues, KeyValues]:
+        return self.self_kv[i], self.cross_kv[i]
+
+    def select(self, rows: Tensor) -> None:
+        self.ids = self.ids[rows] if self.ids is not None else None
+        for kv in self.self_kv + self.cross_kv:
+            if kv.k is not None:
+                kv.k, kv.v = kv.k[rows], kv.v[rows]
 
 
 class MultiHeadedAttention(nn.Module):
@@ -105,13 +168,24 @@ class MultiHeadedAttention(nn.Module):
         b, t, _ = x.shape
         return x.view(b, t, self.h, self.d_k).transpose(1, 2)  # (B, h, T, d_k)
 
-    def forward(self, x_q: Tensor, x_kv: Tensor, mask: Tensor | None) -> Tensor:
-        q, k, v = self.split_heads(self.w_q(x_q)), self.split_heads(self.w_k(x_kv)), self.split_heads(self.w_v(x_kv))
+    def forward(self, x_q: Tensor, x_kv: Tensor, mask: Tensor | None, cache: KeyValues | None = None,
+                start: int = 0) -> Tensor:
+        """With a `cache`, x_q and x_kv are the positions from `start` on: self-attention appends their
+        keys and values to the cached ones; cross-attention projects the memory once and reuses it."""
+        q = self.split_heads(self.w_q(x_q))
+        if self.cross and cache is not None and cache.k is not None:
+            k, v = cache.k, cache.v
+        else:
+            k, v = self.split_heads(self.w_k(x_kv)), self.split_heads(self.w_v(x_kv))
         bias = None
         if not self.cross and self.cfg.positional == "rotary":
-            q, k = rotate(q), rotate(k)
+            q, k = rotate(q, start), rotate(k, start)
         elif not self.cross and self.cfg.positional == "alibi":
-            bias = alibi_bias(self.h, q.shape[-2], k.shape[-2], q.device)
+            bias = alibi_bias(self.h, q.shape[-2], start + k.shape[-2], q.device, start)
+        if cache is not None:
+            if not self.cross and cache.k is not None:
+                k, v = torch.cat([cache.k, k], dim=2), torch.cat([cache.v, v], dim=2)
+            cache.k, cache.v = k, v
         out, self.weights = attention(q, k, v, mask, self.cfg.scale_scores, bias)
         b, _, t, _ = out.shape
         return self.w_o(out.transpose(1, 2).reshape(b, t, self.h * self.d_k))  # (B, T, d_model)
@@ -159,9 +233,11 @@ class DecoderLayer(nn.Module):
         self.feed_forward = PositionwiseFeedForward(cfg)
         self.sublayer = nn.ModuleList([SublayerConnection(cfg) for _ in range(3)])
 
-    def forward(self, y: Tensor, memory: Tensor, src_mask: Tensor, tgt_mask: Tensor) -> Tensor:
-        y = self.sublayer[0](y, lambda t: self.self_attn(t, t, tgt_mask))
-        y = self.sublayer[1](y, lambda t: self.src_attn(t, memory, src_mask))  # K, V from the encoder
+    def forward(self, y: Tensor, memory: Tensor, src_mask: Tensor, tgt_mask: Tensor,
+                cache: tuple[KeyValues, KeyValues] | None = None, start: int = 0) -> Tensor:
+        self_kv, cross_kv = cache if cache is not None else (None, None)
+        y = self.sublayer[0](y, lambda t: self.self_attn(t, t, tgt_mask, self_kv, start))
+        y = self.sublayer[1](y, lambda t: self.src_attn(t, memory, src_mask, cross_kv))  # K, V from the encoder
         return self.sublayer[2](y, self.feed_forward)
 
 
@@ -186,14 +262,15 @@ class EncoderDecoder(nn.Module):
             if p.dim() > 1 and name not in ("embedding", "positions"):
                 nn.init.xavier_uniform_(p)
 
-    def embed(self, ids: Tensor) -> Tensor:
-        """x⁽⁰⁾ = Dropout(E[ids] · √d_model + PE)  (§3.4, §3.5, §5.4)."""
+    def embed(self, ids: Tensor, start: int = 0) -> Tensor:
+        """x⁽⁰⁾ = Dropout(E[ids] · √d_model + PE)  (§3.4, §3.5, §5.4), ids at positions start, start+1, …"""
         x = F.embedding(ids, self.embedding) * math.sqrt(self.cfg.d_model)
-        t = ids.shape[1]
+        end = start + ids.shape[1]
         if self.cfg.positional == "sinusoidal":
-            x = x + (self.pe[:t] if t <= self.pe.shape[0] else sinusoid_table(t, self.cfg.d_model).to(x.device))
+            pe = self.pe if end <= self.pe.shape[0] else sinusoid_table(end, self.cfg.d_model).to(x.device)
+            x = x + pe[start:end]
         elif self.cfg.positional == "learned":
-            x = x + self.positions[:t]
+            x = x + self.positions[start:end]
         return self.dropout(x)
 
     def src_mask(self, src: Tensor) -> Tensor:
@@ -210,10 +287,14 @@ class EncoderDecoder(nn.Module):
             x = layer(x, mask)
         return self.encoder_norm(x) if self.encoder_norm is not None else x  # memory z, (B, n, d)
 
-    def decode(self, memory: Tensor, src: Tensor, tgt: Tensor) -> Tensor:
-        y, src_mask, tgt_mask = self.embed(tgt), self.src_mask(src), self.tgt_mask(tgt)
-        for layer in self.decoder_layers:
-            y = layer(y, memory, src_mask, tgt_mask)
+    def decode(self, memory: Tensor, src: Tensor, tgt: Tensor, cache: DecoderCache | None = None) -> Tensor:
+        """Logits for every row of `tgt`; with a `cache`, `tgt` holds only the tokens after those
+        already read (usually one), whose rows attend to the cached keys and values."""
+        start = cache.length if cache is not None else 0
+        y, src_mask = self.embed(tgt, start), self.src_mask(src)
+        tgt_mask = self.tgt_mask(tgt) if cache is None else cache.extend(tgt, self)
+        for i, layer in enumerate(self.decoder_layers):
+            y = layer(y, memory, src_mask, tgt_mask, cache.layer(i) if cache is not None else None, start)
         y = self.decoder_norm(y) if self.decoder_norm is not None else y
         return y @ self.embedding.T  # logits = h · Eᵀ, no output bias (§3.4); (B, m, V)
 

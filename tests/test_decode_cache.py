@@ -1,0 +1,146 @@
+"""Key/value-cached decoding computes what the uncached decoder computes: the same logits at every
+step (to 1e-5), the same greedy tokens and the same beam search, for the shipped model and for every
+option of Config; the encoder and the memory's key/value projections run once per decoding."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from model.data import heldout_numbers, pad_batch
+from model.decode import Stepper, beam_search, greedy
+from model.train import load
+from model.transformer import Config, DecoderCache, EncoderDecoder
+from model.vocab import VOCAB
+
+torch.set_num_threads(1)
+
+EDGES = [0, 7, 10, 17, 42, 100, 101, 1000, 1234, 20_000, 100_001, 777_777, 999_999]
+OPTIONS = {  # untrained models: long, erratic outputs that run to the maximum length
+    "paper": {},
+    "learned": {"positional": "learned"},
+    "rotary": {"positional": "rotary"},
+    "alibi": {"positional": "alibi"},
+    "pre-LN": {"norm_first": True},
+    "unscaled, d_k 5": {"scale_scores": False, "d_k": 5, "n_heads": 3},
+}
+
+
+@pytest.fixture(scope="module")
+def shipped() -> EncoderDecoder:
+    return load()
+
+
+def sources(numbers: list[int]) -> list[list[int]]:
+    return [VOCAB.ids(VOCAB.source_tokens(n)) for n in numbers]
+
+
+def untrained(options: dict) -> EncoderDecoder:
+    torch.manual_seed(3)
+    return EncoderDecoder(Config(**options)).eval()
+
+
+def stepwise_logits(model: EncoderDecoder, src: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
+    """(B, T, V): row t computed from tgt[:, t] alone, with the keys and values of rows < t cached."""
+    memory, cache = model.encode(src), DecoderCache()
+    return torch.cat([model.decode(memory, src, tgt[:, t:t + 1], cache) for t in range(tgt.shape[1])], dim=1)
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("name", list(OPTIONS))
+def test_cached_logits_equal_the_whole_decoders_at_every_position(name, shipped):
+    model = shipped if name == "paper" else untrained(OPTIONS[name])
+    numbers = EDGES + heldout_numbers()[:40]
+    src = pad_batch(sources(numbers), VOCAB.pad_id)
+    # teacher forcing on the references, padded: rows of different lengths, <pad> keys masked
+    tgt = pad_batch([[VOCAB.bos_id] + VOCAB.ids(VOCAB.target_tokens(n)) for n in numbers], VOCAB.pad_id)
+    whole = model.decode(model.encode(src), src, tgt)
+    cached = stepwise_logits(model, src, tgt)
+    real = tgt != VOCAB.pad_id  # rows at padding positions are never read
+    assert whole.shape == cached.shape
+    assert torch.allclose(cached[real], whole[real], atol=1e-5, rtol=0)
+
+
+@torch.no_grad()
+def test_cached_greedy_gives_the_uncached_tokens_for_the_shipped_model(shipped):
+    srcs = sources(EDGES + heldout_numbers()[::10])  # 213 inputs in one batch
+    cached = greedy(shipped, srcs)  # the default
+    assert cached == greedy(shipped, srcs, cached=False)
+    assert cached[EDGES.index(42)] == VOCAB.ids(VOCAB.target_tokens(42))[:-1]
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("name", [n for n in OPTIONS if n != "paper"])
+def test_cached_greedy_gives_the_uncached_tokens_for_every_option(name):
+    model = untrained(OPTIONS[name])
+    srcs = sources(EDGES)
+    assert greedy(model, srcs, cached=True) == greedy(model, srcs, cached=False)
+
+
+def same_beams(a, b) -> None:
+    assert len(a.steps) == len(b.steps)
+    for x, y in zip(a.steps, b.steps, strict=True):
+        for kind in ("alive", "finished"):
+            assert [h["tokens"] for h in x[kind]] == [h["tokens"] for h in y[kind]]
+            # summed over up to 60 steps: 1e-5, or 1e-6 of the sum (its float32 rounding) when it is large
+            assert [h["log_prob"] for h in x[kind]] == pytest.approx([h["log_prob"] for h in y[kind]],
+                                                                      abs=1e-5, rel=1e-6)
+    assert a.best.tokens == b.best.tokens
+    assert a.best.score == pytest.approx(b.best.score, abs=1e-5, rel=1e-6)
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("number", [0, 42, 1234, 777_777, 999_999])
+def test_cached_beam_search_follows_the_uncached_one_step_by_step(number, shipped):
+    src = VOCAB.ids(VOCAB.source_tokens(number))
+    same_beams(beam_search(shipped, src, cached=True), beam_search(shipped, src, cached=False))
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("name", ["rotary", "alibi", "pre-LN"])
+def test_cached_beam_search_follows_the_uncached_one_for_other_options(name):
+    model, src = untrained(OPTIONS[name]), VOCAB.ids(VOCAB.source_tokens(1234))
+    result = beam_search(model, src, cached=True)
+    assert len(result.steps) > 3  # an untrained model keeps hypotheses alive: the cache is reordered
+    same_beams(result, beam_search(model, src, cached=False))
+
+
+@torch.no_grad()
+def test_the_encoder_and_the_memorys_keys_and_values_run_once(shipped):
+    calls = {"encoder": 0, "memory keys": 0, "self keys": 0}
+
+    def counter(name: str):
+        def hook(*_):
+            calls[name] += 1
+        return hook
+
+    layer = shipped.decoder_layers[0]
+    hooks = [shipped.encoder_layers[0].register_forward_hook(counter("encoder")),
+             layer.src_attn.w_k.register_forward_hook(counter("memory keys")),
+             layer.self_attn.w_k.register_forward_hook(counter("self keys"))]
+    try:
+        out = greedy(shipped, sources([777_777]))[0]
+        # one self-attention key per step: one step per output piece, and the step that gives </s>
+        assert calls == {"encoder": 1, "memory keys": 1, "self keys": len(out) + 1}
+        for k in calls:
+            calls[k] = 0
+        greedy(shipped, sources([777_777]), cached=False)
+        assert calls["encoder"] == 1 and calls["memory keys"] == len(out) + 1  # recomputed every step
+    finally:
+        for h in hooks:
+            h.remove()
+
+
+def test_a_stand_in_without_decoder_layers_decodes_uncached():
+    class Echo(torch.nn.Module):  # encode/decode only, as tests/test_model.py's scripted models
+        def encode(self, src):
+            return torch.zeros(src.shape[0], src.shape[1], 1)
+
+        def decode(self, memory, src, ys):
+            logits = torch.full((ys.shape[0], ys.shape[1], len(VOCAB)), -9.0)
+            logits[:, :, VOCAB.eos_id if ys.shape[1] > 2 else 5] = 0.0
+            return logits
+
+    step = Stepper(Echo(), torch.tensor([[5, 2]]))
+    assert step.cache is None
+    assert greedy(Echo(), [[5, 2]]) == [[5, 5]]
