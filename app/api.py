@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response, StreamingResponse
 
+from app.model_choice import MODEL_HELP, chosen, parse_model
 from app.schemas import Beam, ErrorResponse, Facts, Health, ModelCard, Trace, TraceStreamHeader, Weights
 from app.service import CachedTrace, ModelService, dumps
 from model.parse import ACCEPTED, parse_number
@@ -15,7 +16,8 @@ from model.parse import ACCEPTED, parse_number
 router = APIRouter(prefix="/api", tags=["api"])
 NDJSON = "application/x-ndjson"
 INPUT_HELP = f"The number to run: {ACCEPTED}."
-BAD_INPUT = {422: {"model": ErrorResponse, "description": "The input is not a number the model can read"}}
+BAD_INPUT = {422: {"model": ErrorResponse, "description": "The input is not a number the model can read, "
+                                                         "or the model is not one of the shipped ones"}}
 
 
 class InputError(ValueError):
@@ -54,19 +56,19 @@ def cached(request: Request, etag: str, body: bytes, media_type: str = "applicat
 
 
 @router.get("/model", response_model=ModelCard, summary="The model card")
-async def get_model(request: Request) -> Response:
+async def get_model(request: Request, model: str | None = Query(None, description=MODEL_HELP)) -> Response:
     """Configuration, vocabulary, parameter count and shapes, model-level figures, training summary,
     and the weights version (a hash of the weights)."""
-    return json_response(request.app.state.model_body)
+    return json_response((await chosen(request, parse_model(model)))[1])
 
 
 @router.get("/weights", response_model=Weights, summary="Every parameter tensor",
             responses={304: {"description": "Not modified: the If-None-Match ETag is current"}})
-async def get_weights(request: Request) -> Response:
+async def get_weights(request: Request, model: str | None = Query(None, description=MODEL_HELP)) -> Response:
     """Every parameter under its trace id (weight matrices as (d_in, d_out)), flattened row-major.
     The ETag is the weights version; send it back as If-None-Match to get 304 Not Modified."""
-    svc = service(request)
-    return cached(request, f'"{svc.version}"', request.app.state.weights_body)
+    svc, _, body = await chosen(request, parse_model(model))
+    return cached(request, f'"{svc.version}"', body)
 
 
 async def _stream(entry: CachedTrace, chunk: int = 64 * 1024) -> AsyncIterator[bytes]:
@@ -105,15 +107,17 @@ computed."""
 @router.get("/trace", response_model=Trace, summary="Every tensor of one translation", description=TRACE_DOC,
             responses={**BAD_INPUT, 200: {"content": {NDJSON: {"schema": {"type": "string"}}},
                                           "description": "The trace, as JSON or NDJSON"}})
-async def get_trace(request: Request, input: str | None = Query(None, description=INPUT_HELP)) -> Response:
+async def get_trace(request: Request, input: str | None = Query(None, description=INPUT_HELP),
+                    model: str | None = Query(None, description=MODEL_HELP)) -> Response:
     n = parse_input(input)
+    svc = (await chosen(request, parse_model(model)))[0]
     t0 = time.perf_counter()
-    entry = await service(request).trace(n)
+    entry = await svc.trace(n)
     timing = f"trace;dur={1000 * (time.perf_counter() - t0):.2f}"
     if NDJSON in request.headers.get("accept", ""):
         resp = _stream_response(entry)
     else:
-        resp = cached(request, f'"{service(request).version}-{n}"', entry.body)
+        resp = cached(request, f'"{svc.version}-{n}"', entry.body)
     resp.headers["Vary"] = "Accept"
     resp.headers["Server-Timing"] = timing  # time to compute (or find) the trace, for bench/
     return resp
@@ -123,17 +127,21 @@ async def get_trace(request: Request, input: str | None = Query(None, descriptio
             responses={**BAD_INPUT, 200: {"content": {NDJSON: {"schema": {"type": "string"}}},
                                           "description": "A TraceStreamHeader line, then node_count "
                                                          "TraceNode lines"}})
-async def get_trace_stream(request: Request, input: str | None = Query(None, description=INPUT_HELP)) -> Response:
+async def get_trace_stream(request: Request, input: str | None = Query(None, description=INPUT_HELP),
+                           model: str | None = Query(None, description=MODEL_HELP)) -> Response:
     """The same trace as `/api/trace`, as newline-delimited JSON: the header first (with `node_count`),
     then one node per line in the order computed, so a client can draw while the rest arrives."""
-    return _stream_response(await service(request).trace(parse_input(input)))
+    n = parse_input(input)
+    return _stream_response(await (await chosen(request, parse_model(model)))[0].trace(n))
 
 
 @router.get("/beam", response_model=Beam, summary="Beam search, step by step", responses=BAD_INPUT)
-async def get_beam(request: Request, input: str | None = Query(None, description=INPUT_HELP)) -> Response:
+async def get_beam(request: Request, input: str | None = Query(None, description=INPUT_HELP),
+                   model: str | None = Query(None, description=MODEL_HELP)) -> Response:
     """Beam search with beam 4 and length penalty α = 0.6 (§6.1 of the paper): every step's alive and
     finished hypotheses with their log-probabilities, penalties and scores; the finished list; the best."""
-    return json_response(await service(request).beam(parse_input(input)))
+    n = parse_input(input)
+    return json_response(await (await chosen(request, parse_model(model)))[0].beam(n))
 
 
 @router.get("/facts", response_model=Facts, summary="The fact ledger")

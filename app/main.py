@@ -15,6 +15,7 @@ from starlette.exceptions import HTTPException
 from app import api, figure_routes, pages
 from app.api import InputError, json_response
 from app.content import load_content
+from app.model_choice import ModelNameError
 from app.schemas import ErrorDetail, ErrorResponse
 from app.security import SecurityHeaders, content_security_policy, csp_hash
 from app.service import BusyError, ModelService, dumps
@@ -29,8 +30,8 @@ one translation as a self-describing graph of ONNX-style operations.
 Inputs: """ + ACCEPTED + ". Anything else is answered with 422 and a message saying what is accepted."
 
 
-def error(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
-    return json_response(dumps(ErrorResponse(detail=ErrorDetail(message=message, accepted=ACCEPTED))), headers, status)
+def error(status: int, message: str, headers: dict[str, str] | None = None, accepted: str = ACCEPTED) -> Response:
+    return json_response(dumps(ErrorResponse(detail=ErrorDetail(message=message, accepted=accepted))), headers, status)
 
 
 @asynccontextmanager
@@ -63,6 +64,10 @@ def create_app() -> FastAPI:
     @app.exception_handler(InputError)
     async def bad_input(request: Request, exc: InputError) -> Response:
         return error(422, str(exc))
+
+    @app.exception_handler(ModelNameError)
+    async def bad_model(request: Request, exc: ModelNameError) -> Response:
+        return error(422, str(exc), accepted=exc.accepted)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> Response:

@@ -13,6 +13,8 @@ from app import figure1, figure_html, figure_routes
 from app.api import InputError, parse_input
 from app.content import fill_live
 from app.format import format_number
+from app.model_choice import ModelNameError, parse_model
+from model import models
 from model.parse import MAX_INPUT_CHARS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,10 +35,16 @@ def page(request: Request, name: str, status_code: int = 200, **context) -> HTML
 
 
 @router.get("/", response_class=HTMLResponse)
-async def index(request: Request, input: str | None = None) -> HTMLResponse:
-    """The article; with ?input= its live values are filled for that input before any script runs."""
+async def index(request: Request, input: str | None = None, model: str | None = None) -> HTMLResponse:
+    """The article; with ?input= its live values are filled for that input before any script runs.
+    With ?model= the stage draws another shipped miniature (app/model_choice.py); the article's text
+    and figures stay the 2017 model's, and the page says so."""
     state = request.app.state
     content, error, text, number = state.content, "", DEFAULT_INPUT, int(DEFAULT_INPUT)
+    try:
+        model_name = parse_model(model)
+    except ModelNameError as e:
+        model_name, error = models.DEFAULT, f"{e}; the stage shows the default"
     steps = [(s, s.html) for s in content.steps]
     if input is not None:
         text = input[:MAX_INPUT_CHARS]
@@ -46,7 +54,7 @@ async def index(request: Request, input: str | None = None) -> HTMLResponse:
             live = {**state.service.figures, **entry.derived}
             steps = [(s, fill_live(s.html, live)) for s in content.steps]
         except InputError as e:
-            error, number = str(e), int(DEFAULT_INPUT)
+            error, number = "; ".join(filter(None, (str(e), error))), int(DEFAULT_INPUT)
     # every figure's data as tables in the HTML (readable without scripts); the beam for this input
     names = {n for _, html in steps for n in figure_html.PLACEHOLDER.findall(html)}
     rendered = {n: h for n in names if (h := figure_html.figure_html(templates.env, state, n)) is not None}
@@ -62,7 +70,9 @@ async def index(request: Request, input: str | None = None) -> HTMLResponse:
     return page(request, "index.html", content=content, steps=steps, input_value=text, input_error=error,
                 model=svc.figures, training=svc.training, version=svc.version,
                 figure_names=[*figure_routes.MODEL_FIGURES, *figure_routes.RESEARCH],
-                figure1_map=str(fig1.map(boxes, layers)))
+                figure1_map=str(fig1.map(boxes, layers)),
+                model_name=model_name if model_name != models.DEFAULT else "",
+                model_title=models.TITLES[model_name])
 
 
 @router.get("/ledger", response_class=HTMLResponse)

@@ -36,6 +36,7 @@ from app.schemas import (
     TraceStreamHeader,
     TrainingSummary,
 )
+from model import models
 from model.data import heldout_numbers
 from model.decode import EXTRA_LENGTH, length_penalty
 from model.numbers import join_german
@@ -148,18 +149,20 @@ class ModelService:
     _waiting: int = 0
 
     @classmethod
-    def load(cls, cache_bytes: int | None = None, workers: int | None = None, max_waiting: int = 256) -> ModelService:
+    def load(cls, cache_bytes: int | None = None, workers: int | None = None, max_waiting: int = 256,
+             model: str = models.DEFAULT) -> ModelService:
         # Two cores: two traces at once, each on one thread. The matrices are 32 wide, so torch's
         # intra-op threads cost more in hand-offs than they gain, and with two requests in flight
         # they would oversubscribe the cores (bench/bench_api.py measures both settings).
         torch.set_num_threads(int(os.environ.get("ANATOMY_TORCH_THREADS", "1")))
         workers = workers or int(os.environ.get("ANATOMY_WORKERS", "2"))
         cache_bytes = cache_bytes or int(os.environ.get("ANATOMY_CACHE_MB", "192")) * 2**20  # ~500 traces
-        tr = Translator.load()
+        tr = Translator.load(models.weights_path(model))  # model/models.py: the shipped miniatures
         tr.model.eval()
         attention = attention_peaks_per_head(tr.model, heldout_numbers())
-        return cls(tr, parameters(tr.model), weights_version(tr.model), model_figures(tr.model, attention),
-                   attention, training_summary(), ByteLRU(cache_bytes), ByteLRU(8 * 2**20),
+        folder = models.DIRECTORIES[model]
+        return cls(tr, parameters(tr.model), weights_version(tr.model), model_figures(tr.model, attention, folder),
+                   attention, training_summary(folder), ByteLRU(cache_bytes), ByteLRU(8 * 2**20),
                    anyio.CapacityLimiter(workers), max_waiting)
 
     # -- per-input work, cached -------------------------------------------------------------

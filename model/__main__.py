@@ -9,6 +9,8 @@ from pathlib import Path
 
 import torch
 
+from model.models import NAMES as MODEL_NAMES
+
 
 def _number(text: str) -> int:
     from model.parse import parse_number
@@ -27,12 +29,12 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def cmd_train(args: argparse.Namespace) -> None:
-    from model.train import ARTIFACTS, TrainConfig, save, train
-    from model.transformer import Config
+    from model import models
+    from model.train import TrainConfig, save, train
 
     tc = TrainConfig(steps=args.steps, seed=args.seed)
-    model, log = train(Config(), tc, progress=True)
-    save(model, log, tc, args.out or ARTIFACTS)
+    model, log = train(models.config(args.model), tc, progress=True)
+    save(model, log, tc, args.out or models.DIRECTORIES[args.model])
     last = log[-1]
     print(f"trained {tc.steps} steps in {last['seconds']:.0f} s; held-out exact match "
           f"{last['heldout_exact_match']:.2%} (average of the last {last['averaged']} checkpoints)")
@@ -82,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--steps", type=int, default=4000)
     t.add_argument("--seed", type=int, default=1)
     t.add_argument("--out", type=Path, default=None)
+    t.add_argument("--model", choices=MODEL_NAMES, default="2017",
+                   help="the recipe: 2017 (the paper's, default) or modern (today's); saved to its own folder")
     e = sub.add_parser("eval", help="exact match on the held-out set (greedy and beam 4)")
     e.add_argument("--all", action="store_true", help="greedy over all 1 000 000 numbers instead")
     e.add_argument("--no-beam", dest="beam", action="store_false")

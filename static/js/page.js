@@ -13,6 +13,9 @@ import { formatNumber } from "./format.js";
 import { readTraceStream } from "./trace-stream.js";
 
 const DEFAULT_INPUT = "42";
+// ?model=: the server names the miniature the stage draws (data-model, absent for the default)
+const MODEL = document.getElementById("input-form")?.dataset.model || "";
+const MODEL_QUERY = MODEL ? `&model=${encodeURIComponent(MODEL)}` : "";
 const form = document.getElementById("input-form");
 const field = document.getElementById("number-input");
 const errorBox = document.getElementById("input-error");
@@ -92,7 +95,7 @@ async function compareWith(input) {
     return true;
   }
   try {
-    anatomy.compareTrace = await readTraceStream(`/api/trace/stream?input=${encodeURIComponent(input)}`);
+    anatomy.compareTrace = await readTraceStream(`/api/trace/stream?input=${encodeURIComponent(input)}${MODEL_QUERY}`);
   } catch (err) {
     errorBox.textContent = `Cannot compare with “${input}”: ${err.message}`;  // the field itself is fine
     updateUrl();
@@ -132,11 +135,11 @@ async function run(input) {
   const seq = ++requestSeq;
   form.setAttribute("aria-busy", "true");
   try {
-    const trace = await readTraceStream(`/api/trace/stream?input=${encodeURIComponent(input)}`);
+    const trace = await readTraceStream(`/api/trace/stream?input=${encodeURIComponent(input)}${MODEL_QUERY}`);
     if (seq !== requestSeq) return; // a newer input won
     anatomy.trace = trace;
     clearError();
-    fillLive({ ...(anatomy.model?.figures || {}), ...trace.derived });
+    if (!MODEL) fillLive({ ...(anatomy.model?.figures || {}), ...trace.derived });  // the article is the 2017 model's
     updateUrl();
     anatomy.ready = true;
     document.dispatchEvent(new CustomEvent("anatomy:trace", { detail: trace }));
@@ -336,9 +339,9 @@ function start() {
   } else if (sections.length) {
     setStep(sections[0]);  // the top of the page is step 1, even before its section reaches the 40% line
   }
-  fetchJson("/api/model").then((model) => {
+  fetchJson(`/api/model${MODEL ? `?model=${encodeURIComponent(MODEL)}` : ""}`).then((model) => {
     anatomy.model = model;
-    if (anatomy.trace) fillLive({ ...model.figures, ...anatomy.trace.derived });
+    if (anatomy.trace && !MODEL) fillLive({ ...model.figures, ...anatomy.trace.derived });
   }).catch(() => {});
   run(input).then(async (ok) => {
     if (!ok && !anatomy.trace && input !== DEFAULT_INPUT) {
