@@ -235,7 +235,7 @@ def test_unknown_model_names_get_422_naming_the_accepted_ones(client, path, bad)
 
 def test_the_page_draws_the_modern_model_on_request_and_says_what_the_article_describes(client):
     page = client.get("/?model=modern").text
-    assert 'data-model="modern"' in page and 'id="model-note"' in page
+    assert 'data-model="modern"' in page and 'id="model-note"' in page and 'class="model-badge"' in page
     plain = client.get("/").text
     assert "data-model=" not in plain and 'id="model-note"' not in plain
     bad = client.get("/?model=gpt")
