@@ -36,7 +36,16 @@ T = TypeVar("T")
 NDJSON = "application/x-ndjson"
 SAFETENSORS = "application/octet-stream"
 STARTUP_FAILURE = 3  # uvicorn's and gunicorn's exit code for a worker that cannot boot: they stop, not respawn
-TRACE_BROTLI_QUALITY = 8  # ~0.1 s for the longest trace, once; 4 (the per-request level) leaves it at 204 KB
+TRACE_BROTLI_QUALITY = 8  # ~0.1 s for a long trace, once; 4 (the per-request level) is ~5 % larger
+# Traces above this size are compressed at quality 10: since the logit lens and the teaching figures were
+# added, the longest (777 777, 811 KB) is 210 KB at quality 8 and 184 KB at 10, which costs ~1 s of one
+# core on a loaded machine, paid once per trace and form, for the few longest inputs only.
+LONG_TRACE_BYTES = 600_000
+LONG_TRACE_BROTLI_QUALITY = 10
+
+
+def brotli_quality(size: int) -> int:
+    return LONG_TRACE_BROTLI_QUALITY if size > LONG_TRACE_BYTES else TRACE_BROTLI_QUALITY
 
 # /vendor/<name> → the node_modules folder it serves, and the files the pages load from it
 VENDOR: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -95,7 +104,7 @@ async def once_compressed(request: Request, made: T | None, make: Callable[[], T
 
 
 def precompress(body: bytes) -> bytes:
-    return brotli.compress(body, mode=brotli.MODE_TEXT, quality=TRACE_BROTLI_QUALITY)
+    return brotli.compress(body, mode=brotli.MODE_TEXT, quality=brotli_quality(len(body)))
 
 
 def ndjson_writes(lines: Iterator[bytes], chunk: int = 64 * 1024) -> Iterator[bytes]:
@@ -115,7 +124,8 @@ def ndjson_writes(lines: Iterator[bytes], chunk: int = 64 * 1024) -> Iterator[by
 
 def brotli_writes(writes: Iterable[bytes]) -> list[bytes]:
     """One Brotli stream of `writes`, flushed after each, so that each decodes on arrival."""
-    c = brotli.Compressor(mode=brotli.MODE_TEXT, quality=TRACE_BROTLI_QUALITY)
+    writes = list(writes)
+    c = brotli.Compressor(mode=brotli.MODE_TEXT, quality=brotli_quality(sum(map(len, writes))))
     out = [c.process(w) + c.flush() for w in writes]
     out[-1] += c.finish()
     return out

@@ -16,6 +16,7 @@ from app import api, figure_routes, pages
 from app.api import InputError, json_response
 from app.content import load_content
 from app.delivery import VENDOR, add_compression, require_vendor, weights_safetensors
+from app.model_choice import ModelNameError
 from app.schemas import ErrorDetail, ErrorResponse
 from app.security import SecurityHeaders, content_security_policy, csp_hash
 from app.service import BusyError, ModelService, dumps
@@ -64,6 +65,10 @@ def create_app() -> FastAPI:
 
     @app.exception_handler(InputError)
     async def bad_input(request: Request, exc: InputError) -> Response:
+        return error(422, str(exc), accepted=exc.accepted)
+
+    @app.exception_handler(ModelNameError)
+    async def bad_model(request: Request, exc: ModelNameError) -> Response:
         return error(422, str(exc), accepted=exc.accepted)
 
     @app.exception_handler(RequestValidationError)

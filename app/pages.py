@@ -13,6 +13,8 @@ from app import figure1, figure_html, figure_routes
 from app.api import InputError, trace_request
 from app.content import fill_live
 from app.format import format_number
+from app.model_choice import ModelNameError, parse_model
+from model import models
 from model.parse import MAX_INPUT_CHARS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,22 +36,27 @@ def page(request: Request, name: str, status_code: int = 200, **context) -> HTML
 
 @router.get("/", response_class=HTMLResponse)
 async def index(request: Request, input: str | None = None, ablate: str | None = None,
-                checkpoint: str | None = None) -> HTMLResponse:
+                checkpoint: str | None = None, model: str | None = None) -> HTMLResponse:
     """The article; with ?input= (and ?ablate=, ?checkpoint=) its live values are filled for that trace before
-    any script runs."""
+    any script runs. With ?model= the stage draws another shipped miniature (app/model_choice.py); the
+    article's text and figures stay the 2017 model's, and the page says so."""
     state = request.app.state
     content, error, text, number = state.content, "", DEFAULT_INPUT, int(DEFAULT_INPUT)
+    try:
+        model_name = parse_model(model)
+    except ModelNameError as e:
+        model_name, error = models.DEFAULT, f"{e}; the stage shows the default"
     steps = [(s, s.html) for s in content.steps]
     if input is not None or ablate or checkpoint:
         text = (input if input is not None else DEFAULT_INPUT)[:MAX_INPUT_CHARS]
         try:
-            req = trace_request(request, input if input is not None else DEFAULT_INPUT, ablate, checkpoint)
+            _, req = await trace_request(request, input if input is not None else DEFAULT_INPUT, ablate, checkpoint)
             number = req.number
             entry = await state.service.trace(req)
             live = {**state.service.figures, **entry.derived}
             steps = [(s, fill_live(s.html, live)) for s in content.steps]
         except InputError as e:
-            error, number = str(e), int(DEFAULT_INPUT)
+            error, number = "; ".join(filter(None, (str(e), error))), int(DEFAULT_INPUT)
     # every figure's data as tables in the HTML (readable without scripts); the beam for this input
     names = {n for _, html in steps for n in figure_html.PLACEHOLDER.findall(html)}
     rendered = {n: h for n in names if (h := figure_html.figure_html(templates.env, state, n)) is not None}
@@ -66,7 +73,9 @@ async def index(request: Request, input: str | None = None, ablate: str | None =
     return page(request, "index.html", content=content, steps=steps, input_value=text, input_error=error,
                 model=svc.figures, training=svc.training, version=svc.version,
                 figure_names=[*figure_routes.MODEL_FIGURES, *figure_routes.RESEARCH],
-                figure1_map=str(fig1.map(boxes, layers)))
+                figure1_map=str(fig1.map(boxes, layers)),
+                model_name=model_name if model_name != models.DEFAULT else "",
+                model_title=models.TITLES[model_name])
 
 
 def part_ablation_html(version: str) -> str:

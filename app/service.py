@@ -3,7 +3,8 @@
 One `ModelService` is built at start-up: it loads the weights once, lists the parameters once,
 computes the model-level figures once, and then answers per-input requests from bounded LRU caches
 keyed by (request, weights version): a trace request is the number, the parts switched off and the
-training snapshot. Traces are computed in a worker thread (torch releases the GIL) under a capacity limiter, so a flood of requests queues instead of oversubscribing the cores.
+training snapshot. Traces are computed in a worker thread (torch releases the GIL) under a capacity
+limiter, so a flood of requests queues instead of oversubscribing the cores.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from app.schemas import (
     TrainingSummary,
 )
 from app.time_machine import Checkpoints
+from model import models
 from model.data import heldout_numbers
 from model.decode import EXTRA_LENGTH, length_penalty
 from model.numbers import join_german
@@ -187,19 +189,23 @@ class ModelService:
     _waiting: int = 0
 
     @classmethod
-    def load(cls, cache_bytes: int | None = None, workers: int | None = None, max_waiting: int = 256) -> ModelService:
+    def load(cls, cache_bytes: int | None = None, workers: int | None = None, max_waiting: int = 256,
+             model: str = models.DEFAULT) -> ModelService:
         # Two cores: two traces at once, each on one thread. The matrices are 32 wide, so torch's
         # intra-op threads cost more in hand-offs than they gain, and with two requests in flight
         # they would oversubscribe the cores (bench/bench_api.py measures both settings).
         torch.set_num_threads(int(os.environ.get("ANATOMY_TORCH_THREADS", "1")))
         workers = workers or int(os.environ.get("ANATOMY_WORKERS", "2"))
         cache_bytes = cache_bytes or int(os.environ.get("ANATOMY_CACHE_MB", "192")) * 2**20  # ~500 traces
-        tr = Translator.load()
+        tr = Translator.load(models.weights_path(model))  # model/models.py: the shipped miniatures
         tr.model.eval()
         attention = attention_peaks_per_head(tr.model, heldout_numbers())
-        return cls(tr, parameters(tr.model), weights_version(tr.model), model_figures(tr.model, attention),
-                   attention, training_summary(), ByteLRU(cache_bytes), ByteLRU(8 * 2**20),
-                   anyio.CapacityLimiter(workers), max_waiting)
+        folder = models.DIRECTORIES[model]
+        return cls(tr, parameters(tr.model), weights_version(tr.model), model_figures(tr.model, attention, folder),
+                   attention, training_summary(folder), ByteLRU(cache_bytes), ByteLRU(8 * 2**20),
+                   anyio.CapacityLimiter(workers), max_waiting,
+                   # the time machine's snapshots are of the 2017 run; another model has none
+                   checkpoints=Checkpoints() if model == models.DEFAULT else Checkpoints(None))
 
     # -- per-input work, cached -------------------------------------------------------------
 

@@ -45,15 +45,17 @@ class Snapshot:
 class Checkpoints:
     """The stored snapshots, each loaded on first use and kept (23 models of 61 472 parameters)."""
 
-    def __init__(self, path: Path = SNAPSHOTS):
-        self.path = path
-        self.steps: list[int] = snapshot_steps(path) if path.exists() else []
+    def __init__(self, path: Path | None = SNAPSHOTS):
+        self.path = path  # None: a model without snapshots
+        self.steps: list[int] = snapshot_steps(path) if path is not None and path.exists() else []
         self._loaded: dict[int, Snapshot] = {}
         self._weights: dict[tuple[int, bool], bytes] = {}
         self._lock = threading.Lock()
 
     def accepted(self) -> str:
-        shown = ", ".join(str(s) for s in self.steps) if self.steps else "none are stored"
+        if not self.steps:
+            return "this model has no stored training snapshots: leave checkpoint out"
+        shown = ", ".join(str(s) for s in self.steps)
         return f"checkpoint must be one of the stored training steps ({shown}), or left out for the trained model"
 
     def parse(self, text: str | None) -> int | None:

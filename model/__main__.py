@@ -9,6 +9,8 @@ from pathlib import Path
 
 import torch
 
+from model.models import NAMES as MODEL_NAMES
+
 
 def _number(text: str) -> int:
     from model.parse import parse_number
@@ -27,16 +29,16 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def cmd_train(args: argparse.Namespace) -> None:
-    from model.train import ARTIFACTS, TrainConfig, save, train
-    from model.transformer import Config
+    from model import models
+    from model.train import TrainConfig, save, train
 
     tc = TrainConfig(steps=args.steps, seed=args.seed)
     recorder = None
     if args.snapshots:
         from model.snapshots import Recorder
         recorder = Recorder()
-    model, log = train(Config(), tc, progress=True, on_step=recorder)
-    save(model, log, tc, args.out or ARTIFACTS)
+    model, log = train(models.config(args.model), tc, progress=True, on_step=recorder)
+    save(model, log, tc, args.out or models.DIRECTORIES[args.model])
     if recorder:
         from model import snapshots
         snapshots.save(recorder, model.cfg, args.snapshots,
@@ -92,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--out", type=Path, default=None)
     t.add_argument("--snapshots", type=Path, default=None,
                    help="also keep float16 weights at the steps of model.snapshots.SNAPSHOT_STEPS in this file")
+    t.add_argument("--model", choices=MODEL_NAMES, default="2017",
+                   help="the recipe: 2017 (the paper's, default) or modern (today's); saved to its own folder")
     e = sub.add_parser("eval", help="exact match on the held-out set (greedy and beam 4)")
     e.add_argument("--all", action="store_true", help="greedy over all 1 000 000 numbers instead")
     e.add_argument("--no-beam", dest="beam", action="store_false")

@@ -74,23 +74,30 @@ def decoder_pairs(t) -> str:
 
 
 def teaching_figures(t) -> dict:
+    """Every teaching number for trace `t`. The embedding and LayerNorm figures are of the paper's layout;
+    a trace without those tensors (the modern recipe: rotary positions, RMSNorm before each sub-layer)
+    gets None for them, since the article's sentences do not describe it."""
+    ids = {n.id for n in t.nodes}
     hidden = t.node("enc.0.ffn.hidden").value
     active = (hidden > 0).sum(axis=-1)  # units a ReLU lets through, per token
-    scaled, pe = t.node("src.scaled").value, t.node(t.node("src.x0").inputs[1]).value
     sum_node = t.node("enc.0.self.sum")
     x, sub = (t.node(i).value for i in sum_node.inputs)  # the sub-layer's input and its output
-    ln_row = t.node("enc.0.self.ln").value[0].astype(np.float64)
-    return {
+    figures = {
         **worked_row(t),
         "decoder_pairs": decoder_pairs(t),
         "row_reads_writes": [f"{a} → {b}" for a, b in zip(t.target_tokens, t.output_tokens, strict=True)],
         "ffn_active_units": float(active.mean()),
         "ffn_active_min": int(active.min()),
         "ffn_active_max": int(active.max()),
-        "scaled_row_norms": _pairs(list(t.source_tokens), row_norms(scaled), 2),
-        "pe_row_norm": round(float(row_norms(pe).mean()), 4),  # float32 noise would differ per input
         "attn_input_norm": float(row_norms(x).mean()),
         "attn_output_norm": float(row_norms(sub).mean()),
-        "ln_row_mean": float(ln_row.mean()),
-        "ln_row_std": float(ln_row.std()),
     }
+    if "src.scaled" in ids:  # the paper's embedding: √d·E[token] + PE
+        scaled, pe = t.node("src.scaled").value, t.node(t.node("src.x0").inputs[1]).value
+        figures["scaled_row_norms"] = _pairs(list(t.source_tokens), row_norms(scaled), 2)
+        figures["pe_row_norm"] = round(float(row_norms(pe).mean()), 4)  # float32 noise would differ per input
+    if "enc.0.self.ln" in ids:  # post-LN: the first sub-layer's LayerNorm output
+        ln_row = t.node("enc.0.self.ln").value[0].astype(np.float64)
+        figures["ln_row_mean"] = float(ln_row.mean())
+        figures["ln_row_std"] = float(ln_row.std())
+    return figures

@@ -27,6 +27,7 @@ import numpy as np
 from model.ablation import parts
 from model.lessons import WORKED, worked_blocks
 from model.tour import TourStep
+from model.trace import paper_layout
 from model.transformer import Config
 from model.vocab import VOCAB
 
@@ -44,6 +45,7 @@ ELEVATION = 0.08  # enough to see the cells' heights, little enough to keep them
 AZIMUTH = {"src": -0.08, "tgt": 0.08, "shared": 0.0}
 
 PALETTES = Path(__file__).resolve().parent / "palettes"
+NORM_OPS = ("LayerNormalization", "RMSNormalization")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -252,7 +254,7 @@ def kind_of(t: Tensor) -> str:
 def token_axes(tensors: dict[str, Tensor], trace) -> dict[str, tuple[str | None, str | None]]:
     """What each tensor's rows and columns stand for (source or target tokens, the vocabulary),
     seeded at the inputs and carried through every op in the order computed."""
-    axes: dict[str, tuple[str | None, str | None]] = {"E": ("vocab", None)}
+    axes: dict[str, tuple[str | None, str | None]] = {"E": ("vocab", None), "out.W_U": (None, "vocab")}
     for pid, t in tensors.items():
         if t.op == "Parameter" and pid not in axes:
             axes[pid] = (None, None)
@@ -291,6 +293,9 @@ def token_axes(tensors: dict[str, Tensor], trace) -> dict[str, tuple[str | None,
 # Words: labels and descriptions (the one place they are written)
 
 def label_of(t: Tensor, cfg: Config, memory: str | None) -> str:
+    recipe = recipe_words(t, cfg, memory)
+    if recipe:
+        return recipe[0]
     i, last = t.id, t.id.split(".")[-1]
     d, dk, dff, v = cfg.d_model, cfg.d_k, cfg.d_ff, cfg.vocab_size
     side = "x" if i.startswith("src.") else "y"
@@ -324,6 +329,9 @@ def label_of(t: Tensor, cfg: Config, memory: str | None) -> str:
 
 
 def description_of(t: Tensor, cfg: Config) -> str:
+    recipe = recipe_words(t, cfg, None)
+    if recipe:
+        return recipe[1]
     i, last = t.id, t.id.split(".")[-1]
     d, dk, h, dff = cfg.d_model, cfg.d_k, cfg.n_heads, cfg.d_ff
     parts = i.split(".")
@@ -374,7 +382,12 @@ def _subscript(n: int) -> str:
     return str(n).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
 
 
-def station_title(sid: str) -> str:
+def station_title(sid: str, cfg: Config | None = None) -> str:
+    if sid in ("enc.norm", "dec.norm"):
+        norm = "RMSNorm" if cfg is not None and cfg.norm == "rms" else "LayerNorm"
+        return f"{'Encoder' if sid == 'enc.norm' else 'Decoder'} · final {norm}"
+    if sid == "out" and cfg is not None and not cfg.tie_output:
+        return "Linear (W_U, untied) and softmax"
     if sid == "src.emb":
         return "Input embedding"
     if sid == "tgt.emb":
@@ -513,6 +526,8 @@ def _output() -> _Node:
 
 
 def _towers(cfg: Config) -> dict[str, list[tuple[str, _Node]]]:
+    if not paper_layout(cfg):
+        return _recipe_towers(cfg)
     src = [("src.emb", _embedding("src"))]
     tgt = [("tgt.emb", _embedding("tgt"))]
     for layer in range(cfg.n_layers):
@@ -567,6 +582,8 @@ def row_names(trace) -> dict[str, list[str]]:
             "target": [f"reads “{a}”, writes “{b}”" for a, b in zip(trace.target_tokens, trace.output_tokens,
                                                                       strict=True)],
             "vocab": [f"token “{t}”" for t in VOCAB.tokens]}
+
+
 def _switches(scene: Scene, cfg: Config, off: set[str]) -> list[Switch]:
     """A switch per part whose station is drawn: a head's on its output block's label, a sub-layer's on
     its station's title."""
@@ -594,21 +611,26 @@ def _switches(scene: Scene, cfg: Config, off: set[str]) -> list[Switch]:
 
 
 def _memory_id(trace) -> str | None:
-    enc = [n.id for n in trace.nodes if n.id.startswith("enc.") and n.op == "LayerNormalization"]
+    enc = [n.id for n in trace.nodes if n.id.startswith("enc.") and n.op in NORM_OPS]
     return enc[-1] if enc else None
 
 
 def _blocks(tensors: dict[str, Tensor], axes: dict, cfg: Config, memory: str | None,
             slices: list[Tensor]) -> list[Block]:
     sliced = {s.inputs[0]: int(s.shape[1]) for s in slices}  # q, k, v → d_k
+    for t in tensors.values():  # rotary Q and K: the tensor rotated has the same head columns
+        if t.id in sliced and t.op == "RotaryEmbedding":
+            sliced[t.inputs[0]] = sliced[t.id]
     headed = dict(sliced)
     for t in tensors.values():
-        if t.id in sliced and t.op == "Gemm":  # the weights and bias that make a sliced tensor
-            headed[t.inputs[1]] = headed[t.inputs[2]] = sliced[t.id]
+        if t.id in sliced and t.op in ("Gemm", "MatMul") and t.inputs[1] in tensors \
+                and tensors[t.inputs[1]].op == "Parameter":  # the weights and bias that make a sliced tensor
+            for w in t.inputs[1:]:
+                headed[w] = sliced[t.id]
         if t.op == "Concat":
             headed[t.id] = int(tensors[t.inputs[0]].shape[1])
-    relu = {t.id for t in tensors.values() if t.op == "Relu"}
-    transposed = {t.inputs[1] for t in tensors.values() if t.op == "Gemm" and t.inputs[0] in relu}
+    relu = {t.id for t in tensors.values() if t.op == "Relu"} | _gated_units(tensors)
+    transposed = {t.inputs[1] for t in tensors.values() if t.op in ("Gemm", "MatMul") and t.inputs[0] in relu}
     out = []
     for t in tensors.values():
         if t.op == "Slice":
@@ -630,7 +652,7 @@ def _blocks(tensors: dict[str, Tensor], axes: dict, cfg: Config, memory: str | N
         if t.op == "Mul" and len(t.inputs) == 2 and tensors[t.inputs[1]].shape == ():
             b.raw = {"of": t.inputs[0], "factor_of": t.inputs[1],
                      "label": "raw E entry" if tensors[t.inputs[0]].op == "Gather" else "input"}
-        b.row_stats = (t.op == "Add" and ".sum" in t.id) or t.op == "LayerNormalization"
+        b.row_stats = (t.op == "Add" and ".sum" in t.id) or t.op in NORM_OPS
         if t.op == "Where":
             b.mask = t.inputs[0]
         elif t.op in ("Gemm", "Softmax") and t.id.rsplit(".", 1)[-1] in ("scores", "weights"):
@@ -658,7 +680,7 @@ def _lay_out(blocks: list[Block], cfg: Config) -> tuple[list[Station], dict[str,
     """E (and P) at the bottom centre, the encoder tower on the left, the decoder tower on the right."""
     by_id = {b.id: b for b in blocks}
     dims = {b.id: (b.w, b.rows) for b in blocks}
-    towers = {side: [(sid, _measure(node, dims), station_title(sid)) for sid, node in st]
+    towers = {side: [(sid, _measure(node, dims), station_title(sid, cfg)) for sid, node in st]
               for side, st in _towers(cfg).items()}
     shared = _measure(H([B("E"), B("P")], gap=TOWER_GAP), dims)
     pos: dict[str, tuple[float, float]] = {}
@@ -763,7 +785,7 @@ def _connectors(scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor
     mem = by_id.get(memory) if memory else None
     if mem:
         for t in tensors.values():
-            if t.op == "Gemm" and t.inputs and t.inputs[0] == memory and t.inputs[1] in by_id:
+            if t.op in ("Gemm", "MatMul") and t.inputs and t.inputs[0] == memory and t.inputs[1] in by_id:
                 w = by_id[t.inputs[1]]
                 a = (mem.x + mem.w, mem.y - mem.rows / 2, z)
                 b = (w.x + w.w / 2, w.y - w.rows - 0.3, z)
@@ -873,7 +895,7 @@ def _one_cell(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
     q = tensors.get(f"{st}.q")
     if q is None:
         return {}
-    return {"x": q.inputs[0], "w": q.inputs[1], "b": q.inputs[2], "out": q.id,
+    return {"x": q.inputs[0], "w": q.inputs[1], "b": q.inputs[2] if len(q.inputs) > 2 else None, "out": q.id,
             "row": min(WORKED["row"], q.shape[0] - 1), "col": min(5, q.shape[1] - 1)}
 
 
@@ -900,7 +922,7 @@ def _sweep(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
 
 def _residual(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
     st = _first_station(scene, "enc", "self")
-    return {"sum": f"{st}.sum", "ln": f"{st}.ln"}
+    return {"sum": f"{st}.sum", "ln": f"{st}.ln" if f"{st}.ln" in tensors else None}
 
 
 def _mask(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
@@ -939,3 +961,127 @@ def fit_distance(view: View, fov_deg: float, aspect: float) -> float:
     h = (view.box[3] - view.box[2]) * view.margin
     t = math.tan(math.radians(fov_deg) / 2)
     return max(h / 2 / t, w / 2 / (t * aspect)) + 4
+
+
+# ---------------------------------------------------------------------------------------------
+# Today's recipe (model.trace.trace_recipe's ids): words and stations. The paper's layout above is
+# untouched; these apply only when the config leaves it (pre-norm, RMSNorm, rotary, SwiGLU, no biases,
+# untied output).
+
+def _gated_units(tensors: dict[str, Tensor]) -> set[str]:
+    """SwiGLU's hidden units: a Mul of SiLU (a Mul by a Sigmoid) and the up projection."""
+    sigmoid = {t.id for t in tensors.values() if t.op == "Sigmoid"}
+    silu = {t.id for t in tensors.values() if t.op == "Mul" and any(i in sigmoid for i in t.inputs)}
+    return {t.id for t in tensors.values() if t.op == "Mul" and any(i in silu for i in t.inputs)}
+
+
+def recipe_words(t: Tensor, cfg: Config, memory: str | None) -> tuple[str, str] | None:
+    """(label, description) of a tensor only a config outside the paper's layout has, or whose words
+    change there; None otherwise (then the paper's words apply)."""
+    if paper_layout(cfg):
+        return None
+    i, last = t.id, t.id.split(".")[-1]
+    d, dff, v = cfg.d_model, cfg.d_ff, cfg.vocab_size
+    norm = "RMSNorm" if cfg.norm == "rms" else "LayerNorm"
+    b = cfg.bias
+    if i == "E":
+        untied = "" if cfg.tie_output else "; the output has its own W_U"
+        return (f"E  ({v}×{d}, shared)" if cfg.tie_output else f"E  ({v}×{d}, input only)",
+                "E, the embedding table (vocabulary × d_model)" + untied)
+    if i == "out.W_U":
+        return f"W_{{U}} ({d}×{v}, untied)", "W_U, the output projection, separate from E (d_model × vocabulary)"
+    if i == "out.logits" and not cfg.tie_output:
+        return "logits = h·W_{U}", "logits = h·W_U"
+    if i in ("enc.norm", "dec.norm"):
+        word = "memory z" if i == "enc.norm" else "h"
+        return f"final {norm} = {word}", f"{norm} after the last layer: the stack's output {word}"
+    if last in ("cos", "sin") and i.startswith(("src.rope", "tgt.rope")):
+        return f"{last} pos·θ", f"rotation table {last}(pos·θ_i), θ_i = 10000^(−2i/d_k), one row per position"
+    if cfg.positional == "rotary" and i.startswith(("src.", "tgt.")):
+        side = "x" if i.startswith("src.") else "y"
+        if last == "x0":
+            return (f"{side}^{{(0)}} = E[{side}]·√{d}",
+                    f"x⁽⁰⁾ = E[token]·√{d} (no PE: positions enter Q and K by rotation)")
+        if last == "positions":
+            return "pos", "positions 0, 1, 2, … (index the rotation tables)"
+    if last == "rot":
+        m = i.split(".")[-2].upper()
+        return f"RoPE({m})", f"{m} rotated: each pair (2i, 2i+1) of each head turned by pos·θ_i"
+    if last == "gamma" and i.split(".")[-2] == "norm":
+        return "γ", f"{norm} gain γ" + (" (RMSNorm has no β)" if cfg.norm == "rms" else "")
+    if last == "beta" and i.split(".")[-2] == "norm":
+        return "β", "LayerNorm bias β"
+    if last == "norm" and t.op in NORM_OPS:
+        return norm, f"{norm}(X), the sub-layer's input (pre-norm)"
+    if last == "sum" and cfg.norm_first:
+        return "X + Sublayer(Norm(X))", "residual sum X + Sublayer(Norm(X)); no norm after it (pre-norm)"
+    if last in ("q", "k", "v") and not b:
+        m = last.upper()
+        return m, f"{m} = X·W^{m} (no bias)"
+    if last == "proj" and not b:
+        return "Concat·W^{O}", "Concat·W^O (no bias)"
+    if cfg.ffn == "swiglu":
+        words = {"W_1": ("W_{1} (gate)", f"W₁ ({d} × {dff}), the gate's weights"),
+                 "W_3": ("W_{3} (up)", f"W₃ ({d} × {dff}), the up projection"),
+                 "W_2": ("W_{2}ᵀ", f"W₂ ({dff} × {d}), drawn transposed"),
+                 "hidden_pre": ("xW_{1}", "x·W₁, the gate before SiLU"),
+                 "sigmoid": ("σ(xW_{1})", "σ(x·W₁), the logistic sigmoid"),
+                 "silu": ("SiLU = xW_{1}·σ", "SiLU(x·W₁) = x·W₁·σ(x·W₁)"),
+                 "up": ("xW_{3}", "x·W₃, the up projection"),
+                 "hidden": (f"SiLU ⊙ xW_{{3}} (n × {dff})", "SwiGLU hidden units: SiLU(x·W₁) ⊙ x·W₃"),
+                 "out": ("FFN(x) = hidden·W_{2}", "FFN(x) = (SiLU(x·W₁) ⊙ x·W₃)·W₂")}
+        if last in words:
+            return words[last]
+    return None
+
+
+def _recipe_embedding(side: str, cfg: Config) -> _Node:
+    if cfg.positional != "rotary":
+        return _embedding(side)
+    return V([
+        H([B(f"{side}.ids", hold=1), B(f"{side}.emb")], gap=2),
+        H([B(f"{side}.positions", hold=1), B(f"{side}.rope.cos"), B(f"{side}.rope.sin")], gap=2),
+        H([B("const.sqrt_d" if side == "src" else "const.neg_inf", hold=1), B(f"{side}.x0"),
+           B("dec.mask") if side == "tgt" else None], gap=2),
+    ])
+
+
+def _recipe_attention(p: str, heads: int) -> _Node:
+    """Bottom → top: the pre-norm (γ, and β for LayerNorm) and its output, W^Q W^K W^V under Q K V (and
+    the rotated Q and K), the heads, Concat and W^O, the residual sum (then a post-norm, if any)."""
+    proj = [V([B(f"{p}.W_{m}"), B(f"{p}.b_{m}"), B(f"{p}.{m}"), B(f"{p}.{m}.rot")]) for m in "qkv"]
+    per_head = [V([B(f"{p}.h{i}.{k}") for k in ("scores", "masked", "weights", "out")]) for i in range(heads)]
+    return V([
+        V([B(f"{p}.norm.gamma"), B(f"{p}.norm.beta"), B(f"{p}.norm")]),
+        H(proj),
+        H(per_head, gap=HEAD_COL_GAP),
+        V([B(f"{p}.concat"), B(f"{p}.W_o"), B(f"{p}.b_o"), B(f"{p}.proj")]),
+        V([B(f"{p}.sum"), B(f"{p}.ln.gamma"), B(f"{p}.ln.beta"), B(f"{p}.ln")]),
+    ])
+
+
+def _recipe_feed_forward(p: str) -> _Node:
+    """The pre-norm, then W₁ (gate) beside W₃ (up), the gate through σ and SiLU beside x·W₃, their
+    product (the hidden units), W₂ drawn transposed, the output and the residual sum."""
+    return V([
+        V([B(f"{p}.norm.gamma"), B(f"{p}.norm.beta"), B(f"{p}.norm")]),
+        H([V([B(f"{p}.W_1"), B(f"{p}.b_1"), B(f"{p}.hidden_pre"), B(f"{p}.sigmoid"), B(f"{p}.silu")]),
+           V([B(f"{p}.W_3"), B(f"{p}.b_3"), B(f"{p}.up")])], align="top"),
+        V([B(f"{p}.hidden"), B(f"{p}.W_2"), B(f"{p}.b_2"), B(f"{p}.out"), B(f"{p}.sum"),
+           B(f"{p}.ln.gamma"), B(f"{p}.ln.beta"), B(f"{p}.ln")]),
+    ])
+
+
+def _recipe_towers(cfg: Config) -> dict[str, list[tuple[str, _Node]]]:
+    src = [("src.emb", _recipe_embedding("src", cfg))]
+    tgt = [("tgt.emb", _recipe_embedding("tgt", cfg))]
+    for layer in range(cfg.n_layers):
+        src += [(f"enc.{layer}.self", _recipe_attention(f"enc.{layer}.self", cfg.n_heads)),
+                (f"enc.{layer}.ffn", _recipe_feed_forward(f"enc.{layer}.ffn"))]
+        tgt += [(f"dec.{layer}.self", _recipe_attention(f"dec.{layer}.self", cfg.n_heads)),
+                (f"dec.{layer}.cross", _recipe_attention(f"dec.{layer}.cross", cfg.n_heads)),
+                (f"dec.{layer}.ffn", _recipe_feed_forward(f"dec.{layer}.ffn"))]
+    src.append(("enc.norm", V([B("enc.norm.gamma"), B("enc.norm.beta"), B("enc.norm")])))
+    tgt.append(("dec.norm", V([B("dec.norm.gamma"), B("dec.norm.beta"), B("dec.norm")])))
+    tgt.append(("out", V([B("out.ET"), B("out.W_U"), B("out.logits"), H([B("out.probs"), B("out.tokens")], gap=2)])))
+    return {"src": src, "tgt": tgt}

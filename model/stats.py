@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import torch
 
@@ -54,22 +55,22 @@ def parameter_figures(model: EncoderDecoder) -> dict[str, int]:
             "params_encoder_layer": enc_layer, "params_decoder_layer": dec_layer}
 
 
-def training_summary() -> dict:
-    """The shipped training log's last record and recipe."""
-    log = json.loads((ARTIFACTS / "training_log.json").read_text())
+def training_summary(artifacts: Path = ARTIFACTS) -> dict:
+    """The shipped training log's last record and recipe (`artifacts`: the model's folder)."""
+    log = json.loads((artifacts / "training_log.json").read_text())
     final = log["log"][-1]
     return {"train_config": log["train_config"], "steps": final["step"], "seconds": final["seconds"],
             "heldout_exact_match": final["heldout_exact_match"], "heldout_loss": final["heldout_loss"],
             "checkpoints_averaged": final["averaged"]}
 
 
-def loss_yardsticks(vocab_size: int) -> dict[str, float | int]:
+def loss_yardsticks(vocab_size: int, artifacts: Path = ARTIFACTS) -> dict[str, float | int]:
     """Steps 18 and 20's yardsticks, from the model's vocabulary and the shipped recipe and log.
 
     The smoothed target puts 1 − ε + ε/V on the right piece: the probability that minimises the
     training loss (step 18's ceiling). A model that spreads its probability evenly over V tokens
     scores ln V under any smoothing (the q_t sum to 1): the yardstick for the log's first loss."""
-    log = json.loads((ARTIFACTS / "training_log.json").read_text())
+    log = json.loads((artifacts / "training_log.json").read_text())
     eps = log["train_config"]["label_smoothing"]
     first = log["log"][0]
     return {"label_smoothing_eps": eps, "smoothing_ceiling": 1 - eps + eps / vocab_size,
@@ -78,12 +79,12 @@ def loss_yardsticks(vocab_size: int) -> dict[str, float | int]:
             "first_logged_step": first["step"], "log_every": log["train_config"]["log_every"]}
 
 
-def model_figures(model: EncoderDecoder, per_head: dict | None = None) -> dict:
+def model_figures(model: EncoderDecoder, per_head: dict | None = None, artifacts: Path = ARTIFACTS) -> dict:
     """Everything model-level the article quotes, computed (once, at start-up) from the model."""
     c = model.cfg
     per_head = per_head or attention_peaks_per_head(model, heldout_numbers())
     return {**parameter_figures(model), **attention_peaks(per_head),
-            "heldout_exact_match": training_summary()["heldout_exact_match"],
+            "heldout_exact_match": training_summary(artifacts)["heldout_exact_match"],
             "vocab_size": c.vocab_size, "d_model": c.d_model, "n_heads": c.n_heads, "d_k": c.d_k,
             "d_ff": c.d_ff, "n_layers": c.n_layers, "sqrt_d_model": c.d_model ** 0.5, "sqrt_d_k": c.d_k ** 0.5,
-            **loss_yardsticks(c.vocab_size)}
+            **loss_yardsticks(c.vocab_size, artifacts)}

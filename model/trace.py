@@ -12,8 +12,13 @@ Conventions: weight matrices are stored as the paper writes them, (d_in, d_out),
 The trace follows every option of `Config` or refuses it (`check_traceable`): any width, head count,
 d_k (the inner width h·d_k need not be d_model), depth and vocabulary; scores with or without the
 1/√d_k scale (Gemm's alpha is 1 without it); sinusoidal positions (a Constant) or learned ones (the
-table `P`, gathered at `{side}.positions`). Pre-LN (`norm_first`) and rotary or ALiBi positions are
-refused with a ValueError naming the option.
+table `P`, gathered at `{side}.positions`). Configs beyond the paper's layout (pre-normalisation,
+RMSNorm, rotary positions, SwiGLU, no biases, an untied output: today's recipe, `MODERN`) are traced
+by the functions under "Today's recipe" below, with ONNX opset 23's own operators:
+RMSNormalization, RotaryEmbedding, Sigmoid and Mul for SwiGLU's SiLU, MatMul for a map without bias.
+One convention of every node holds for RotaryEmbedding too: the trace has no batch axis (one
+sentence), so its input is (sequence, h·d_k), the opset's 3-D (batch, sequence, hidden) form with
+batch = 1 left out. ALiBi is refused with a ValueError naming the option.
 """
 
 from __future__ import annotations
@@ -31,7 +36,15 @@ from model.ablation import ablated, parse_ablation
 from model.decode import greedy
 from model.lessons import teaching_figures
 from model.numbers import join_german, to_english, to_german_pieces
-from model.transformer import Config, EncoderDecoder, MultiHeadedAttention, sinusoid_table
+from model.transformer import (
+    NORM_EPSILON,
+    Config,
+    EncoderDecoder,
+    MultiHeadedAttention,
+    rotate,
+    sinusoid_angles,
+    sinusoid_table,
+)
 from model.vocab import EOS, VOCAB
 
 LN_EPSILON = 1e-5  # nn.LayerNorm's default, which the model uses
@@ -54,6 +67,11 @@ class Node:
 def described(description: str) -> Any:
     """A required dataclass field with a description (pydantic copies it into the OpenAPI schema)."""
     return field(metadata={"description": description})
+
+
+def optional(description: str) -> Any:
+    """A described field that is null where the model's layout has no such tensor (the modern recipe)."""
+    return field(default=None, metadata={"description": description})
 
 
 TRACE_FORMAT = "anatomy-trace/1"
@@ -118,12 +136,12 @@ class Derived:
     ffn_active_units: float = described("encoder layer 1: mean number of hidden units not zeroed by the ReLU")
     ffn_active_min: int
     ffn_active_max: int
-    scaled_row_norms: str = described("length of each scaled embedding row √d·E[token], to 2 decimals")
-    pe_row_norm: float = described("mean length of the positional-encoding rows")
+    scaled_row_norms: str | None = optional("length of each scaled embedding row √d·E[token], to 2 decimals")
+    pe_row_norm: float | None = optional("mean length of the positional-encoding rows")
     attn_input_norm: float = described("encoder layer 1: mean row length of the attention sub-layer's input")
     attn_output_norm: float = described("… and of its output, the correction added to it")
-    ln_row_mean: float = described("the first token's row after LayerNorm, γ and β: its mean")
-    ln_row_std: float
+    ln_row_mean: float | None = optional("the first token's row after LayerNorm, γ and β: its mean")
+    ln_row_std: float | None = optional("… and its standard deviation")
     logit_lens: str = described("per decoder layer, the most probable piece at each position if decoding "
                                 "stopped after it, with its probability (the lens nodes' argmax)")
 
@@ -204,6 +222,8 @@ def _np(t: Tensor) -> np.ndarray:
 
 def parameters(model: EncoderDecoder) -> dict[str, np.ndarray]:
     """Every parameter under its trace id, weight matrices as (d_in, d_out)."""
+    if not paper_layout(model.cfg):
+        return recipe_parameters(model)
     out: dict[str, np.ndarray] = {"E": _np(model.embedding)}
     if model.positions is not None:  # learned positions: the table P, max_len × d_model
         out["P"] = _np(model.positions)
@@ -342,20 +362,18 @@ def _feed_forward(g: _Graph, p: str, x: str, off: frozenset[str] = frozenset()) 
 # Every field of Config, each followed by trace() (or refused by check_traceable). A field added to
 # Config and not listed here makes trace() refuse every model until the trace learns it.
 FOLLOWED_OPTIONS = frozenset({"vocab_size", "d_model", "n_heads", "d_k", "d_ff", "n_layers", "dropout",
-                              "positional", "max_len", "scale_scores", "norm_first", "pad_id"})
-TRACED_POSITIONALS = ("sinusoidal", "learned")
+                              "positional", "max_len", "scale_scores", "norm_first", "pad_id",
+                              "norm", "ffn", "bias", "tie_output"})
+TRACED_POSITIONALS = ("sinusoidal", "learned", "rotary")
 
 
 def check_traceable(cfg: Config) -> None:
     """Raise a ValueError naming each option of `cfg` that trace() does not follow.
 
-    Refused: norm_first=True (pre-LN, whose final stack norms and sub-layer order the trace's ids do
-    not describe), positional "rotary" and "alibi" (position enters inside attention), n_layers < 1,
+    Refused: positional "alibi" (a bias inside the scores that no ONNX operator names), n_layers < 1,
     and any Config field the trace does not know. Dropout is followed by tracing in eval mode.
     """
     refused = [f"{name} (unknown to the trace)" for name in sorted({f.name for f in fields(cfg)} - FOLLOWED_OPTIONS)]
-    if cfg.norm_first:
-        refused.append("norm_first=True (pre-LN)")
     if cfg.positional not in TRACED_POSITIONALS:
         refused.append(f"positional={cfg.positional!r} (traced: {', '.join(TRACED_POSITIONALS)})")
     if cfg.n_layers < 1:
@@ -382,6 +400,8 @@ def trace(model: EncoderDecoder, number: int, params: dict[str, np.ndarray] | No
     switched_off = parse_ablation(list(ablation), cfg)  # checked, once each, in the model's order
     off = frozenset(switched_off)
     params = params if params is not None else parameters(model)
+    if not paper_layout(cfg):
+        return trace_recipe(model, number, params, version)
     source = VOCAB.source_tokens(number)
     decoder = ablated(model, off) if off else model
     output = VOCAB.tokens_of(greedy(decoder, [VOCAB.ids(source)])[0])
@@ -480,3 +500,208 @@ def derived_figures(t: Trace, model: EncoderDecoder) -> dict:
         "logit_lens": "; ".join(f"after decoder {la.layer + 1}: "
                                 + " ".join(f"{top[0].piece} ({top[0].p:.2f})" for top in la.top) for la in t.lens),
     }
+
+
+# ---------------------------------------------------------------------------------------------
+# Today's recipe: pre-normalisation, RMSNorm, rotary positions, SwiGLU, no biases, untied output.
+# Kept apart from the paper's functions above, which stay exactly as they were for the 2017 model;
+# these follow each option on its own, so any mix of them (pre-LN with LayerNorm, say) is traced.
+
+def paper_layout(cfg: Config) -> bool:
+    """True when the config uses only the paper's layout, which the functions above trace."""
+    return (not cfg.norm_first and cfg.norm == "layer" and cfg.ffn == "relu" and cfg.bias and cfg.tie_output
+            and cfg.positional in ("sinusoidal", "learned"))
+
+
+def recipe_parameters(model: EncoderDecoder) -> dict[str, np.ndarray]:
+    """`parameters()` for any layout: norms under `{station}.norm` (pre) or `{station}.ln` (post), the
+    final stack norms `enc.norm` and `dec.norm`, SwiGLU's W_3, no b_* without biases, and the untied
+    output matrix `out.W_U` (d_model × V, as weight matrices are stored)."""
+    cfg = model.cfg
+    out: dict[str, np.ndarray] = {"E": _np(model.embedding)}
+    if model.positions is not None:
+        out["P"] = _np(model.positions)
+    where = "norm" if cfg.norm_first else "ln"
+
+    def linear(prefix: str, name: str, lin) -> None:
+        out[f"{prefix}.W_{name}"] = _np(lin.weight.T)
+        if lin.bias is not None:
+            out[f"{prefix}.b_{name}"] = _np(lin.bias)
+
+    def norm(prefix: str, module) -> None:
+        out[f"{prefix}.gamma"] = _np(module.weight)
+        if getattr(module, "bias", None) is not None:
+            out[f"{prefix}.beta"] = _np(module.bias)
+
+    def attn(prefix: str, a: MultiHeadedAttention, sub) -> None:
+        if cfg.norm_first:
+            norm(f"{prefix}.{where}", sub.norm)
+        for name in "qkvo":
+            linear(prefix, name, getattr(a, f"w_{name}"))
+        if not cfg.norm_first:
+            norm(f"{prefix}.{where}", sub.norm)
+
+    def ffn(prefix: str, f, sub) -> None:
+        if cfg.norm_first:
+            norm(f"{prefix}.{where}", sub.norm)
+        for name in ("1", "3", "2") if f.w_3 is not None else ("1", "2"):
+            linear(prefix, name, getattr(f, f"w_{name}"))
+        if not cfg.norm_first:
+            norm(f"{prefix}.{where}", sub.norm)
+
+    for i, layer in enumerate(model.encoder_layers):
+        attn(f"enc.{i}.self", layer.self_attn, layer.sublayer[0])
+        ffn(f"enc.{i}.ffn", layer.feed_forward, layer.sublayer[1])
+    if model.encoder_norm is not None:
+        norm("enc.norm", model.encoder_norm)
+    for i, layer in enumerate(model.decoder_layers):
+        attn(f"dec.{i}.self", layer.self_attn, layer.sublayer[0])
+        attn(f"dec.{i}.cross", layer.src_attn, layer.sublayer[1])
+        ffn(f"dec.{i}.ffn", layer.feed_forward, layer.sublayer[2])
+    if model.decoder_norm is not None:
+        norm("dec.norm", model.decoder_norm)
+    if model.output is not None:
+        out["out.W_U"] = _np(model.output.T)
+    return out
+
+
+def _linear(g: _Graph, node_id: str, x: str, p: str, name: str) -> Tensor:
+    """x·W + b as Gemm, or x·W as MatMul when the map has no bias."""
+    w, b = f"{p}.W_{name}", f"{p}.b_{name}"
+    if b in g.values:
+        return g.gemm(node_id, x, w, b)
+    return g.add(node_id, "MatMul", [x, w], g.values[x] @ g.values[w])
+
+
+def _norm(g: _Graph, node_id: str, x: str, cfg: Config) -> str:
+    """LayerNormalization(x, γ, β) or RMSNormalization(x, γ) = γ·x/√(mean(x²) + ε), over the last axis."""
+    gamma, xv = f"{node_id}.gamma", g.values[x]
+    if cfg.norm == "rms":
+        out = torch.nn.functional.rms_norm(xv, (xv.shape[-1],), g.values[gamma], NORM_EPSILON)
+        g.add(node_id, "RMSNormalization", [x, gamma], out, axis=-1, epsilon=NORM_EPSILON)
+    else:
+        beta = f"{node_id}.beta"
+        out = torch.nn.functional.layer_norm(xv, (xv.shape[-1],), g.values[gamma], g.values[beta], NORM_EPSILON)
+        g.add(node_id, "LayerNormalization", [x, gamma, beta], out, axis=-1, epsilon=NORM_EPSILON)
+    return node_id
+
+
+def _recipe_embed(g: _Graph, side: str, ids: list[int], cfg: Config) -> str:
+    """Rotary: x⁽⁰⁾ = E[ids]·√d_model, and the side's rotation tables (cos and sin of pos·θ_i, one row per
+    position, d_k/2 angles) with the positions that index them; other positionals as the paper's."""
+    if cfg.positional != "rotary":
+        return _embed(g, side, ids, cfg)
+    g.const(f"{side}.ids", torch.tensor(ids, dtype=torch.int64))
+    g.add(f"{side}.emb", "Gather", ["E", f"{side}.ids"], g.values["E"][g.values[f"{side}.ids"]], axis=0)
+    g.add(f"{side}.x0", "Mul", [f"{side}.emb", "const.sqrt_d"], g.values[f"{side}.emb"] * g.values["const.sqrt_d"])
+    angles = sinusoid_angles(len(ids), cfg.d_k, torch.device("cpu"))  # the model's own angles
+    g.const(f"{side}.positions", torch.arange(len(ids), dtype=torch.int64))
+    g.const(f"{side}.rope.cos", angles.cos(), formula="cos(pos·10000^(−2i/d_k))")
+    g.const(f"{side}.rope.sin", angles.sin(), formula="sin(pos·10000^(−2i/d_k))")
+    return f"{side}.x0"
+
+
+def _rotary(g: _Graph, node_id: str, x: str, side: str, cfg: Config) -> str:
+    """RotaryEmbedding (opset 23, interleaved pairs (2i, 2i+1), num_heads = h) on Q or K, computed by the
+    model's own `rotate` so that the trace is the model's arithmetic."""
+    xv = g.values[x]
+    t = xv.shape[0]
+    heads = xv.view(t, cfg.n_heads, cfg.d_k).transpose(0, 1)[None]  # (1, h, T, d_k)
+    out = rotate(heads)[0].transpose(0, 1).reshape(t, cfg.n_heads * cfg.d_k)
+    g.add(node_id, "RotaryEmbedding", [x, f"{side}.rope.cos", f"{side}.rope.sin", f"{side}.positions"], out,
+          interleaved=1, num_heads=cfg.n_heads)
+    return node_id
+
+
+def _recipe_attention(g: _Graph, p: str, x: str, kv: str, cfg: Config, masked: bool, side: str | None) -> str:
+    """A residual attention sub-layer of any layout: pre-norm x + Attn(Norm(x)) or post-norm
+    Norm(x + Attn(x)); rotary Q and K in self-attention (`side` names the rotation tables)."""
+    h, d_k = cfg.n_heads, cfg.d_k
+    inp = _norm(g, f"{p}.norm", x, cfg) if cfg.norm_first else x
+    kv = inp if kv == x else kv
+    _linear(g, f"{p}.q", inp, p, "q")
+    _linear(g, f"{p}.k", kv, p, "k")
+    _linear(g, f"{p}.v", kv, p, "v")
+    cut = {"q": f"{p}.q", "k": f"{p}.k", "v": f"{p}.v"}
+    if side is not None and cfg.positional == "rotary":
+        cut["q"] = _rotary(g, f"{p}.q.rot", f"{p}.q", side, cfg)
+        cut["k"] = _rotary(g, f"{p}.k.rot", f"{p}.k", side, cfg)
+    outs = []
+    for i in range(h):
+        for m in "qkv":
+            g.add(f"{p}.{m}.h{i}", "Slice", [cut[m]], g.values[cut[m]][:, i * d_k:(i + 1) * d_k],
+                  axes=[1], starts=[i * d_k], ends=[(i + 1) * d_k])
+        q, k, v = (g.values[f"{p}.{m}.h{i}"] for m in "qkv")
+        alpha = 1 / math.sqrt(d_k) if cfg.scale_scores else 1.0
+        scores = g.add(f"{p}.h{i}.scores", "Gemm", [f"{p}.q.h{i}", f"{p}.k.h{i}"], (q @ k.T) * alpha,
+                       alpha=alpha, transB=1)
+        logits_id = f"{p}.h{i}.scores"
+        if masked:
+            scores = g.add(f"{p}.h{i}.masked", "Where", ["dec.mask", logits_id, "const.neg_inf"],
+                           torch.where(g.values["dec.mask"], scores, g.values["const.neg_inf"]))
+            logits_id = f"{p}.h{i}.masked"
+        w = g.add(f"{p}.h{i}.weights", "Softmax", [logits_id], scores.softmax(-1), axis=-1)
+        g.add(f"{p}.h{i}.out", "MatMul", [f"{p}.h{i}.weights", f"{p}.v.h{i}"], w @ v)
+        outs.append(f"{p}.h{i}.out")
+    g.add(f"{p}.concat", "Concat", outs, torch.cat([g.values[o] for o in outs], dim=1), axis=1)
+    _linear(g, f"{p}.proj", f"{p}.concat", p, "o")
+    g.add(f"{p}.sum", "Add", [x, f"{p}.proj"], g.values[x] + g.values[f"{p}.proj"])
+    return f"{p}.sum" if cfg.norm_first else _norm(g, f"{p}.ln", f"{p}.sum", cfg)
+
+
+def _recipe_feed_forward(g: _Graph, p: str, x: str, cfg: Config) -> str:
+    """ReLU FFN, or SwiGLU: (SiLU(x·W_1) ⊙ x·W_3)·W_2 with SiLU(z) = z·σ(z) as Sigmoid and Mul (opset 23
+    has no SiLU operator); residual and norm as the layout puts them."""
+    inp = _norm(g, f"{p}.norm", x, cfg) if cfg.norm_first else x
+    _linear(g, f"{p}.hidden_pre", inp, p, "1")
+    pre = g.values[f"{p}.hidden_pre"]
+    if cfg.ffn == "swiglu":
+        g.add(f"{p}.sigmoid", "Sigmoid", [f"{p}.hidden_pre"], torch.sigmoid(pre))
+        g.add(f"{p}.silu", "Mul", [f"{p}.hidden_pre", f"{p}.sigmoid"], pre * g.values[f"{p}.sigmoid"])
+        _linear(g, f"{p}.up", inp, p, "3")
+        g.add(f"{p}.hidden", "Mul", [f"{p}.silu", f"{p}.up"], g.values[f"{p}.silu"] * g.values[f"{p}.up"])
+    else:
+        g.add(f"{p}.hidden", "Relu", [f"{p}.hidden_pre"], torch.relu(pre))
+    _linear(g, f"{p}.out", f"{p}.hidden", p, "2")
+    g.add(f"{p}.sum", "Add", [x, f"{p}.out"], g.values[x] + g.values[f"{p}.out"])
+    return f"{p}.sum" if cfg.norm_first else _norm(g, f"{p}.ln", f"{p}.sum", cfg)
+
+
+def trace_recipe(model: EncoderDecoder, number: int, params: dict[str, np.ndarray], version: str) -> Trace:
+    """`trace()` for any layout other than the paper's (called by it; same header, same conventions)."""
+    cfg = model.cfg
+    source = VOCAB.source_tokens(number)
+    output = VOCAB.tokens_of(greedy(model, [VOCAB.ids(source)])[0])
+    rows = ["<s>"] + output
+    m = len(rows)
+    g = _Graph(params)
+    g.const("const.sqrt_d", torch.tensor(math.sqrt(cfg.d_model)))
+    g.const("const.neg_inf", torch.tensor(float("-inf")))
+
+    x = _recipe_embed(g, "src", VOCAB.ids(source), cfg)
+    for i in range(cfg.n_layers):
+        x = _recipe_attention(g, f"enc.{i}.self", x, x, cfg, masked=False, side="src")
+        x = _recipe_feed_forward(g, f"enc.{i}.ffn", x, cfg)
+    memory = _norm(g, "enc.norm", x, cfg) if cfg.norm_first else x
+
+    y = _recipe_embed(g, "tgt", VOCAB.ids(rows), cfg)
+    causal = torch.ones(m, m, dtype=torch.bool).tril()
+    g.const("dec.mask", causal & (torch.tensor(VOCAB.ids(rows)) != cfg.pad_id))
+    for i in range(cfg.n_layers):
+        y = _recipe_attention(g, f"dec.{i}.self", y, y, cfg, masked=True, side="tgt")
+        y = _recipe_attention(g, f"dec.{i}.cross", y, memory, cfg, masked=False, side=None)
+        y = _recipe_feed_forward(g, f"dec.{i}.ffn", y, cfg)
+    if cfg.norm_first:
+        y = _norm(g, "dec.norm", y, cfg)
+
+    if cfg.tie_output:
+        g.add("out.ET", "Transpose", ["E"], g.values["E"].T, perm=[1, 0])
+        logits = g.add("out.logits", "MatMul", [y, "out.ET"], g.values[y] @ g.values["out.ET"])
+    else:
+        logits = g.add("out.logits", "MatMul", [y, "out.W_U"], g.values[y] @ g.values["out.W_U"])
+    probs = g.add("out.probs", "Softmax", ["out.logits"], logits.softmax(-1), axis=-1)
+    chosen = g.add("out.tokens", "ArgMax", ["out.probs"], probs.argmax(-1), axis=-1, keepdims=0)
+    out_tokens = VOCAB.tokens_of(chosen.tolist())
+    t = Trace(number, source, rows, out_tokens, g.nodes, list(params), weights_version=version, memory=memory)
+    t.derived = derived_figures(t, model)
+    return t

@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from model.transformer import MODERN
 from research import alignment, heads
 from research.harness import ANALYSES, RunSpec, has_sieben_und, mean, subset_exact_match
 
@@ -138,9 +139,9 @@ def extrapolation_specs(o: Options) -> list[RunSpec]:
             for pair in (POSITIONALS[:2], POSITIONALS[2:]) for seed in _seeds(o) for p in pair]
 
 
-def extrapolation_summary(runs: list[dict]) -> list[dict]:
+def extrapolation_summary(runs: list[dict], order: list[str] | None = None) -> list[dict]:
     rows = []
-    for variant, rs in _by_variant(runs, POSITIONALS):
+    for variant, rs in _by_variant(runs, order or POSITIONALS):
         lengths = sorted({int(k) for r in rs for k in r["exact_match_by_length"]})
         for words in lengths:
             cells = [r["exact_match_by_length"].get(str(words)) for r in rs]
@@ -293,6 +294,44 @@ def dk_sweep_summary(runs: list[dict]) -> list[dict]:
     return rows
 
 
+# ---- 5. Today's recipe beside 2017's ----------------------------------------------------------
+# The modern miniature (model.transformer.MODERN) trained exactly as the desk trained the paper's:
+# the ablations' training (2 500 steps, 2 seeds) and the extrapolation study (800 steps on ≤ 6 words,
+# 3 seeds). Its summary sets the desk's own 2017 runs beside it, read from their results files, so
+# the 2017 numbers are the ones already published, not a second training of them.
+
+def modern_specs(o: Options) -> list[RunSpec]:
+    return [_spec("modern", "modern", seed, o, MODERN) for seed in _seeds(o)]
+
+
+def modern_extrapolation_specs(o: Options) -> list[RunSpec]:
+    return [_spec("modern_extrapolation", "modern", seed, o, MODERN, {"max_words": TRAIN_MAX_WORDS})
+            for seed in _seeds(o)]
+
+
+def _desk_runs(experiment: str, variant: str) -> list[dict]:
+    from research.harness import RESULTS, read_runs, results_file
+
+    return [r for r in read_runs(results_file(RESULTS, experiment)) if r["variant"] == variant]
+
+
+def modern_summary(runs: list[dict]) -> list[dict]:
+    """2017 (the ablations' baseline runs) and modern (this experiment's), one row each."""
+    both = [{**r, "variant": "2017"} for r in _desk_runs("ablations", "baseline")] + runs
+    rows = training_summary(["2017", "modern"])(both)
+    for row in rows:
+        rs = [r for r in both if r["variant"] == row["variant"]]
+        row["steps"] = rs[0]["steps"]
+    return rows
+
+
+def modern_extrapolation_summary(runs: list[dict]) -> list[dict]:
+    """The desk's sinusoidal (2017) and rotary-only runs, and the modern recipe's, by input length."""
+    desk = [r for v in ("sinusoidal", "rotary") for r in _desk_runs("extrapolation", v)]
+    rows = extrapolation_summary(desk + runs, ["sinusoidal", "rotary", "modern"])
+    return [{**row, "variant": {"sinusoidal": "2017"}.get(row["variant"], row["variant"])} for row in rows]
+
+
 EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in [
     Experiment("ablations", 2, 2500, ablation_specs, ablation_summary),
     Experiment("extrapolation", 3, 800, extrapolation_specs, extrapolation_summary),
@@ -301,6 +340,8 @@ EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in [
     Experiment("warmup_norm", 2, 1000, warmup_norm_specs, training_summary([w[0] for w in WARMUP_NORM])),
     Experiment("compositional", 2, 1000, compositional_specs, compositional_summary),
     Experiment("dk_sweep", 1, 500, dk_sweep_specs, dk_sweep_summary),
+    Experiment("modern", 2, 2500, modern_specs, modern_summary),
+    Experiment("modern_extrapolation", 3, 800, modern_extrapolation_specs, modern_extrapolation_summary),
 ]}
 GROUPS = {"followups": ["head_ablation", "warmup_norm", "compositional", "dk_sweep"]}
 

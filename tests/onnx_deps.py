@@ -46,8 +46,16 @@ def deps(node: dict, values: dict[str, np.ndarray], index: tuple[int, ...]) -> s
         return got
     if op in ("Add", "Sub", "Mul", "Div"):
         return {(i, _broadcast(shape[i], out)) for i in ins}
-    if op == "Relu":
+    if op in ("Relu", "Sigmoid"):
         return {(ins[0], out)}
+    if op == "RotaryEmbedding":  # interleaved pairs; (sequence, hidden) is the 3-D form without its batch of 1
+        x, cos, sin, *pos = ins
+        t, c = out
+        d_k = shape[x][1] // attrs.get("num_heads", 1)
+        base, i = c - c % 2, (c % d_k) // 2
+        p = int(np.asarray(values[pos[0]])[t]) if pos else t
+        got = {(x, (t, base)), (x, (t, base + 1)), (cos, (p, i)), (sin, (p, i))}
+        return got | ({(pos[0], (t,))} if pos else set())
     if op == "Where":
         cond, x, y = ins
         ic = _broadcast(shape[cond], out)
@@ -60,7 +68,7 @@ def deps(node: dict, values: dict[str, np.ndarray], index: tuple[int, ...]) -> s
         axis = attrs.get("axis", 0) % len(shape[ins[0]])
         full = out if attrs.get("keepdims", 1) else out[:axis] + (0,) + out[axis:]
         return {(ins[0], i) for i in _along(full, axis, shape[ins[0]][axis])}
-    if op == "LayerNormalization":
+    if op in ("LayerNormalization", "RMSNormalization"):
         x = ins[0]
         axis = attrs.get("axis", -1) % len(shape[x])
         lead, rest = out[:axis], shape[x][axis:]

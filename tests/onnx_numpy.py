@@ -28,6 +28,36 @@ def _layer_norm(x, scale, bias, axis=-1, epsilon=1e-5):
     return (x - mean) / np.sqrt(var + epsilon) * scale + bias
 
 
+def _rms_norm(x, scale, axis=-1, epsilon=1e-5, stash_type=1):
+    """RMSNormalization (opset 23): X / sqrt(mean(X², axes axis…rank−1) + ε) · scale."""
+    x = x.astype(np.float64)
+    axis = axis % x.ndim
+    ms = (x ** 2).mean(axis=tuple(range(axis, x.ndim)), keepdims=True)
+    return x / np.sqrt(ms + epsilon) * scale
+
+
+def _rotary_embedding(x, cos_cache, sin_cache, position_ids=None, interleaved=0, num_heads=0,
+                      rotary_embedding_dim=0):
+    """RotaryEmbedding (opset 23). The trace has no batch axis, so a (sequence, hidden) input is the
+    opset's 3-D (batch, sequence, hidden) form with batch = 1 left out: it is put back here and the
+    operator applied as the opset defines it for rank 3 (hidden split into num_heads heads)."""
+    x3 = x[None].astype(np.float64)
+    batch, seq, hidden = x3.shape
+    heads = x3.reshape(batch, seq, num_heads, hidden // num_heads)
+    dim = rotary_embedding_dim or heads.shape[-1]
+    rot, keep = heads[..., :dim], heads[..., dim:]
+    if position_ids is not None:
+        where = np.asarray(position_ids).reshape(batch, seq)
+        cos, sin = cos_cache[where], sin_cache[where]
+    else:
+        cos, sin = cos_cache.reshape(batch, seq, -1), sin_cache.reshape(batch, seq, -1)
+    cos, sin = cos[:, :, None, :].astype(np.float64), sin[:, :, None, :].astype(np.float64)
+    x1, x2 = (rot[..., 0::2], rot[..., 1::2]) if interleaved else np.split(rot, 2, axis=-1)
+    real, imag = cos * x1 - sin * x2, sin * x1 + cos * x2
+    rotated = np.stack((real, imag), axis=-1).reshape(rot.shape) if interleaved else np.concatenate((real, imag), -1)
+    return np.concatenate((rotated, keep), axis=-1).reshape(x3.shape)[0]
+
+
 def _slice(x, axes, starts, ends):
     index = [slice(None)] * x.ndim
     for axis, s, e in zip(axes, starts, ends):
@@ -49,6 +79,9 @@ OPS = {
     "Softmax": lambda x, axis=-1: _softmax(x, axis),
     "Relu": lambda x: np.maximum(x, 0),
     "LayerNormalization": _layer_norm,
+    "RMSNormalization": _rms_norm,
+    "RotaryEmbedding": _rotary_embedding,
+    "Sigmoid": lambda x: 1 / (1 + np.exp(-x.astype(np.float64))),
     "ArgMax": lambda x, axis=0, keepdims=1: np.argmax(x, axis=axis) if not keepdims
     else np.expand_dims(np.argmax(x, axis=axis), axis),
 }

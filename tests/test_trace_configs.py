@@ -1,4 +1,4 @@
-"""Every configuration the research desk trains is traced right, or refused by name.
+"""Every configuration the research desk trains is traced right, or refused by name (only ALiBi is).
 
 The variants come from research/experiments.py (the ablations, the positional encodings of the
 extrapolation study, the warm-up × norm study and the d_k sweep), so there is one definition of them.
@@ -49,8 +49,7 @@ VARIANTS = research_variants()
 
 def refused(overrides: dict) -> bool:
     """What the trace does not follow (stated here from the config, not asked of trace.py)."""
-    cfg = Config(**overrides)
-    return cfg.norm_first or cfg.positional in ("rotary", "alibi")
+    return Config(**overrides).positional == "alibi"
 
 
 TRACED = [name for name, o in VARIANTS.items() if not refused(o)]
@@ -170,10 +169,8 @@ def test_the_memory_field_names_the_last_encoder_layers_output(name):
 # ---- refused configurations ------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", REFUSED)
-def test_trace_refuses_pre_ln_rotary_and_alibi_with_a_value_error_naming_the_option(name):
-    cfg = Config(**VARIANTS[name])
-    option = "norm_first" if cfg.norm_first else "positional"
-    with pytest.raises(ValueError, match=option):
+def test_trace_refuses_alibi_with_a_value_error_naming_the_option(name):
+    with pytest.raises(ValueError, match="positional='alibi'"):
         trace(model_of(name), NUMBERS[0])
 
 

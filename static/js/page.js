@@ -19,6 +19,9 @@ import { formatNumber } from "./format.js";
 import { readTraceStream } from "./trace-stream.js";
 
 const DEFAULT_INPUT = "42";
+// ?model=: the server names the miniature the stage draws (data-model, absent for the default)
+const MODEL = document.getElementById("input-form")?.dataset.model || "";
+const MODEL_QUERY = MODEL ? `&model=${encodeURIComponent(MODEL)}` : "";
 const form = document.getElementById("input-form");
 const field = document.getElementById("number-input");
 const errorBox = document.getElementById("input-error");
@@ -102,7 +105,7 @@ async function compareWith(input) {
     return true;
   }
   try {
-    anatomy.compareTrace = await readTraceStream(`/api/trace/stream?input=${encodeURIComponent(input)}`);
+    anatomy.compareTrace = await readTraceStream(`/api/trace/stream?input=${encodeURIComponent(input)}${MODEL_QUERY}`);
   } catch (err) {
     errorBox.textContent = `Cannot compare with “${input}”: ${err.message}`;  // the field itself is fine
     updateUrl();
@@ -155,13 +158,13 @@ async function run(input, ablation = anatomy.ablation) {
   const off = ablation.length ? `&ablate=${encodeURIComponent(ablation.join(","))}` : "";
   try {
     const at = anatomy.checkpoint === null ? "" : `&checkpoint=${encodeURIComponent(anatomy.checkpoint)}`;
-    const trace = await readTraceStream(`/api/trace/stream?input=${encodeURIComponent(input)}${off}${at}`);
+    const trace = await readTraceStream(`/api/trace/stream?input=${encodeURIComponent(input)}${off}${at}${MODEL_QUERY}`);
     if (seq !== requestSeq) return; // a newer input won
     anatomy.trace = trace;
     anatomy.ablation = trace.ablation || [];
     showAblation();
     clearError();
-    fillLive({ ...(anatomy.model?.figures || {}), ...trace.derived });
+    if (!MODEL) fillLive({ ...(anatomy.model?.figures || {}), ...trace.derived });  // the article is the 2017 model's
     updateUrl();
     anatomy.ready = true;
     document.dispatchEvent(new CustomEvent("anatomy:trace", { detail: trace }));
@@ -395,9 +398,9 @@ function start() {
   } else if (sections.length) {
     setStep(sections[0]);  // the top of the page is step 1, even before its section reaches the 40% line
   }
-  fetchJson("/api/model").then((model) => {
+  fetchJson(`/api/model${MODEL ? `?model=${encodeURIComponent(MODEL)}` : ""}`).then((model) => {
     anatomy.model = model;
-    if (anatomy.trace) fillLive({ ...model.figures, ...anatomy.trace.derived });
+    if (anatomy.trace && !MODEL) fillLive({ ...model.figures, ...anatomy.trace.derived });
   }).catch(() => {});
   run(input, parseAblation(params.get("ablate"))).then(async (ok) => {
     if (!ok && anatomy.checkpoint !== null) {  // a bad checkpoint in the link: the trained model, with the message

@@ -157,6 +157,46 @@ const OPS = {
     };
   },
 
+  RMSNormalization: (n, [X, S], o) => {
+    const ax = axisOf(n.attrs?.axis ?? -1, X.shape.length), eps = n.attrs?.epsilon ?? 1e-5;
+    if (ax !== X.shape.length - 1) throw new Error('RMSNormalization is explained over the last axis only');
+    const { idxs, xs, symbolic } = reduceAxis(X, o, -1), N = xs.length;
+    const ms = xs.reduce((a, x) => a + x * x, 0) / N;
+    const is = bcast(S.shape, o), x = at(X, o), g = at(S, is);
+    const cells = idxs.map(i => [0, i]);
+    cells.push([1, is]);
+    return {
+      value: x / Math.sqrt(ms + eps) * g, cells,
+      lines: [`\frac{X${sub(o)}}{\sqrt{r + \epsilon}}\,\gamma${sub(is)}`,
+        `\frac{${tex(x)}}{\sqrt{${tex(ms)} + ${tex(eps)}}}\cdot ${par(g)}`],
+      where: [['r', `\tfrac{1}{${N}}\sum_j X${sub(symbolic)}^2 = ${tex(ms, 'sig6')}`]],
+    };
+  },
+
+  Sigmoid: (n, [X], o) => {
+    const x = at(X, o);
+    return { value: 1 / (1 + Math.exp(-x)), cells: [[0, o]], lines: [`\frac{1}{1 + e^{-X${sub(o)}}}`, `\frac{1}{1 + e^{${tex(-x)}}}`] };
+  },
+
+  // ONNX opset 23, interleaved pairs (2i, 2i+1), num_heads heads side by side in the columns; a trace's
+  // 2-D (sequence, hidden) input is the operator's 3-D form without its batch axis of 1.
+  RotaryEmbedding: (n, [X, C, S, P], o) => {
+    if (X.shape.length !== 2 || !n.attrs?.interleaved) throw new Error('RotaryEmbedding is explained for interleaved (sequence, hidden) inputs only');
+    const heads = n.attrs.num_heads || 1, dk = X.shape[1] / heads, [t, c] = o;
+    const base = c - (c % 2), i = (c % dk) >> 1, odd = c % 2 === 1;
+    const pi = P ? [t] : null, pos = P ? at(P, pi) : t, ci = [pos, i];
+    const x1 = at(X, [t, base]), x2 = at(X, [t, base + 1]), cos = at(C, ci), sin = at(S, ci);
+    const cells = [[0, [t, base]], [0, [t, base + 1]], [1, ci], [2, ci]];
+    if (P) cells.push([3, pi]);
+    const a = `X_{${t},${base}}`, b = `X_{${t},${base + 1}}`;
+    return {
+      value: odd ? sin * x1 + cos * x2 : cos * x1 - sin * x2, cells,
+      lines: odd ? [`\sin_{${pos},${i}}\,${a} + \cos_{${pos},${i}}\,${b}`, `${par(sin)}\cdot ${par(x1)} + ${par(cos)}\cdot ${par(x2)}`]
+        : [`\cos_{${pos},${i}}\,${a} - \sin_{${pos},${i}}\,${b}`, `${par(cos)}\cdot ${par(x1)} - ${par(sin)}\cdot ${par(x2)}`],
+      where: [['\text{pair}', `${i}\text{ of head }${Math.floor(c / dk) + 1}\text{, position }${pos}`]],
+    };
+  },
+
   Gather: (n, [D, I], o, ctx) => {
     const ax = axisOf(n.attrs?.axis ?? 0, D.shape.length), r = I.shape.length;
     const ii = o.slice(ax, ax + r);
@@ -236,7 +276,8 @@ export const EXPLAINED_OPS = Object.keys(OPS);
 /** Argument names of each operator (ONNX's, shortened), as the formulas write them. */
 function argNames(op, count) {
   const names = { Gemm: ['A', 'B', 'C'], MatMul: ['A', 'B'], Add: ['A', 'B'], Sub: ['A', 'B'], Mul: ['A', 'B'], Div: ['A', 'B'],
-    LayerNormalization: ['X', '\\gamma', '\\beta'], Gather: ['D', 'I'], Where: ['C', 'A', 'B'] }[op];
+    LayerNormalization: ['X', '\\gamma', '\\beta'], RMSNormalization: ['X', '\\gamma'], Gather: ['D', 'I'],
+    Where: ['C', 'A', 'B'], RotaryEmbedding: ['X', '\\cos', '\\sin', '\\text{pos}'] }[op];
   if (op === 'Concat') return range(count).map(k => `X^{(${k + 1})}`);
   return names || range(count).map(() => 'X');
 }

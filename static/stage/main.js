@@ -62,7 +62,8 @@ async function start() {
   }
   if (lastStep) stage.applyStep(lastStep, { animate: false });
   try {
-    weights = await fetchWeights();
+    const model = document.getElementById('input-form')?.dataset.model;  // ?model=, named by the server
+    weights = await fetchWeights(model ? `/api/weights?model=${encodeURIComponent(model)}` : undefined);
   } catch (e) {
     api.error = String(e.message || e); container.dataset.error = api.error; console.warn('stage:', api.error); return;
   }
