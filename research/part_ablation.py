@@ -27,8 +27,8 @@ from model.decode import greedy
 from model.numbers import to_german_pieces
 from model.stats import training_summary
 from model.trace import weights_version
-from model.translate import Translator
 from model.transformer import EncoderDecoder
+from model.translate import Translator
 from model.vocab import VOCAB
 
 RESULT = Path(__file__).resolve().parent / "results" / "part_ablation.json"

@@ -52,7 +52,8 @@ def nodes_of(doc: dict) -> dict[str, dict]:
 def broken_number(table: dict, part: str, und: bool) -> int:
     """A held-out number the committed table says `part`'s ablation gets wrong (with or without "und")."""
     row = next(r for r in table["rows"] if r["part"] == part)
-    return next(n for n, b in zip(heldout_numbers(), row["correct_bits"], strict=True) if b == "0" and has_und(n) == und)
+    return next(n for n, b in zip(heldout_numbers(), row["correct_bits"], strict=True)
+                if b == "0" and has_und(n) == und)
 
 
 # ---- names -------------------------------------------------------------------------------------------
@@ -85,7 +86,8 @@ def test_ablating_nothing_adds_no_node_and_leaves_the_forward_path_unread_by_the
     assert not [i for i in ids if i.endswith((".gate", ".off"))] and plain.ablation == []
     # the lens comes after the output and no forward node reads it
     assert ids.index("out.tokens") < min(ids.index(i) for i in ids if i.startswith("lens."))
-    assert not [n.id for n in plain.nodes if not n.id.startswith("lens.") and any(i.startswith("lens.") for i in n.inputs)]
+    assert not [n.id for n in plain.nodes
+                if not n.id.startswith("lens.") and any(i.startswith("lens.") for i in n.inputs)]
 
 
 def test_ablating_a_head_zeroes_exactly_its_columns_of_the_concat(model, params):
@@ -284,13 +286,15 @@ def test_step_29_says_what_the_table_says_about_heads_and_sublayers(table):
         return f"{100 * x:.1f} %"
 
     last = [rows[f"dec.1.cross.h{i}"] for i in range(4)]
-    assert min(r["all"]["exact_match"] for r in last) > 0.9  # "no head of the last layer's cross-attention is essential"
+    # "no head of the last layer's cross-attention is essential"
+    assert min(r["all"]["exact_match"] for r in last) > 0.9
     h3 = rows["dec.1.cross.h3"]
     assert h3["without_und"]["exact_match"] == 1.0 and "100 % of the others" in item
     assert f"without dec.1.cross.h3, {pct(h3['with_und']['exact_match'])} of the numbers with *und*" in item
     assert min(r["all"]["exact_match"] for r in last[:3]) >= 0.999 and "99.9 % or more" in item
     first = rows["dec.0.cross.h3"]
-    assert f"({pct(first['with_und']['exact_match'])} with *und*, {pct(first['without_und']['exact_match'])} without)" in item
+    with_und, without_und = pct(first["with_und"]["exact_match"]), pct(first["without_und"]["exact_match"])
+    assert f"({with_und} with *und*, {without_und} without)" in item
     assert first["all"]["exact_match"] < min(r["all"]["exact_match"] for r in last)
     heads = [r for r in table["rows"] if r["kind"] == "head"]
     worst = min(heads, key=lambda r: r["all"]["exact_match"])

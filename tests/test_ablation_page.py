@@ -30,7 +30,8 @@ def live(page, key: str) -> str:
 
 def test_a_switch_on_the_stage_zeroes_that_head_and_the_address_keeps_it(browser, live_server):
     page = open_stage_page(browser, f"{live_server}/?input=42#step-16", VIEWPORT)
-    shown = page.evaluate("[...document.querySelectorAll('.stage-switch')].filter(b => !b.hidden).map(b => b.dataset.part)")
+    shown = page.evaluate("[...document.querySelectorAll('.stage-switch')]"
+                          ".filter(b => !b.hidden).map(b => b.dataset.part)")
     assert shown, "step 16 frames the last layer's cross-attention: its head switches are on screen"
     part = shown[0]
     concat = part.rsplit(".", 1)[0] + ".concat"

@@ -52,3 +52,20 @@ export function formatNumber(value, format = "text") {
     default: return sig(value, Math.max(digits, 1));
   }
 }
+
+/** The float64 that float32 `x`'s shortest round-trip decimal reads as: what the JSON document (float32
+ *  written at its shortest, by orjson) gives for the same parameter, so both routes hold the same numbers. */
+export function shortestFloat32(x) {
+  if (!Number.isFinite(x) || x === 0) return x;
+  // 9 significant digits always round-trip a float32; if p digits do, p + 1 do. Most weights need 8
+  // (then 7 fails), a few 9, so trying 8 first takes about two conversions per value.
+  const eight = Number(x.toPrecision(8));
+  if (Math.fround(eight) !== x) return Number(x.toPrecision(9));
+  let best = eight;
+  for (let p = 7; p >= 1; p--) {
+    const y = Number(x.toPrecision(p));
+    if (Math.fround(y) !== x) break;
+    best = y;
+  }
+  return best;
+}

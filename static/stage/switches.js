@@ -67,7 +67,7 @@ export class Switches {
       const inside = s.anchor === 'right' ? x - room > 0 && x < W : x > 0 && x + room < W;
       const show = width >= 1 && z < 1 && inside && y > 8 && y < H - 8;
       b.hidden = !show;
-      if (show) b.style.transform = `translate(${s.anchor === 'right' ? `calc(${x.toFixed(1)}px - 100%)` : `${x.toFixed(1)}px`}, calc(${y.toFixed(1)}px - 50%))`;
+      if (show) b.style.transform = `translate(${s.anchor === 'right' ? `calc(${x}px - 100%)` : `${x}px`}, calc(${y}px - 50%))`;
     }
   }
 }
