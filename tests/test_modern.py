@@ -341,6 +341,12 @@ def test_the_stage_draws_the_modern_model_and_explains_every_op_kind(browser, li
             assert {(i, tuple(at)) for i, at, *_ in got["inputs"]} == expected, (nid, idx)
             ops.add(got["op"])
         assert {"RMSNormalization", "RotaryEmbedding", "Sigmoid", "MatMul"} <= ops
+        # the new operators' formulas reach KaTeX intact: in a JS template literal "\frac" would be a form
+        # feed and "rac" (ESLint's no-useless-escape found six such lines), which no value check sees
+        for nid in ("enc.0.self.norm", "enc.0.self.q.rot", "enc.0.ffn.sigmoid"):
+            tex = page.evaluate("i => anatomyStage.explain(i, 0, 1).formula || ''", nid)
+            assert tex and not any(ord(ch) < 32 for ch in tex), (nid, tex)
+            assert "\\frac" in tex or "\\sin" in tex or "\\cos" in tex, (nid, tex)
         (ROOT / "test-artifacts").mkdir(exist_ok=True)
         page.screenshot(path=str(ROOT / "test-artifacts" / "stage-modern.png"))
         assert page.errors == []

@@ -167,15 +167,15 @@ const OPS = {
     cells.push([1, is]);
     return {
       value: x / Math.sqrt(ms + eps) * g, cells,
-      lines: [`\frac{X${sub(o)}}{\sqrt{r + \epsilon}}\,\gamma${sub(is)}`,
-        `\frac{${tex(x)}}{\sqrt{${tex(ms)} + ${tex(eps)}}}\cdot ${par(g)}`],
-      where: [['r', `\tfrac{1}{${N}}\sum_j X${sub(symbolic)}^2 = ${tex(ms, 'sig6')}`]],
+      lines: [`\\frac{X${sub(o)}}{\\sqrt{r + \\epsilon}}\\,\\gamma${sub(is)}`,
+        `\\frac{${tex(x)}}{\\sqrt{${tex(ms)} + ${tex(eps)}}}\\cdot ${par(g)}`],
+      where: [['r', `\\tfrac{1}{${N}}\\sum_j X${sub(symbolic)}^2 = ${tex(ms, 'sig6')}`]],
     };
   },
 
   Sigmoid: (n, [X], o) => {
     const x = at(X, o);
-    return { value: 1 / (1 + Math.exp(-x)), cells: [[0, o]], lines: [`\frac{1}{1 + e^{-X${sub(o)}}}`, `\frac{1}{1 + e^{${tex(-x)}}}`] };
+    return { value: 1 / (1 + Math.exp(-x)), cells: [[0, o]], lines: [`\\frac{1}{1 + e^{-X${sub(o)}}}`, `\\frac{1}{1 + e^{${tex(-x)}}}`] };
   },
 
   // ONNX opset 23, interleaved pairs (2i, 2i+1), num_heads heads side by side in the columns; a trace's
@@ -191,9 +191,9 @@ const OPS = {
     const a = `X_{${t},${base}}`, b = `X_{${t},${base + 1}}`;
     return {
       value: odd ? sin * x1 + cos * x2 : cos * x1 - sin * x2, cells,
-      lines: odd ? [`\sin_{${pos},${i}}\,${a} + \cos_{${pos},${i}}\,${b}`, `${par(sin)}\cdot ${par(x1)} + ${par(cos)}\cdot ${par(x2)}`]
-        : [`\cos_{${pos},${i}}\,${a} - \sin_{${pos},${i}}\,${b}`, `${par(cos)}\cdot ${par(x1)} - ${par(sin)}\cdot ${par(x2)}`],
-      where: [['\text{pair}', `${i}\text{ of head }${Math.floor(c / dk) + 1}\text{, position }${pos}`]],
+      lines: odd ? [`\\sin_{${pos},${i}}\\,${a} + \\cos_{${pos},${i}}\\,${b}`, `${par(sin)}\\cdot ${par(x1)} + ${par(cos)}\\cdot ${par(x2)}`]
+        : [`\\cos_{${pos},${i}}\\,${a} - \\sin_{${pos},${i}}\\,${b}`, `${par(cos)}\\cdot ${par(x1)} - ${par(sin)}\\cdot ${par(x2)}`],
+      where: [['\\text{pair}', `${i}\\text{ of head }${Math.floor(c / dk) + 1}\\text{, position }${pos}`]],
     };
   },
 
