@@ -21,6 +21,8 @@ from research.harness import RESULTS, has_sieben_und
 from research.heads import has_und, without_heads
 from research.results import RECORDS, load, sections, validate
 
+ROOT = Path(__file__).resolve().parent.parent
+
 # number, German piece -> English word it translates (None: no counterpart), kind of each piece
 GOLD = [
     (42, [("zwei", "two"), ("und", None), ("vierzig", "forty")], ["reordered", "none", "reordered"]),
@@ -151,7 +153,19 @@ def test_every_experiment_has_a_record_with_claim_hypothesis_design_and_verdict(
             assert text.get(part), f"{name}.md has no '{part}' section"
 
 
-@pytest.mark.parametrize("path", sorted(RESULTS.glob("*.json")), ids=lambda p: p.name)
+# results written by their own commands, not by the experiment harness, each checked by its own test module
+OTHER_RESULTS = {"part_ablation.json": "tests/test_ablation.py", "time_machine.json": "tests/test_time_machine.py"}
+
+
+def test_every_committed_result_is_an_experiments_or_has_its_own_test():
+    for path in RESULTS.glob("*.json"):
+        assert path.stem in EXPERIMENTS or path.name in OTHER_RESULTS, f"{path.name}: no experiment and no test"
+    for name, test in OTHER_RESULTS.items():
+        assert (RESULTS / name).exists() and name in (ROOT / test).read_text(encoding="utf-8"), (name, test)
+
+
+@pytest.mark.parametrize("path", [RESULTS / f"{name}.json" for name in sorted(EXPERIMENTS)
+                                  if (RESULTS / f"{name}.json").exists()], ids=lambda p: p.name)
 def test_committed_results_match_their_schema(path: Path):
     validate(path)
     data = json.loads(path.read_text())
