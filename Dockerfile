@@ -16,6 +16,7 @@ COPY model model
 COPY templates templates
 COPY static static
 COPY content content
+COPY research/results/views research/results/views
 RUN pip install --no-cache-dir -e . && useradd --system --home /srv/anatomy anatomy
 COPY --from=assets /src/node_modules node_modules
 USER anatomy

@@ -11,6 +11,7 @@ from pathlib import Path
 from research.experiments import EXPERIMENTS, GROUPS, Options, expand
 from research.harness import RESULTS, read_runs, results_file, run_specs
 from research.results import RECORDS, record_path, write_result_block
+from research.views import write_desk_views
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
         write_result_block(name, rows, record)
         if not args.quiet:
             print(f"{name}: {len(runs)} runs, {time.perf_counter() - t0:.0f} s; table in {record}", file=sys.stderr)
+    # The page's view files (research/results/views/*.json), from the results and records just written.
+    write_desk_views(out)
     return 0
 
 

@@ -19,7 +19,8 @@ from research.alignment import aligned_rows, gold_alignment, relative_position_b
 from research.experiments import EXPERIMENTS, GROUPS
 from research.harness import RESULTS, has_sieben_und
 from research.heads import has_und, without_heads
-from research.results import RECORDS, load, sections, validate
+from research.results import RECORDS, load, render_table, sections, validate
+from research.views import desk_view, pages, table, views_dir
 
 # number, German piece -> English word it translates (None: no counterpart), kind of each piece
 GOLD = [
@@ -165,3 +166,29 @@ def test_the_compositional_hold_out_never_reaches_training():
 
     sampler = NumberSampler(1, set(), keep=harness.FILTERS["no_sieben_und"])
     assert not any(has_sieben_und(n) for n in sampler.sample(5000))
+
+
+@pytest.mark.parametrize("name", pages())
+def test_the_committed_view_files_are_the_committed_results(name):
+    """research/results/views/<name>.json (what the app shows) is what the desk computes from the results
+    and records now: a result or record changed without `python -m research NAME --report` fails here."""
+    written = json.loads((views_dir() / f"{name}.json").read_text())
+    assert written == json.loads(json.dumps(desk_view(name), ensure_ascii=False))
+
+
+def test_the_record_table_and_the_page_table_are_one_rendering():
+    rows = EXPERIMENTS["ablations"].summarise(load("ablations")["runs"])
+    t = table(rows)
+    md = render_table(rows).splitlines()
+    assert md[0] == "| " + " | ".join(t["columns"]) + " |"
+    assert [line.strip("| ").split(" | ") for line in md[2:]] == t["rows"]
+    baseline = t["rows"][0]
+    assert baseline[t["columns"].index("exact_match")] == "100.00% (100.00%, 100.00%)"
+    assert baseline[t["columns"].index("params")] == "61\u2009472"
+
+
+def test_a_smoke_run_writes_its_views_beside_its_results(tmp_path):
+    assert main(["extrapolation", "--smoke", "--out", str(tmp_path), "--quiet"]) == 0
+    view = json.loads((tmp_path / "views" / "extrapolation.json").read_text())
+    assert view["status"] == "results" and view["runs"] == 4 and view["parts"][0]["rows"]
+    assert view["claim"] == load("extrapolation")["claim"]  # the record's sections, the smoke run's numbers
