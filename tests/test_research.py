@@ -192,3 +192,25 @@ def test_a_smoke_run_writes_its_views_beside_its_results(tmp_path):
     view = json.loads((tmp_path / "views" / "extrapolation.json").read_text())
     assert view["status"] == "results" and view["runs"] == 4 and view["parts"][0]["rows"]
     assert view["claim"] == load("extrapolation")["claim"]  # the record's sections, the smoke run's numbers
+
+
+def test_a_view_written_by_another_study_is_read_by_the_app(tmp_path, monkeypatch):
+    """The contract for a new result (research/views.py): write_view from summary rows, read by the app."""
+    from app import research_views
+    from research.views import part, write_view
+
+    rows = [{"variant": "full", "seeds": [1, 2], "exact_match": {"values": [1.0, 0.995], "mean": 0.9975,
+                                                                    "min": 0.995, "max": 1.0}, "params": 61472},
+            {"variant": "no FFN", "seeds": [1, 2], "exact_match": {"values": [0.5, 0.25], "mean": 0.375,
+                                                                      "min": 0.25, "max": 0.5}, "params": 40000}]
+    write_view("part_ablation", "Per-part ablation", [part("part_ablation", "Per-part ablation", rows, runs=4)],
+               tmp_path, claim="A *claim*.", command="python -m research.part_ablation")
+    monkeypatch.setenv("ANATOMY_RESEARCH_VIEWS", str(tmp_path))
+    assert research_views.names() == {"research-part_ablation": "part_ablation"}
+    data = research_views.read("part_ablation")
+    assert data["status"] == "results" and data["claim_html"] == "<p>A <em>claim</em>.</p>"
+    (shown,) = data["parts"]
+    assert shown["columns"] == ["variant", "exact_match", "params"]
+    assert shown["rows"] == [["full", "99.75% (100.00%, 99.50%)", "61\u2009472"],
+                             ["no FFN", "37.50% (50.00%, 25.00%)", "40\u2009000"]]
+    assert shown["chart"]["mean"] == [0.9975, 0.375] and shown["chart"]["labels"] == ["full", "no FFN"]
