@@ -226,6 +226,12 @@ def test_the_app_never_imports_the_research_desk():
     for path in (ROOT / "app").glob("*.py"):
         code = path.read_text()
         assert not re.search(r"^\s*(import research|from research)", code, re.M), path.name
+    import subprocess
+    import sys
+
+    check = ("import sys, app.main, app.figure_routes as f; f.research_body('research-extrapolation'); "
+             "assert not [m for m in sys.modules if m.split('.')[0] == 'research'], 'research imported'")
+    subprocess.run([sys.executable, "-c", check], cwd=ROOT, check=True, timeout=120)
 
 
 # ---- in the browser ------------------------------------------------------------------------------
