@@ -2,9 +2,10 @@
 their shape), read from a configured folder; the app never imports research/.
 
 The folder is `ANATOMY_RESEARCH_VIEWS` (default: research/results/views beside the app). Each file
-`<name>.json` is the figure `research-<name>`; a file is re-read when it changes, so results written
-while the server runs appear without a restart, and a missing or unreadable file is served as
-"not available" with the reason, never with made-up numbers.
+`<name>.json` is the figure `research-<name>` (the names are listed at start-up: a new file needs a
+restart); a file is re-read when it changes, so results written while the server runs appear without a
+restart, and a missing or unreadable file is served as "not available" with the reason, never with
+made-up numbers.
 """
 
 from __future__ import annotations
