@@ -130,7 +130,9 @@ def execute(spec: RunSpec, cache: Path, prior: dict | None = None) -> dict:
     """Train and score one run (or reuse a finished one with the same key), then run its analysis."""
     torch.set_num_threads(1)  # one core per worker; parallelism comes from processes
     model = load_model(prior, cache) if prior else None
-    if model is not None:
+    # A finished run is reused: with its weights, or without them when no analysis needs the model
+    # (its record holds every score; the same key trains the same model).
+    if model is not None or (prior and not spec.analysis):
         record = copy.deepcopy(prior)
         record["reused_from"] = prior.get("reused_from") or f"{prior['experiment']}/{prior['variant']}"
     else:
@@ -214,7 +216,7 @@ def run_specs(specs: list[RunSpec], out: Path, experiment: str, jobs: int = 1, p
     # Two specs with one key (the same model under two names) train once; the second reuses it.
     trainings: dict[str, RunSpec] = {}
     for s in todo:
-        if not (s.key() in prior and weights_path(cache, s.key()).exists()):
+        if not (s.key() in prior and (not s.analysis or weights_path(cache, s.key()).exists())):
             trainings.setdefault(s.key(), s)
     reusers = [s for s in todo if trainings.get(s.key()) is not s]
     for spec in [s for s in reusers if s.key() not in trainings]:

@@ -214,3 +214,22 @@ def test_a_view_written_by_another_study_is_read_by_the_app(tmp_path, monkeypatc
     assert shown["rows"] == [["full", "99.75% (100.00%, 99.50%)", "61\u2009472"],
                              ["no FFN", "37.50% (50.00%, 25.00%)", "40\u2009000"]]
     assert shown["chart"]["mean"] == [0.9975, 0.375] and shown["chart"]["labels"] == ["full", "no FFN"]
+
+
+def test_a_finished_run_without_weights_is_reused_unless_an_analysis_needs_the_model(tmp_path, monkeypatch):
+    """The committed results carry no weights: a run another experiment finished (same key) is taken from its
+    record; only an analysis, which needs the model itself, trains it again."""
+    assert main(["compositional", "--smoke", "--out", str(tmp_path), "--quiet"]) == 0
+    for path in (tmp_path / "cache").glob("*.pt"):
+        path.unlink()
+    trained = []
+    real = harness._train_and_score
+    monkeypatch.setattr(harness, "_train_and_score",
+                        lambda spec, cache: trained.append(spec.key()) or real(spec, cache))
+    assert main(["warmup_norm", "--smoke", "--out", str(tmp_path), "--quiet"]) == 0
+    baseline = next(r for r in load("compositional", out=tmp_path)["runs"] if r["variant"] == "baseline")
+    reused = next(r for r in load("warmup_norm", out=tmp_path)["runs"] if r["variant"] == "post_ln_warmup")
+    assert reused["reused_from"] == "compositional/baseline" and reused["heldout_loss"] == baseline["heldout_loss"]
+    assert baseline["key"] not in trained and len(trained) == 3  # the other three variants
+    assert main(["alignment", "--smoke", "--out", str(tmp_path), "--quiet"]) == 0
+    assert trained[-1] == baseline["key"]  # alignment's analysis needs the weights: trained again
