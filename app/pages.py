@@ -78,12 +78,23 @@ async def index(request: Request, input: str | None = None, ablate: str | None =
                 model_title=models.TITLES[model_name])
 
 
+PART_ABLATION = ROOT / "research" / "results" / "part_ablation.json"  # written by python -m research.part_ablation
+
+
+def part_ablation_table(path: Path = PART_ABLATION) -> dict | None:
+    """The committed per-part table, read as data (the app never imports research/): the model, the
+    held-out set and per part its scores, without the per-number strings; None before it has been run."""
+    if not path.exists():
+        return None
+    doc = orjson.loads(path.read_bytes())
+    return {**{k: v for k, v in doc.items() if k != "rows"},
+            "rows": [{k: v for k, v in r.items() if k != "correct_bits"} for r in doc["rows"]]}
+
+
 def part_ablation_html(version: str) -> str:
     """Step 29's table of every part switched off (research/part_ablation.py), with its switches."""
-    from research import part_ablation
-
     return templates.env.get_template("part_ablation.html").render(
-        table=part_ablation.load(), version=version, command="python -m research.part_ablation")
+        table=part_ablation_table(), version=version, command="python -m research.part_ablation")
 
 
 @router.get("/ledger", response_class=HTMLResponse)

@@ -334,12 +334,12 @@ def modern_extrapolation_summary(runs: list[dict]) -> list[dict]:
 
 EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in [
     Experiment("ablations", 2, 2500, ablation_specs, ablation_summary),
-    Experiment("extrapolation", 3, 800, extrapolation_specs, extrapolation_summary),
-    Experiment("alignment", 2, 1000, alignment_specs, alignment_summary),
-    Experiment("head_ablation", 2, 1000, head_ablation_specs, head_ablation_summary),
-    Experiment("warmup_norm", 2, 1000, warmup_norm_specs, training_summary([w[0] for w in WARMUP_NORM])),
-    Experiment("compositional", 2, 1000, compositional_specs, compositional_summary),
-    Experiment("dk_sweep", 1, 500, dk_sweep_specs, dk_sweep_summary),
+    Experiment("extrapolation", 3, 1500, extrapolation_specs, extrapolation_summary),
+    Experiment("alignment", 2, 2500, alignment_specs, alignment_summary),
+    Experiment("head_ablation", 2, 2500, head_ablation_specs, head_ablation_summary),
+    Experiment("warmup_norm", 2, 2500, warmup_norm_specs, training_summary([w[0] for w in WARMUP_NORM])),
+    Experiment("compositional", 2, 2500, compositional_specs, compositional_summary),
+    Experiment("dk_sweep", 1, 1000, dk_sweep_specs, dk_sweep_summary),
     Experiment("modern", 2, 2500, modern_specs, modern_summary),
     Experiment("modern_extrapolation", 3, 800, modern_extrapolation_specs, modern_extrapolation_summary),
 ]}

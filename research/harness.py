@@ -130,7 +130,9 @@ def execute(spec: RunSpec, cache: Path, prior: dict | None = None) -> dict:
     """Train and score one run (or reuse a finished one with the same key), then run its analysis."""
     torch.set_num_threads(1)  # one core per worker; parallelism comes from processes
     model = load_model(prior, cache) if prior else None
-    if model is not None:
+    # A finished run is reused: with its weights, or without them when no analysis needs the model
+    # (its record holds every score; the same key trains the same model).
+    if model is not None or (prior and not spec.analysis):
         record = copy.deepcopy(prior)
         record["reused_from"] = prior.get("reused_from") or f"{prior['experiment']}/{prior['variant']}"
     else:
@@ -194,10 +196,17 @@ def finished_by_key(out: Path) -> dict[str, dict]:
     return found
 
 
-def run_specs(specs: list[RunSpec], out: Path, experiment: str, jobs: int = 1, progress: bool = True) -> list[dict]:
-    """Run what is not yet done; the experiment's file is rewritten after every finished run."""
+def run_specs(specs: list[RunSpec], out: Path, experiment: str, jobs: int = 1, progress: bool = True,
+              ray: str | None = None) -> list[dict]:
+    """Run what is not yet done; the experiment's file is rewritten after every finished run.
+
+    Trainings go to `jobs` local worker processes, or, with `ray` (a cluster address, or "local" for a
+    Ray instance on this machine), to a Ray cluster; either way the records and weights land here, in
+    the same files. Runs in the file that the specs no longer ask for (an older length) are dropped.
+    """
     path, cache = results_file(out, experiment), out / "cache"
-    runs = read_runs(path)
+    wanted = {(s.variant, s.key()) for s in specs}
+    runs = [r for r in read_runs(path) if (r["variant"], r["key"]) in wanted]
     done = {(r["variant"], r["key"]) for r in runs if not _needs_analysis(r, specs)}
     runs = [r for r in runs if (r["variant"], r["key"]) in done]
     todo = [s for s in specs if (s.variant, s.key()) not in done]
@@ -207,14 +216,16 @@ def run_specs(specs: list[RunSpec], out: Path, experiment: str, jobs: int = 1, p
     # Two specs with one key (the same model under two names) train once; the second reuses it.
     trainings: dict[str, RunSpec] = {}
     for s in todo:
-        if not (s.key() in prior and weights_path(cache, s.key()).exists()):
+        if not (s.key() in prior and (not s.analysis or weights_path(cache, s.key()).exists())):
             trainings.setdefault(s.key(), s)
     reusers = [s for s in todo if trainings.get(s.key()) is not s]
     for spec in [s for s in reusers if s.key() not in trainings]:
         runs.append(execute(spec, cache, prior[spec.key()]))
         write_runs(path, experiment, runs)
         bar.step(runs[-1])
-    for record in _map(list(trainings.values()), cache, prior, jobs):
+    trained = (_map_ray(list(trainings.values()), cache, ray) if ray
+               else _map(list(trainings.values()), cache, prior, jobs))
+    for record in trained:
         runs.append(record)
         prior[record["key"]] = record
         write_runs(path, experiment, runs)
@@ -241,6 +252,48 @@ def _map(specs: list[RunSpec], cache: Path, prior: dict, jobs: int) -> Iterable[
         futures = [pool.submit(execute, spec, cache, prior.get(spec.key())) for spec in specs]
         for future in as_completed(futures):
             yield future.result()
+
+
+# ---- on a Ray cluster ----------------------------------------------------------------------
+
+def train_elsewhere(spec: RunSpec) -> tuple[dict, bytes]:
+    """Train (and analyse) one run in a scratch folder; return its record and its weights' bytes, so
+    that the caller stores both where a local run would (nothing is left on the worker's disk)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="research-run-") as scratch:
+        record = execute(spec, Path(scratch))
+        return record, weights_path(Path(scratch), record["key"]).read_bytes()
+
+
+def ray_runtime_env() -> dict:
+    """The desk's code travels with the job (a cluster's nodes need not have this checkout); weights
+    and results stay here. One thread per task, as in a local worker."""
+    root = Path(__file__).resolve().parent.parent
+    return {"py_modules": [str(root / "model"), str(root / "research")],
+            "excludes": ["results/", "gallery/", "artifacts/", "__pycache__/", "*.pt"],
+            "env_vars": {"OMP_NUM_THREADS": "1"}}
+
+
+def _map_ray(specs: list[RunSpec], cache: Path, address: str) -> Iterable[dict]:
+    """Each training as a Ray task (one CPU each); results come back as they finish."""
+    if not specs:
+        return
+    try:
+        import ray
+    except ImportError as e:
+        raise SystemExit("--ray needs Ray: pip install -e '.[research]' (or pip install ray)") from e
+    if not ray.is_initialized():
+        ray.init(address=None if address == "local" else address, include_dashboard=False,
+                 log_to_driver=False, configure_logging=False, runtime_env=ray_runtime_env())
+    task = ray.remote(num_cpus=1)(train_elsewhere)
+    pending = [task.remote(spec) for spec in specs]
+    cache.mkdir(parents=True, exist_ok=True)
+    while pending:
+        ready, pending = ray.wait(pending, num_returns=1)
+        record, weights = ray.get(ready[0])
+        weights_path(cache, record["key"]).write_bytes(weights)
+        yield record
 
 
 class Progress:

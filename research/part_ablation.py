@@ -97,16 +97,6 @@ def write_record(doc: dict, path: Path = RECORD) -> None:
     path.write_text(text[:start] + "\n" + render_table(doc) + "\n" + text[end:])
 
 
-def load(path: Path = RESULT) -> dict | None:
-    """The committed table for the page: the model, the held-out set and per part its scores (the
-    per-number strings left out); None when it has not been computed."""
-    if not path.exists():
-        return None
-    doc = json.loads(path.read_text())
-    return {**{k: v for k, v in doc.items() if k != "rows"},
-            "rows": [{k: v for k, v in r.items() if k != "correct_bits"} for r in doc["rows"]]}
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m research.part_ablation", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)

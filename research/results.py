@@ -103,35 +103,10 @@ def validate(path: Path) -> None:
 # ---- the result table written into a record -------------------------------------------------
 
 def render_table(rows: list[dict]) -> str:
-    """A Markdown table of summary rows; stats cells read "mean (seed values)"."""
-    if not rows:
-        return "_no runs yet_"
-    cols = [c for c in rows[0] if c not in ("seeds", "counts", "description")]
-    lines = ["| " + " | ".join(cols) + " |", "|" + " --- |" * len(cols)]
-    for row in rows:
-        lines.append("| " + " | ".join(_cell(c, row.get(c)) for c in cols) + " |")
-    return "\n".join(lines)
+    """A Markdown table of summary rows: the page's table (research.views.table), cell for cell."""
+    from research.views import markdown_table, table
 
-
-def _cell(col: str, value) -> str:
-    if isinstance(value, dict) and "values" in value:
-        if value["mean"] is None:
-            return "–"
-        vals = ", ".join(_num(col, v) for v in value["values"])
-        return _num(col, value["mean"]) + (f" ({vals})" if len(value["values"]) > 1 else "")
-    if isinstance(value, list):
-        return ", ".join("–" if v is None else str(v) for v in value)
-    return _num(col, value)
-
-
-def _num(col: str, v) -> str:
-    if v is None:
-        return "–"
-    if isinstance(v, bool) or not isinstance(v, float):
-        return str(v)
-    if "exact_match" in col or col in ("monotone", "reordered", "all"):
-        return f"{v:.2%}"
-    return f"{v:.4g}"
+    return markdown_table(table(rows))
 
 
 def write_result_block(experiment: str, rows: list[dict], path: Path) -> None:

@@ -3,8 +3,9 @@
 #   Python dependencies (torch pinned to the 2.13.0 CPU wheel) and the package itself, editable;
 #   the browser libraries from npm (three.js, KaTeX, Swagger UI), exactly as package-lock.json says;
 #   with --with-browser, Debian's Chromium for the browser tests (never `playwright install`) and the
-#   optional extra `notebook` (pythreejs, ipywidgets, nbclient, ipykernel) that tests/test_notebook.py
-#   needs: the test command installs it, the app command stays lean.
+#   optional extras `notebook` (pythreejs, ipywidgets, nbclient, ipykernel) that tests/test_notebook.py
+#   needs and `research` (Ray) for tests/test_research_ray.py: the test command installs them, the app
+#   command stays lean.
 # Idempotent: a second run only checks. Used by both commands at the top of README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +31,7 @@ if [ "$with_browser" = 1 ] && [ ! -x /usr/bin/chromium ]; then apt_install chrom
 
 echo "setup: Python dependencies"
 extras="test"
-if [ "$with_browser" = 1 ]; then extras="test,notebook"; fi
+if [ "$with_browser" = 1 ]; then extras="test,notebook,research"; fi
 "$PYTHON" -m pip install --quiet --disable-pip-version-check -e ".[$extras]"
 
 echo "setup: npm packages"

@@ -14,12 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from app import figure_routes, figures
+from app import figure_routes, figures, research_views
 from app.content import CONTENT, read_tsv, read_unused, split_front_matter
 from app.format import format_number
 from tests.test_page import Page
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
 FIGURE_NAMES = [*figure_routes.MODEL_FIGURES, *figure_routes.RESEARCH]
 STEP_BLOCK = re.compile(r'<section id="step-(\d+)" class="step".*?</section>', re.S)
 
@@ -180,7 +181,7 @@ def test_research_figures_show_committed_results_or_say_not_yet_run(client, name
     from research.results import load
 
     data = figure(client, name)
-    record = load(figure_routes.RESEARCH[name])
+    record = load(figure_routes.RESEARCH[name])  # recomputed from the results, not read from the view file
     assert data["command"].startswith("python -m research")
     assert data["claim_html"] and data["hypothesis_html"] and data["design_html"]
     parts = record.get("parts") or [record]
@@ -188,22 +189,49 @@ def test_research_figures_show_committed_results_or_say_not_yet_run(client, name
     for shown, part in zip(data["parts"], parts, strict=True):
         if part["runs"]:
             assert shown["status"] == "results" and len(shown["rows"]) == len(part["summary"])
+            assert shown["runs"] == len(part["runs"])
         else:  # no numbers invented
             assert shown["status"] == "not yet run" and shown["rows"] == [] and shown["chart"] is None
     assert data["status"] == ("results" if record["runs"] else "not yet run")
 
 
-def test_a_broken_results_file_does_not_break_the_page(client, monkeypatch):
-    import research.results
+def test_the_research_figures_are_the_view_files_the_desk_wrote():
+    from research.views import pages
 
-    def broken(experiment, *args, **kwargs):
-        raise ValueError("half-written file")
+    assert sorted(figure_routes.RESEARCH.values()) == sorted(pages())
+    assert all(name == f"research-{view}" for name, view in figure_routes.RESEARCH.items())
 
-    monkeypatch.setattr(research.results, "load", broken)
-    monkeypatch.setattr(figure_routes, "_research_cache", {})
+
+def test_a_broken_or_missing_view_file_does_not_break_the_page(client, monkeypatch, tmp_path):
+    (tmp_path / "alignment.json").write_text('{"view": 1, "name": "alignm')  # half-written
+    monkeypatch.setenv("ANATOMY_RESEARCH_VIEWS", str(tmp_path))
     data = figure(client, "research-alignment")
-    assert data["status"] == "not available" and "half-written" in data["error"]
+    assert data["status"] == "not available" and "JSONDecodeError" in data["error"]
+    data = figure(client, "research-ablations")  # no file in this folder
+    assert data["status"] == "not available" and "ablations.json" in data["error"]
     assert client.get("/").status_code == 200
+
+
+def test_the_app_reads_the_views_from_the_configured_folder(client, monkeypatch, tmp_path):
+    view = json.loads((research_views.DEFAULT / "extrapolation.json").read_text())
+    view["title"] = "A copy elsewhere"
+    view["parts"][0]["rows"][0][0] = "moved"
+    (tmp_path / "extrapolation.json").write_text(json.dumps(view))
+    monkeypatch.setenv("ANATOMY_RESEARCH_VIEWS", str(tmp_path))
+    data = figure(client, "research-extrapolation")
+    assert data["title"] == "A copy elsewhere" and data["parts"][0]["rows"][0][0] == "moved"
+
+
+def test_the_app_never_imports_the_research_desk():
+    for path in (ROOT / "app").glob("*.py"):
+        code = path.read_text()
+        assert not re.search(r"^\s*(import research|from research)", code, re.M), path.name
+    import subprocess
+    import sys
+
+    check = ("import sys, app.main, app.figure_routes as f; f.research_body('research-extrapolation'); "
+             "assert not [m for m in sys.modules if m.split('.')[0] == 'research'], 'research imported'")
+    subprocess.run([sys.executable, "-c", check], cwd=ROOT, check=True, timeout=120)
 
 
 # ---- in the browser ------------------------------------------------------------------------------

@@ -19,7 +19,8 @@ from research.alignment import aligned_rows, gold_alignment, relative_position_b
 from research.experiments import EXPERIMENTS, GROUPS
 from research.harness import RESULTS, has_sieben_und
 from research.heads import has_und, without_heads
-from research.results import RECORDS, load, sections, validate
+from research.results import RECORDS, load, render_table, sections, validate
+from research.views import desk_view, pages, table, views_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -179,3 +180,70 @@ def test_the_compositional_hold_out_never_reaches_training():
 
     sampler = NumberSampler(1, set(), keep=harness.FILTERS["no_sieben_und"])
     assert not any(has_sieben_und(n) for n in sampler.sample(5000))
+
+
+@pytest.mark.parametrize("name", pages())
+def test_the_committed_view_files_are_the_committed_results(name):
+    """research/results/views/<name>.json (what the app shows) is what the desk computes from the results
+    and records now: a result or record changed without `python -m research NAME --report` fails here."""
+    written = json.loads((views_dir() / f"{name}.json").read_text())
+    assert written == json.loads(json.dumps(desk_view(name), ensure_ascii=False))
+
+
+def test_the_record_table_and_the_page_table_are_one_rendering():
+    rows = EXPERIMENTS["ablations"].summarise(load("ablations")["runs"])
+    t = table(rows)
+    md = render_table(rows).splitlines()
+    assert md[0] == "| " + " | ".join(t["columns"]) + " |"
+    assert [line.strip("| ").split(" | ") for line in md[2:]] == t["rows"]
+    baseline = t["rows"][0]
+    assert baseline[t["columns"].index("exact_match")] == "100.00% (100.00%, 100.00%)"
+    assert baseline[t["columns"].index("params")] == "61\u2009472"
+
+
+def test_a_smoke_run_writes_its_views_beside_its_results(tmp_path):
+    assert main(["extrapolation", "--smoke", "--out", str(tmp_path), "--quiet"]) == 0
+    view = json.loads((tmp_path / "views" / "extrapolation.json").read_text())
+    assert view["status"] == "results" and view["runs"] == 4 and view["parts"][0]["rows"]
+    assert view["claim"] == load("extrapolation")["claim"]  # the record's sections, the smoke run's numbers
+
+
+def test_a_view_written_by_another_study_is_read_by_the_app(tmp_path, monkeypatch):
+    """The contract for a new result (research/views.py): write_view from summary rows, read by the app."""
+    from app import research_views
+    from research.views import part, write_view
+
+    rows = [{"variant": "full", "seeds": [1, 2], "exact_match": {"values": [1.0, 0.995], "mean": 0.9975,
+                                                                    "min": 0.995, "max": 1.0}, "params": 61472},
+            {"variant": "no FFN", "seeds": [1, 2], "exact_match": {"values": [0.5, 0.25], "mean": 0.375,
+                                                                      "min": 0.25, "max": 0.5}, "params": 40000}]
+    write_view("part_ablation", "Per-part ablation", [part("part_ablation", "Per-part ablation", rows, runs=4)],
+               tmp_path, claim="A *claim*.", command="python -m research.part_ablation")
+    monkeypatch.setenv("ANATOMY_RESEARCH_VIEWS", str(tmp_path))
+    assert research_views.names() == {"research-part_ablation": "part_ablation"}
+    data = research_views.read("part_ablation")
+    assert data["status"] == "results" and data["claim_html"] == "<p>A <em>claim</em>.</p>"
+    (shown,) = data["parts"]
+    assert shown["columns"] == ["variant", "exact_match", "params"]
+    assert shown["rows"] == [["full", "99.75% (100.00%, 99.50%)", "61\u2009472"],
+                             ["no FFN", "37.50% (50.00%, 25.00%)", "40\u2009000"]]
+    assert shown["chart"]["mean"] == [0.9975, 0.375] and shown["chart"]["labels"] == ["full", "no FFN"]
+
+
+def test_a_finished_run_without_weights_is_reused_unless_an_analysis_needs_the_model(tmp_path, monkeypatch):
+    """The committed results carry no weights: a run another experiment finished (same key) is taken from its
+    record; only an analysis, which needs the model itself, trains it again."""
+    assert main(["compositional", "--smoke", "--out", str(tmp_path), "--quiet"]) == 0
+    for path in (tmp_path / "cache").glob("*.pt"):
+        path.unlink()
+    trained = []
+    real = harness._train_and_score
+    monkeypatch.setattr(harness, "_train_and_score",
+                        lambda spec, cache: trained.append(spec.key()) or real(spec, cache))
+    assert main(["warmup_norm", "--smoke", "--out", str(tmp_path), "--quiet"]) == 0
+    baseline = next(r for r in load("compositional", out=tmp_path)["runs"] if r["variant"] == "baseline")
+    reused = next(r for r in load("warmup_norm", out=tmp_path)["runs"] if r["variant"] == "post_ln_warmup")
+    assert reused["reused_from"] == "compositional/baseline" and reused["heldout_loss"] == baseline["heldout_loss"]
+    assert baseline["key"] not in trained and len(trained) == 3  # the other three variants
+    assert main(["alignment", "--smoke", "--out", str(tmp_path), "--quiet"]) == 0
+    assert trained[-1] == baseline["key"]  # alignment's analysis needs the weights: trained again

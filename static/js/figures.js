@@ -276,17 +276,16 @@ const FIGURES = {
   "head-gallery"() {},
 };
 
-for (const name of ["research-ablations", "research-extrapolation", "research-alignment", "research-followups"]) {
-  FIGURES[name] = (fig, d) => {
-    (d.parts || []).forEach((part, i) => {
-      const c = part.chart;
-      if (!c || part.status !== "results") return;
-      const byLength = c.series.words.every((w) => w !== null) && c.series.variant.every((v) => v);
-      const canvas = slot(fig, String(i), `${c.metric}: mean of the seeds (bars or lines) and each seed (points)`,
-        byLength ? 240 : Math.max(200, 26 * c.labels.length + 60));
-      if (canvas) (byLength ? lengthChart : seedBars)(canvas, c);
-    });
-  };
+// Every research-desk figure (research-NAME: a view file the desk wrote) is drawn alike, from its parts' charts.
+function drawResearch(fig, d) {
+  (d.parts || []).forEach((part, i) => {
+    const c = part.chart;
+    if (!c || part.status !== "results") return;
+    const byLength = c.series.words.every((w) => w !== null) && c.series.variant.every((v) => v);
+    const canvas = slot(fig, String(i), `${c.metric}: mean of the seeds (bars or lines) and each seed (points)`,
+      byLength ? 240 : Math.max(200, 26 * c.labels.length + 60));
+    if (canvas) (byLength ? lengthChart : seedBars)(canvas, c);
+  });
 }
 
 // ---- the live beam search (step 19): the server drew the page's input; each new input is redrawn here
@@ -343,7 +342,7 @@ async function drawBeam(fig, number) {
 
 async function drawFigure(fig) {
   const name = fig.dataset.figure;
-  const draw = FIGURES[name];
+  const draw = FIGURES[name] || (name.startsWith("research-") ? drawResearch : undefined);
   if (!draw || fig.dataset.drawn) return;
   if (!fig.querySelector(".chart-slot")) { fig.dataset.drawn = "true"; return; }  // tables only: the server drew them
   fig.dataset.drawn = "pending";
