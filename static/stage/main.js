@@ -39,7 +39,7 @@ async function start() {
   // A trace names the URL of the weights it read (`weights_url`; a training snapshot's differ from the
   // shipped model's): those are fetched, and set, before the trace is drawn.
   let weightsUrl = null, latest = null;
-  const show = async (trace) => {
+  const show = async (trace, { then = flush } = {}) => {  // then: what runs once it is drawn
     latest = trace;
     const url = trace?.weights_url || '/api/weights';
     if (url !== weightsUrl) {
@@ -48,7 +48,7 @@ async function start() {
       if (latest !== trace) return;  // a newer trace came meanwhile
       weights = w; weightsUrl = url; stage.setWeights(w);
     }
-    apply(trace); flush();
+    apply(trace); then();
   };
   document.addEventListener('anatomy:trace', e => { if (weights) show(e.detail); else pending = e.detail; });
   document.addEventListener('anatomy:step', e => { lastStep = e.detail; if (api.ready) stage.applyStep(e.detail); else stage.applyStep(e.detail, { animate: false }); });
@@ -74,7 +74,9 @@ async function start() {
     const input = new URLSearchParams(location.search).get('input') || '42';
     try { pending = await fetchTrace(input); } catch (e) { api.error = String(e.message || e); }
   }
-  if (pending) await show(pending);
+  // the first trace, then the linked step, and only then the comparison and the cell (a step change
+  // would close a cell's panel opened before it)
+  if (pending) await show(pending, { then: () => {} });
   if (lastStep) stage.applyStep(lastStep, { cut: true });
   flush();
 }
