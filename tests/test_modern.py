@@ -265,7 +265,8 @@ def _pct(x: float) -> str:
 
 def test_the_articles_what_changed_table_reads_the_committed_results():
     rows = _extras_table()
-    assert rows["Parameters"] == (f"{PAPER_COUNT:,}".replace(",", " "), f"{61_376:,}".replace(",", " "))
+    # thousands grouped with a thin space, as app/format.py writes every count on the page
+    assert rows["Parameters"] == (f"{PAPER_COUNT:,}".replace(",", "\u2009"), f"{61_376:,}".replace(",", "\u2009"))
     for name, folder in (("2017", models.DIRECTORIES["2017"]), ("modern", models.DIRECTORIES["modern"])):
         final = json.loads((folder / "training_log.json").read_text())["log"][-1]
         col = 0 if name == "2017" else 1

@@ -30,7 +30,7 @@ export class Switches {
       b.textContent = s.off ? 'off · turn on' : 'turn off';
       b.title = s.off ? `${s.label} is switched off (${s.id}): press to switch it on again`
         : `Switch ${s.label} off (${s.id}): the translation and every tensor are recomputed without it`;
-      b.setAttribute('aria-label', b.title);
+      b.setAttribute('aria-label', `${b.textContent}: ${b.title}`);  // the name starts with the visible words
       b.addEventListener('click', e => { e.stopPropagation(); this.toggle(s.id); });
       b.addEventListener('pointerdown', e => e.stopPropagation());
       return { s, b };
