@@ -310,22 +310,15 @@ def _switched_off(g: _Graph, part: str, value: str, off: frozenset[str]) -> str:
     return f"{part}.off"
 
 
-def _attention(g: _Graph, p: str, x: str, kv: str, cfg: Config, masked: bool, off: frozenset[str] = frozenset()) -> str:
-    """Multi-head attention as slices per head (§3.2.2), then the residual sum and LayerNorm.
-
-    Q, K, V are h·d_k wide (not necessarily d_model); head i is columns i·d_k … (i+1)·d_k; the scores
-    are Gemm(Q_i, K_i, alpha, transB=1) with alpha = 1/√d_k, or 1 when the config does not scale.
-    A head switched off (in `off`) enters the Concat multiplied by zero; a sub-layer switched off
-    enters the residual sum multiplied by zero (model/ablation.py).
-    """
+def _heads(g: _Graph, p: str, cut: dict[str, str], cfg: Config, masked: bool,
+           off: frozenset[str] = frozenset()) -> None:
+    """Each head's slice of the Q, K and V nodes named in `cut`, its scaled scores (masked in the
+    decoder's self-attention), softmax weights and output, then the heads' Concat (`{p}.concat`)."""
     h, d_k = cfg.n_heads, cfg.d_k
-    g.gemm(f"{p}.q", x, f"{p}.W_q", f"{p}.b_q")
-    g.gemm(f"{p}.k", kv, f"{p}.W_k", f"{p}.b_k")
-    g.gemm(f"{p}.v", kv, f"{p}.W_v", f"{p}.b_v")
     outs = []
     for i in range(h):
         for m in "qkv":
-            g.add(f"{p}.{m}.h{i}", "Slice", [f"{p}.{m}"], g.values[f"{p}.{m}"][:, i * d_k:(i + 1) * d_k],
+            g.add(f"{p}.{m}.h{i}", "Slice", [cut[m]], g.values[cut[m]][:, i * d_k:(i + 1) * d_k],
                   axes=[1], starts=[i * d_k], ends=[(i + 1) * d_k])
         q, k, v = (g.values[f"{p}.{m}.h{i}"] for m in "qkv")
         alpha = 1 / math.sqrt(d_k) if cfg.scale_scores else 1.0
@@ -340,6 +333,20 @@ def _attention(g: _Graph, p: str, x: str, kv: str, cfg: Config, masked: bool, of
         g.add(f"{p}.h{i}.out", "MatMul", [f"{p}.h{i}.weights", f"{p}.v.h{i}"], w @ v)
         outs.append(_switched_off(g, f"{p}.h{i}", f"{p}.h{i}.out", off))
     g.add(f"{p}.concat", "Concat", outs, torch.cat([g.values[o] for o in outs], dim=1), axis=1)
+
+
+def _attention(g: _Graph, p: str, x: str, kv: str, cfg: Config, masked: bool, off: frozenset[str] = frozenset()) -> str:
+    """Multi-head attention as slices per head (§3.2.2), then the residual sum and LayerNorm.
+
+    Q, K, V are h·d_k wide (not necessarily d_model); head i is columns i·d_k … (i+1)·d_k; the scores
+    are Gemm(Q_i, K_i, alpha, transB=1) with alpha = 1/√d_k, or 1 when the config does not scale.
+    A head switched off (in `off`) enters the Concat multiplied by zero; a sub-layer switched off
+    enters the residual sum multiplied by zero (model/ablation.py).
+    """
+    g.gemm(f"{p}.q", x, f"{p}.W_q", f"{p}.b_q")
+    g.gemm(f"{p}.k", kv, f"{p}.W_k", f"{p}.b_k")
+    g.gemm(f"{p}.v", kv, f"{p}.W_v", f"{p}.b_v")
+    _heads(g, p, {m: f"{p}.{m}" for m in "qkv"}, cfg, masked, off)
     g.gemm(f"{p}.proj", f"{p}.concat", f"{p}.W_o", f"{p}.b_o")
     branch = _switched_off(g, p, f"{p}.proj", off)
     g.add(f"{p}.sum", "Add", [x, branch], g.values[x] + g.values[branch])
@@ -401,6 +408,8 @@ def trace(model: EncoderDecoder, number: int, params: dict[str, np.ndarray] | No
     off = frozenset(switched_off)
     params = params if params is not None else parameters(model)
     if not paper_layout(cfg):
+        if off:  # the gates are built into the paper layout's functions only: refuse, never trace it intact
+            raise ValueError("switching parts off is traced for the paper's layout only")
         return trace_recipe(model, number, params, version)
     source = VOCAB.source_tokens(number)
     decoder = ablated(model, off) if off else model
@@ -616,7 +625,6 @@ def _rotary(g: _Graph, node_id: str, x: str, side: str, cfg: Config) -> str:
 def _recipe_attention(g: _Graph, p: str, x: str, kv: str, cfg: Config, masked: bool, side: str | None) -> str:
     """A residual attention sub-layer of any layout: pre-norm x + Attn(Norm(x)) or post-norm
     Norm(x + Attn(x)); rotary Q and K in self-attention (`side` names the rotation tables)."""
-    h, d_k = cfg.n_heads, cfg.d_k
     inp = _norm(g, f"{p}.norm", x, cfg) if cfg.norm_first else x
     kv = inp if kv == x else kv
     _linear(g, f"{p}.q", inp, p, "q")
@@ -626,24 +634,7 @@ def _recipe_attention(g: _Graph, p: str, x: str, kv: str, cfg: Config, masked: b
     if side is not None and cfg.positional == "rotary":
         cut["q"] = _rotary(g, f"{p}.q.rot", f"{p}.q", side, cfg)
         cut["k"] = _rotary(g, f"{p}.k.rot", f"{p}.k", side, cfg)
-    outs = []
-    for i in range(h):
-        for m in "qkv":
-            g.add(f"{p}.{m}.h{i}", "Slice", [cut[m]], g.values[cut[m]][:, i * d_k:(i + 1) * d_k],
-                  axes=[1], starts=[i * d_k], ends=[(i + 1) * d_k])
-        q, k, v = (g.values[f"{p}.{m}.h{i}"] for m in "qkv")
-        alpha = 1 / math.sqrt(d_k) if cfg.scale_scores else 1.0
-        scores = g.add(f"{p}.h{i}.scores", "Gemm", [f"{p}.q.h{i}", f"{p}.k.h{i}"], (q @ k.T) * alpha,
-                       alpha=alpha, transB=1)
-        logits_id = f"{p}.h{i}.scores"
-        if masked:
-            scores = g.add(f"{p}.h{i}.masked", "Where", ["dec.mask", logits_id, "const.neg_inf"],
-                           torch.where(g.values["dec.mask"], scores, g.values["const.neg_inf"]))
-            logits_id = f"{p}.h{i}.masked"
-        w = g.add(f"{p}.h{i}.weights", "Softmax", [logits_id], scores.softmax(-1), axis=-1)
-        g.add(f"{p}.h{i}.out", "MatMul", [f"{p}.h{i}.weights", f"{p}.v.h{i}"], w @ v)
-        outs.append(f"{p}.h{i}.out")
-    g.add(f"{p}.concat", "Concat", outs, torch.cat([g.values[o] for o in outs], dim=1), axis=1)
+    _heads(g, p, cut, cfg, masked)
     _linear(g, f"{p}.proj", f"{p}.concat", p, "o")
     g.add(f"{p}.sum", "Add", [x, f"{p}.proj"], g.values[x] + g.values[f"{p}.proj"])
     return f"{p}.sum" if cfg.norm_first else _norm(g, f"{p}.ln", f"{p}.sum", cfg)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -32,17 +33,20 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """`uvicorn app.main:app` in a subprocess; yields its base URL."""
+@contextmanager
+def served(cwd: Path, log_dir: Path, env: dict[str, str] | None = None, what: str = "the server",
+           wait_s: float = 120) -> Iterator[str]:
+    """`uvicorn app.main:app` started in `cwd` on a free loopback port, until /healthz answers; yields its
+    base URL and stops it afterwards. A server that dies or does not answer in `wait_s` fails the test
+    with the end of its log."""
     port = free_port()
-    log = (tmp_path_factory.mktemp("server") / "uvicorn.log").open("w+")
+    log = (log_dir / "uvicorn.log").open("w+")
     proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
                              "--port", str(port), "--log-level", "warning"],
-                            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ})
+                            cwd=cwd, stdout=log, stderr=subprocess.STDOUT, env=env or {**os.environ})
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + wait_s
         while True:
             try:
                 if httpx.get(url + "/healthz", timeout=2).status_code == 200:
@@ -51,7 +55,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
                 log.seek(0)
-                pytest.fail(f"the server did not start:\n{log.read()[-3000:]}")
+                pytest.fail(f"{what} did not start:\n{log.read()[-3000:]}")
             time.sleep(0.2)
         yield url
     finally:
@@ -61,6 +65,13 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`uvicorn app.main:app` in a subprocess; yields its base URL."""
+    with served(ROOT, tmp_path_factory.mktemp("server"), wait_s=90) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

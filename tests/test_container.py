@@ -19,14 +19,13 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 import httpx
 import pytest
 
-from tests.conftest import free_port
+from tests.conftest import served
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD_STAGE_PATHS = {"/src/node_modules": ROOT / "node_modules"}  # what the build stage makes: its stand-in here
@@ -139,32 +138,9 @@ def image_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     assert where.returncode == 0, f"the image's files ({', '.join(names)}) do not import:\n{where.stderr[-2000:]}"
     for f in where.stdout.split():  # the app under test is the copy, not the working tree (editable install)
         assert Path(f).resolve().is_relative_to(image.resolve()), f"{f} imported from outside the image's files"
-    port = free_port()
-    log = (tmp_path_factory.mktemp("image-server") / "uvicorn.log").open("w+")
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
-                             "--port", str(port), "--log-level", "warning"],
-                            cwd=image, stdout=log, stderr=subprocess.STDOUT, env=env)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if httpx.get(url + "/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.seek(0)
-                pytest.fail(f"the app did not start from the image's files ({', '.join(names)}):\n{log.read()[-3000:]}")
-            time.sleep(0.3)
+    with served(image, tmp_path_factory.mktemp("image-server"), env,
+                f"the app, from the image's files ({', '.join(names)}),") as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 @pytest.mark.parametrize("path", ["/", "/about", "/ledger", "/docs", "/static/stage/main.js", "/static/js/page.js",

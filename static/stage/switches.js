@@ -4,7 +4,6 @@
 // fetches that trace and the stage draws it like any other. Nothing here knows which parts exist.
 import * as THREE from 'three';
 
-const MIN_HEAD_PX = 34;       // a head's block narrower than this on screen: its switch is hidden
 const MIN_STATION_PX = 110;   // the same for a sub-layer's station
 
 export class Switches {
@@ -54,16 +53,18 @@ export class Switches {
     const px = (x, y) => { const p = new THREE.Vector3(x, y, 0).project(cam); return [(p.x + 1) / 2 * W, (1 - p.y) / 2 * H, p.z]; };
     const stations = new Map((st.scene?.stations || []).map(s => [s.id, s]));
     for (const { s, b } of this.buttons) {
+      const room = b.offsetWidth || 60;  // the whole button inside the stage
       let width = 0;
       if (s.block) {
+        // the head's label sits at the left of the same block: the switch shows only where both fit
+        // side by side (at the phone's width they would overlap, so the table's buttons serve there)
         const k = st.blockById.get(s.block);
-        if (k) width = Math.abs(px(k.x + k.w, k.y)[0] - px(k.x, k.y)[0]) / MIN_HEAD_PX;
+        if (k) width = Math.abs(px(k.x + k.w, k.y)[0] - px(k.x, k.y)[0]) / (2 * room);
       } else {
         const k = stations.get(s.station);
         if (k) width = Math.abs(px(k.x + k.w, k.y)[0] - px(k.x, k.y)[0]) / MIN_STATION_PX;
       }
       const [x, y, z] = px(s.x, s.y);
-      const room = b.offsetWidth || 60;  // the whole button inside the stage
       const inside = s.anchor === 'right' ? x - room > 0 && x < W : x > 0 && x + room < W;
       const show = width >= 1 && z < 1 && inside && y > 8 && y < H - 8;
       b.hidden = !show;
