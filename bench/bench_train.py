@@ -10,7 +10,9 @@ Prints:
      for the shipped model and (--early) for a barely trained one (its outputs run long: the worst case);
   4. the estimate for `python -m model train`: 4 000 steps + 9 evaluations (every 500 steps and the
      averaged model's, each costed as the shipped model's: from step 500 on the model is 97 % right)
-     + the held-out loss, against the target of 90 s.
+     + the held-out loss, against the target of 90 s;
+  5. with --whole, instead: the whole `python -m model train` timed for both (this tree's splits each batch
+     between 2 processes, model.train.Team), with the held-out exact match and loss each run ends with.
 The "before" code is `git archive BEFORE model` unpacked in a temporary folder. Asserts nothing: the
 machine is shared and noisy; read the ratios, measured in one run.
 """
@@ -80,17 +82,21 @@ def profile_steps(n: int) -> list[tuple[str, float]]:
     from model.transformer import Config, EncoderDecoder
 
     # one step as train() runs it, with the optimiser train() builds (read from the tree's source)
-    foreach = "foreach=True" in inspect.getsource(mt.train)
+    source = inspect.getsource(mt)
+    adam = {"fused": True} if "fused=True" in source else {"foreach": True} if "foreach=True" in source else {}
+    packed = "packed" in inspect.signature(EncoderDecoder.forward).parameters  # real tokens only
     torch.manual_seed(1)
     model = EncoderDecoder(Config())
-    opt = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9,
-                           **({"foreach": True} if foreach else {}))
+    opt = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9, **adam)
     sampler = NumberSampler(1, set())
 
     def step() -> None:
         model.train()
         src, dec_in, tgt = make_batch(sampler.sample(128))
-        loss = mt.smoothed_loss(model(src, dec_in), tgt, 0.1, 0)
+        if packed:
+            loss = mt.smoothed_loss(model(src, dec_in, packed=True), tgt[tgt != 0], 0.1, 0)
+        else:
+            loss = mt.smoothed_loss(model(src, dec_in), tgt, 0.1, 0)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
@@ -127,6 +133,16 @@ def before_tree(commit: str, into: Path) -> Path:
     return into
 
 
+def whole_run(tree: Path) -> tuple[float, dict]:
+    """`python -m model train` in `tree`, written to a scratch folder: wall seconds and its last record."""
+    with tempfile.TemporaryDirectory() as out:
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "model", "train", "--out", out], cwd=tree, check=True,
+                       env={**os.environ, "PYTHONPATH": str(tree)}, capture_output=True)
+        wall = time.perf_counter() - t0
+        return wall, json.loads((Path(out) / "training_log.json").read_text())["log"][-1]
+
+
 def compare_log(steps: int, threads: int) -> None:
     """Train `steps` steps of the recipe with this tree and print its log beside the shipped run's:
     the shipped log is what the code before gives (same software, same weights), so a speed-up that
@@ -161,11 +177,24 @@ def main() -> None:
                    "(the worst case: its outputs run to the maximum length; slow before the cache)")
     p.add_argument("--threads", type=int, default=2, help="torch threads (2: the training CLI's default on 2 "
                    "cores; on a machine oversubscribed by other jobs, 1 measures the work instead of OpenMP's waits)")
+    p.add_argument("--whole", action="store_true", help="instead, time the whole `python -m model train` (its "
+                   "default: 2 processes) for the code before and this tree, one after the other (about 5 min)")
     p.add_argument("--compare-log", type=int, default=0, metavar="STEPS",
                    help="only train STEPS steps with this tree and print the log beside the shipped run's")
     args = p.parse_args()
     if args.compare_log:
         compare_log(args.compare_log, args.threads)
+        return
+    if args.whole:
+        load = os.getloadavg()
+        print(f"machine: {os.cpu_count()} cores, load average {load[0]:.2f}; `python -m model train`, "
+              f"4 000 steps and its evaluations, before = {args.before} and this tree")
+        with tempfile.TemporaryDirectory() as tmp:
+            walls = {"before": whole_run(before_tree(args.before, Path(tmp))), "after": whole_run(ROOT)}
+        for name, (wall, last) in walls.items():
+            print(f"{name:7s} {wall:6.1f} s wall; held-out exact match {last['heldout_exact_match']:.2%}, "
+                  f"held-out loss {last['heldout_loss']:.4f}")
+        print(f"{walls['before'][0] / walls['after'][0]:.2f}× faster; target 90 s")
         return
     load = os.getloadavg()
     print(f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "

@@ -37,7 +37,7 @@ def cmd_train(args: argparse.Namespace) -> None:
     if args.snapshots:
         from model.snapshots import Recorder
         recorder = Recorder()
-    model, log = train(models.config(args.model), tc, progress=True, on_step=recorder)
+    model, log = train(models.config(args.model), tc, progress=True, on_step=recorder, processes=args.processes)
     save(model, log, tc, args.out or models.DIRECTORIES[args.model])
     if recorder:
         from model import snapshots
@@ -94,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--out", type=Path, default=None)
     t.add_argument("--snapshots", type=Path, default=None,
                    help="also keep float16 weights at the steps of model.snapshots.SNAPSHOT_STEPS in this file")
+    t.add_argument("--processes", type=int, default=2,
+                   help="processes sharing each batch, one core each (default 2: this machine's cores)")
     t.add_argument("--model", choices=MODEL_NAMES, default="2017",
                    help="the recipe: 2017 (the paper's, default) or modern (today's); saved to its own folder")
     e = sub.add_parser("eval", help="exact match on the held-out set (greedy and beam 4)")

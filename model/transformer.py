@@ -167,6 +167,35 @@ class DecoderCache:
                 kv.k, kv.v = kv.k[rows], kv.v[rows]
 
 
+class Packing:
+    """Where a padded batch's real tokens are: `rows` (B, T) is True at each of them. Everything but
+    attention works one position at a time, so a batch can carry only its real tokens, (N, d), and skip
+    the padding (about half of a training batch): the same function, on fewer rows."""
+
+    def __init__(self, rows: Tensor):
+        self.rows = rows
+        self.index = rows.flatten().nonzero().squeeze(1)  # found once, used by every pack and unpack
+
+    @classmethod
+    def of(cls, ids: Tensor, pad_id: int) -> Packing:
+        return cls(ids != pad_id)
+
+    def pack(self, x: Tensor) -> Tensor:  # (B, T, …) → (N, …), in the order of x[rows]
+        return x.flatten(0, 1).index_select(0, self.index)
+
+    def unpack(self, x: Tensor) -> Tensor:  # (N, …) → (B, T, …), zeros where the padding was
+        b, t = self.rows.shape
+        return x.new_zeros(b * t, *x.shape[1:]).index_copy(0, self.index, x).view(b, t, *x.shape[1:])
+
+
+def side_by_side(x: Tensor, *maps: nn.Linear) -> tuple[Tensor, ...]:
+    """x·W + b for each map, as one product with the matrices side by side: the same dot products,
+    in one larger multiplication instead of several small ones (the projections are a training
+    step's largest cost; bench/bench_train.py)."""
+    bias = torch.cat([m.bias for m in maps]) if maps[0].bias is not None else None
+    return F.linear(x, torch.cat([m.weight for m in maps]), bias).chunk(len(maps), dim=-1)
+
+
 class MultiHeadedAttention(nn.Module):
     """MultiHead(Q, K, V) = Concat(head_1, …, head_h) W^O, head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V)."""
 
@@ -183,14 +212,23 @@ class MultiHeadedAttention(nn.Module):
         return x.view(b, t, self.h, self.d_k).transpose(1, 2)  # (B, h, T, d_k)
 
     def forward(self, x_q: Tensor, x_kv: Tensor, mask: Tensor | None, cache: KeyValues | None = None,
-                start: int = 0) -> Tensor:
+                start: int = 0, packing: tuple[Packing, Packing] | None = None) -> Tensor:
         """With a `cache`, x_q and x_kv are the positions from `start` on: self-attention appends their
-        keys and values to the cached ones; cross-attention projects the memory once and reuses it."""
-        q = self.split_heads(self.w_q(x_q))
-        if self.cross and cache is not None and cache.k is not None:
-            k, v = cache.k, cache.v
+        keys and values to the cached ones; cross-attention projects the memory once and reuses it.
+        With `packing` (queries', keys'), x_q and x_kv hold only real tokens, (N, d_model): they are
+        projected as they are and laid out as (B, T) only for the scores, and the output is packed again."""
+        if self.cross and cache is not None and cache.k is not None:  # the memory's K, V: projected once
+            q, k, v = self.split_heads(self.w_q(x_q)), cache.k, cache.v
+        elif x_q is x_kv:
+            qkv = side_by_side(x_q, self.w_q, self.w_k, self.w_v)
+            q, k, v = (self.split_heads(packing[0].unpack(t) if packing else t) for t in qkv)
+        elif packing is not None:
+            pq, pkv = packing
+            q = self.split_heads(pq.unpack(self.w_q(x_q)))
+            k, v = (self.split_heads(pkv.unpack(t)) for t in side_by_side(x_kv, self.w_k, self.w_v))
         else:
-            k, v = self.split_heads(self.w_k(x_kv)), self.split_heads(self.w_v(x_kv))
+            q = self.split_heads(self.w_q(x_q))
+            k, v = map(self.split_heads, side_by_side(x_kv, self.w_k, self.w_v))
         bias = None
         if not self.cross and self.cfg.positional == "rotary":
             q, k = rotate(q, start), rotate(k, start)
@@ -202,7 +240,8 @@ class MultiHeadedAttention(nn.Module):
             cache.k, cache.v = k, v
         out, self.weights = attention(q, k, v, mask, self.cfg.scale_scores, bias)
         b, _, t, _ = out.shape
-        return self.w_o(out.transpose(1, 2).reshape(b, t, self.h * self.d_k))  # (B, T, d_model)
+        out = out.transpose(1, 2).reshape(b, t, self.h * self.d_k)
+        return self.w_o(packing[0].pack(out) if packing else out)  # (B, T, d_model), or (N, d_model)
 
 
 class PositionwiseFeedForward(nn.Module):
@@ -245,8 +284,9 @@ class EncoderLayer(nn.Module):
         self.self_attn, self.feed_forward = MultiHeadedAttention(cfg), PositionwiseFeedForward(cfg)
         self.sublayer = nn.ModuleList([SublayerConnection(cfg) for _ in range(2)])
 
-    def forward(self, x: Tensor, src_mask: Tensor) -> Tensor:
-        x = self.sublayer[0](x, lambda y: self.self_attn(y, y, src_mask))
+    def forward(self, x: Tensor, src_mask: Tensor, packing: Packing | None = None) -> Tensor:
+        both = (packing, packing) if packing else None
+        x = self.sublayer[0](x, lambda y: self.self_attn(y, y, src_mask, packing=both))
         return self.sublayer[1](x, self.feed_forward)
 
 
@@ -258,10 +298,15 @@ class DecoderLayer(nn.Module):
         self.sublayer = nn.ModuleList([SublayerConnection(cfg) for _ in range(3)])
 
     def forward(self, y: Tensor, memory: Tensor, src_mask: Tensor, tgt_mask: Tensor,
-                cache: tuple[KeyValues, KeyValues] | None = None, start: int = 0) -> Tensor:
+                cache: tuple[KeyValues, KeyValues] | None = None, start: int = 0,
+                packing: tuple[Packing, Packing] | None = None) -> Tensor:
+        """`packing`: (target's, source's), when y and memory hold only real tokens."""
         self_kv, cross_kv = cache if cache is not None else (None, None)
-        y = self.sublayer[0](y, lambda t: self.self_attn(t, t, tgt_mask, self_kv, start))
-        y = self.sublayer[1](y, lambda t: self.src_attn(t, memory, src_mask, cross_kv))  # K, V from the encoder
+        tgt_p, src_p = packing if packing else (None, None)
+        y = self.sublayer[0](y, lambda t: self.self_attn(t, t, tgt_mask, self_kv, start,
+                                                         (tgt_p, tgt_p) if packing else None))
+        y = self.sublayer[1](y, lambda t: self.src_attn(t, memory, src_mask, cross_kv,  # K, V from the encoder
+                                                        packing=(tgt_p, src_p) if packing else None))
         return self.sublayer[2](y, self.feed_forward)
 
 
@@ -288,8 +333,9 @@ class EncoderDecoder(nn.Module):
             if p.dim() > 1 and name not in ("embedding", "positions"):
                 nn.init.xavier_uniform_(p)
 
-    def embed(self, ids: Tensor, start: int = 0) -> Tensor:
-        """x⁽⁰⁾ = Dropout(E[ids] · √d_model + PE)  (§3.4, §3.5, §5.4), ids at positions start, start+1, …"""
+    def embed(self, ids: Tensor, start: int = 0, packing: Packing | None = None) -> Tensor:
+        """x⁽⁰⁾ = Dropout(E[ids] · √d_model + PE)  (§3.4, §3.5, §5.4), ids at positions start, start+1, …
+        (only the real tokens' rows, with `packing`)"""
         x = F.embedding(ids, self.embedding) * math.sqrt(self.cfg.d_model)
         end = start + ids.shape[1]
         if self.cfg.positional == "sinusoidal":
@@ -297,7 +343,7 @@ class EncoderDecoder(nn.Module):
             x = x + pe[start:end]
         elif self.cfg.positional == "learned":
             x = x + self.positions[start:end]
-        return self.dropout(x)
+        return self.dropout(packing.pack(x) if packing else x)
 
     def src_mask(self, src: Tensor) -> Tensor:
         return (src != self.cfg.pad_id)[:, None, None, :]  # (B, 1, 1, n): padding keys are illegal
@@ -307,26 +353,34 @@ class EncoderDecoder(nn.Module):
         causal = torch.ones(t, t, dtype=torch.bool, device=tgt.device).tril()  # position i sees 0..i
         return causal[None, None] & (tgt != self.cfg.pad_id)[:, None, None, :]
 
-    def encode(self, src: Tensor) -> Tensor:
-        x, mask = self.embed(src), self.src_mask(src)
+    def encode(self, src: Tensor, packing: Packing | None = None) -> Tensor:
+        x, mask = self.embed(src, packing=packing), self.src_mask(src)
         for layer in self.encoder_layers:
-            x = layer(x, mask)
-        return self.encoder_norm(x) if self.encoder_norm is not None else x  # memory z, (B, n, d)
+            x = layer(x, mask, packing)
+        return self.encoder_norm(x) if self.encoder_norm is not None else x  # memory z, (B, n, d) or (N, d)
 
-    def decode(self, memory: Tensor, src: Tensor, tgt: Tensor, cache: DecoderCache | None = None) -> Tensor:
+    def decode(self, memory: Tensor, src: Tensor, tgt: Tensor, cache: DecoderCache | None = None,
+               packing: tuple[Packing, Packing] | None = None) -> Tensor:
         """Logits for every row of `tgt`; with a `cache`, `tgt` holds only the tokens after those
-        already read (usually one), whose rows attend to the cached keys and values."""
+        already read (usually one), whose rows attend to the cached keys and values. With `packing`
+        (target's, source's), the memory and the logits hold only real tokens' rows."""
         start = cache.length if cache is not None else 0
-        y, src_mask = self.embed(tgt, start), self.src_mask(src)
+        y, src_mask = self.embed(tgt, start, packing[0] if packing else None), self.src_mask(src)
         tgt_mask = self.tgt_mask(tgt) if cache is None else cache.extend(tgt, self)
         for i, layer in enumerate(self.decoder_layers):
-            y = layer(y, memory, src_mask, tgt_mask, cache.layer(i) if cache is not None else None, start)
+            y = layer(y, memory, src_mask, tgt_mask, cache.layer(i) if cache is not None else None, start,
+                      packing)
         y = self.decoder_norm(y) if self.decoder_norm is not None else y
         out = self.embedding if self.output is None else self.output
         return y @ out.T  # logits = h · Eᵀ, no output bias (§3.4), or h · Uᵀ untied; (B, m, V)
 
-    def forward(self, src: Tensor, tgt: Tensor) -> Tensor:
-        return self.decode(self.encode(src), src, tgt)
+    def forward(self, src: Tensor, tgt: Tensor, packed: bool = False) -> Tensor:
+        """Logits (B, m, V) under teacher forcing. `packed`: the rows of the real target tokens only,
+        (N, V) in the order of `tgt[tgt != pad]`: the same values, computed without the padding."""
+        if not packed:
+            return self.decode(self.encode(src), src, tgt)
+        src_p, tgt_p = Packing.of(src, self.cfg.pad_id), Packing.of(tgt, self.cfg.pad_id)
+        return self.decode(self.encode(src, src_p), src, tgt, packing=(tgt_p, src_p))
 
     def get_num_params(self) -> int:
         return sum(p.numel() for p in self.parameters())
