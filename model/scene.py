@@ -15,10 +15,12 @@ it, the transposed W₂ from the ReLU under it, token axes propagated through th
 
 from __future__ import annotations
 
+import copy
 import fnmatch
 import functools
 import math
 import re
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -548,7 +550,50 @@ def col_x(gap_every: int, c: int) -> float:
 # ---------------------------------------------------------------------------------------------
 # The scene
 
+# A scene is mostly structure: the blocks, stations, views, rails and arcs follow from the graph's ids,
+# ops, inputs, attributes and shapes alone, and every input with the same graph shares them. Only the
+# tokens are the input's own: the axes' words, the row names, the token labels and the threads from
+# E's rows. So the structure is built once per graph and kept (a cold trace's largest part after the
+# model itself; bench/bench_decode.py), and each trace adds its tokens to a shallow copy. Nothing
+# changes a scene after it is built, so the copies may share the structure's lists.
+STRUCTURES: OrderedDict[tuple, Scene] = OrderedDict()
+STRUCTURES_KEPT = 64  # source length × output length × ablation × model: a few dozen in practice
+
+
 def build_scene(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> Scene:
+    key = _structure_key(trace, cfg, params, tour)
+    base = STRUCTURES.get(key)
+    if base is None:
+        base = STRUCTURES[key] = _build_structure(trace, cfg, params, tour)
+        while len(STRUCTURES) > STRUCTURES_KEPT:
+            STRUCTURES.popitem(last=False)
+    else:
+        STRUCTURES.move_to_end(key)
+    scene = copy.copy(base)
+    scene.axes = _token_axes_words(trace)
+    scene.row_names = row_names(trace)
+    by_id = {b.id: b for b in scene.blocks}
+    scene.connectors = [_threads(scene, by_id, trace)] + base.connectors
+    scene.labels = base.labels + _token_labels(scene, trace)
+    return scene
+
+
+def _structure_key(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> tuple:
+    """Everything the structure reads: the graph (not its values), the parameters' shapes, the config,
+    the tour and what is switched off."""
+    graph = tuple((n.id, n.op, tuple(n.inputs), repr(n.attrs), n.value.shape, n.value.dtype.str)
+                  for n in trace.nodes)
+    return (graph, tuple((k, np.shape(v)) for k, v in params.items()), repr(cfg), id(tour),
+            tuple(sorted(getattr(trace, "ablation", ()))),
+            tuple(i for layer in getattr(trace, "lens", ()) for i in (layer.logits, layer.probs, layer.tokens)))
+
+
+def _token_axes_words(trace) -> dict[str, list[str]]:
+    return {"source": list(trace.source_tokens), "target": list(trace.target_tokens),
+            "output": list(trace.output_tokens), "vocab": list(VOCAB.tokens)}
+
+
+def _build_structure(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> Scene:
     tensors = tensors_of(trace, params)
     axes = token_axes(tensors, trace)
     memory = _memory_id(trace)
@@ -560,13 +605,10 @@ def build_scene(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[To
     aliases = [SliceAlias(t.id, t.inputs[0], int(t.attrs["starts"][0]), int(t.shape[1])) for t in slices]
     bounds = _bounds(blocks)
     overview = View(box=bounds, target=_centre(bounds), azimuth=-0.12, elevation=0.08, margin=1.02)
-    scene = Scene(FORMAT, cfg.to_dict(), CELL, palette(),
-                  {"source": list(trace.source_tokens), "target": list(trace.target_tokens),
-                   "output": list(trace.output_tokens), "vocab": list(VOCAB.tokens)},
-                  blocks, aliases, stations, [], [], bounds, overview, [], sum(b.rows * b.cols for b in blocks))
-    scene.row_names = row_names(trace)
-    scene.connectors = _connectors(scene, by_id, tensors, trace, memory)
-    scene.labels = _labels(scene, by_id, trace)
+    scene = Scene(FORMAT, cfg.to_dict(), CELL, palette(), {}, blocks, aliases, stations, [], [], bounds,
+                  overview, [], sum(b.rows * b.cols for b in blocks))
+    scene.connectors = _connectors(scene, by_id, tensors, memory)
+    scene.labels = _labels(scene)
     names = (tuple(b.id for b in scene.blocks), tuple((s.id, s.of) for s in scene.slices))
     scene.steps = [_step(s, scene, by_id, tensors, cfg, names) for s in tour]
     scene.switches = _switches(scene, cfg, set(getattr(trace, "ablation", ())))
@@ -747,13 +789,13 @@ def _bezier(a: tuple, c: tuple, e: tuple, n: int = 24) -> list[list[float]]:
     return pts
 
 
-def _connectors(scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor], trace,
-                memory: str | None) -> list[Connector]:
-    colors = scene.palette["connectors"]
-    z = 0.2
-    out = []
-    # threads: from E's row of each token (left side for the source, right side for the target)
-    threads = []
+CONNECTOR_Z = 0.2  # connectors run just in front of the blocks' plane
+
+
+def _threads(scene: Scene, by_id: dict[str, Block], trace) -> Connector:
+    """From E's row of each token to its row of the embedding (left side for the source, right side for
+    the target): the one connector that depends on the input's tokens."""
+    z, threads = CONNECTOR_Z, []
     e = by_id.get("E")
     for n in trace.nodes:
         if n.op != "Gather" or n.inputs[0] != "E" or e is None:
@@ -766,7 +808,16 @@ def _connectors(scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor
             b = (left_end, row_y(emb, r), z)
             c = (a[0] - 30 if src else a[0] + 30, (a[1] + b[1]) / 2, 8)
             threads.append(_bezier(a, c, b))
-    out.append(Connector("thread", colors["thread"], threads))
+    return Connector("thread", scene.palette["connectors"]["thread"], threads)
+
+
+def _connectors(scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor],
+                memory: str | None) -> list[Connector]:
+    """Every connector but the threads (`_threads`): they follow from the structure alone."""
+    colors = scene.palette["connectors"]
+    z = CONNECTOR_Z
+    out = []
+    e = by_id.get("E")
     # residual rails: the sub-layer's input X up the station's left side and into the sum
     rails = []
     for b in scene.blocks:
@@ -814,7 +865,8 @@ def _connectors(scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor
     return out
 
 
-def _labels(scene: Scene, by_id: dict[str, Block], trace) -> list[Label]:
+def _labels(scene: Scene) -> list[Label]:
+    """Block and station labels; the token labels are `_token_labels`."""
     out = []
     for b in scene.blocks:
         small = b.rows == 1 and b.cols == 1
@@ -827,7 +879,12 @@ def _labels(scene: Scene, by_id: dict[str, Block], trace) -> list[Label]:
         left = s.tower == "src"
         out.append(Label(s.title, s.x + s.w if left else s.x, s.y + STATION_GAP / 2, 6.5, "station",
                          anchor="right" if left else "left", baseline="middle", room=s.w))
-    # token names beside the id columns and the chosen tokens
+    return out
+
+
+def _token_labels(scene: Scene, trace) -> list[Label]:
+    """Token names beside the id columns and the chosen tokens."""
+    out = []
     for b in scene.blocks:
         if b.value_axis != "vocab":
             continue

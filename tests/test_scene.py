@@ -202,3 +202,35 @@ def test_the_colours_are_the_published_maps_with_ends_legible_on_the_stage(shipp
     for end in (p["diverging"][0], p["diverging"][-1]):
         assert contrast(end, p["background"]) >= 3.0
     assert contrast(p["diverging"][len(p["diverging"]) // 2], p["background"]) >= 3.0  # zero is seen too
+
+
+def test_inputs_that_share_a_graph_share_its_structure_and_keep_their_own_tokens():
+    """The structure (blocks, stations, views, rails…) is built once per graph and kept; the tokens'
+    parts (axes, row names, token labels, threads) are each input's. A scene from the kept structure
+    must equal one built from nothing."""
+    from dataclasses import asdict
+
+    import model.scene as scene_module
+    from model.translate import Translator
+
+    model = Translator.load().model
+    params = parameters(model)
+    first, second = trace(model, 21, params), trace(model, 31, params)  # twenty-one, thirty-one: one graph
+    assert [n.value.shape for n in first.nodes] == [n.value.shape for n in second.nodes]
+    assert first.source_tokens != second.source_tokens
+    scene_module.STRUCTURES.clear()
+    build_scene(first, model.cfg, params, TOUR)
+    kept = build_scene(second, model.cfg, params, TOUR)  # from the structure the first one left
+    assert len(scene_module.STRUCTURES) == 1
+    scene_module.STRUCTURES.clear()
+    fresh = build_scene(second, model.cfg, params, TOUR)
+    assert asdict(kept) == asdict(fresh)
+    assert kept.axes["source"] == list(second.source_tokens)
+    token_words = {label.text for label in kept.labels if label.role == "token"}
+    assert "thirty" in token_words and "twenty" not in token_words
+    first_scene = build_scene(first, model.cfg, params, TOUR)
+    threads = {c.kind: c.lines for c in first_scene.connectors}["thread"]
+    assert threads != {c.kind: c.lines for c in kept.connectors}["thread"]  # E's rows of other tokens
+    # a different graph (a longer input) gets its own structure
+    build_scene(trace(model, 777_777, params), model.cfg, params, TOUR)
+    assert len(scene_module.STRUCTURES) == 2
