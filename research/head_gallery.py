@@ -12,7 +12,7 @@ that a number does not back.
 - "Aligned" (cross-attention): the row that writes a German piece peaks on the English word that
   piece translates (gold alignments from research/alignment.py, the row that *predicts* the piece).
 - Switched off: the head's d_k input columns of W^O are zeroed in a copy (research/heads.py does the
-  same for the last layer's cross-attention of the desk's 1 000-step models).
+  same for the last layer's cross-attention of the desk's 2 500-step models).
 - The average pattern is taken over the held-out numbers whose English has nine words: all of the
   one form "a hundred b·ty c thousand d hundred e·ty f", so every position means the same word.
 
