@@ -137,7 +137,7 @@ async def _stream_response(request: Request, entry: CachedTrace) -> StreamingRes
     """The NDJSON lines, header first, in writes of about 64 KiB (whole lines only); to a client that
     accepts br, the same writes Brotli-compressed once and kept with the trace (app/delivery.py)."""
     headers = {"Cache-Control": "no-cache", "Vary": "Accept, Accept-Encoding"}
-    writes = await once_compressed(request, entry.br_writes, entry.stream_br)
+    writes = once_compressed(request, entry.br_writes, entry.stream_br)
     if writes is not None:
         return StreamingResponse(_stream(writes), media_type=NDJSON, headers={**headers, "Content-Encoding": "br"})
     return StreamingResponse(_stream(ndjson_writes(entry.ndjson())), media_type=NDJSON, headers=headers)
@@ -179,7 +179,7 @@ async def get_trace(request: Request, input: str | None = Query(None, descriptio
         resp = await _stream_response(request, entry)
     else:
         etag = f'"{svc.version}-{req.tag()}"'
-        br = None if etag_matches(request, etag) else await once_compressed(request, entry.br, entry.body_br)
+        br = None if etag_matches(request, etag) else once_compressed(request, entry.br, entry.body_br)
         resp = cached(request, etag, entry.body, br=br)
     resp.headers["Vary"] = "Accept, Accept-Encoding"
     resp.headers["Server-Timing"] = timing  # time to compute (or find) the trace, for bench/

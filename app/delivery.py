@@ -6,10 +6,12 @@
   flushed through the compressor at once: the stream still arrives line by line, only smaller.
   `ANATOMY_COMPRESS=0` turns it off (bench/bench_delivery.py measures the page both ways).
 - **Precompressed traces**: a cached trace's JSON body, and its NDJSON stream, are Brotli-compressed
-  once, the first time a client that accepts `br` asks for that form, at a quality a per-request
-  compressor cannot afford (the longest trace, 777 777, goes from 735 KiB to under 200 KB), and kept
-  with the trace: later requests cost no compression. The stream is one Brotli stream flushed after
-  every write, so it still decodes write by write as it arrives.
+  once, at a quality a per-request compressor cannot afford (the longest trace, 777 777, goes from
+  811 KB to under 200 KB), and kept with the trace: later requests cost no compression. That takes
+  up to 0.9 s of a core, which a cold request must not wait for: the first request for a form is
+  compressed per request by the middleware (a few ms, about 15 % larger), and the kept form is made
+  in one background thread meanwhile (`precompress_later`). The stream is one Brotli stream flushed
+  after every write, so it still decodes write by write as it arrives.
 - **Weights as safetensors**: `/api/weights` sent with `Accept: application/octet-stream` answers the
   same parameters as raw little-endian float32 in the safetensors layout (an 8-byte header length, a
   JSON header of dtype, shape and byte offsets, then the data), with the same ETag/304 behaviour.
@@ -21,11 +23,12 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
-import anyio
 import brotli
 import numpy as np
 from fastapi import FastAPI, Request
@@ -95,12 +98,48 @@ def accepts(request: Request, coding: str) -> bool:
     return False
 
 
-async def once_compressed(request: Request, made: T | None, make: Callable[[], T]) -> T | None:
-    """A cached trace's Brotli form for a client that accepts br (None otherwise, or with compression
-    off): `made` when it exists, else `make()` in a worker thread (it takes ~0.1 s for a long trace)."""
+def once_compressed(request: Request, made: T | None, make: Callable[[], T]) -> T | None:
+    """A cached trace's kept Brotli form for a client that accepts br: `made` when it exists. None
+    otherwise (or with compression off), and the response is compressed per request; the first time,
+    `make()` is queued to make the kept form in the background (it takes up to 0.9 s of a core)."""
     if not compression_enabled() or not accepts(request, "br"):
         return None
-    return made if made is not None else await anyio.to_thread.run_sync(make)
+    if made is None:
+        precompress_later(make)
+    return made
+
+
+# One thread makes the kept forms, in the order asked (brotli releases the GIL: requests go on meanwhile).
+# The queue is bounded: under a flood of new inputs a trace whose turn does not come is queued again
+# when it is next asked for, and meanwhile it is compressed per request.
+PRECOMPRESSOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="precompress")
+PRECOMPRESS_QUEUE = 16
+_queued: set[tuple[int, str]] = set()
+_queue_lock = threading.Lock()
+
+
+def precompress_later(make: Callable[[], object]) -> bool:
+    """Queue `make` (a cached trace's bound method that makes and keeps a form) unless that form is
+    already queued or the queue is full; True when queued."""
+    key = (id(getattr(make, "__self__", make)), getattr(make, "__name__", ""))
+    with _queue_lock:
+        if key in _queued or len(_queued) >= PRECOMPRESS_QUEUE:
+            return False
+        _queued.add(key)
+
+    def run() -> None:
+        try:
+            make()
+        finally:
+            with _queue_lock:
+                _queued.discard(key)
+    PRECOMPRESSOR.submit(run)
+    return True
+
+
+def precompressed_all() -> None:
+    """Wait until every queued form is made (tests and benches; the one thread works in order)."""
+    PRECOMPRESSOR.submit(lambda: None).result()
 
 
 def precompress(body: bytes) -> bytes:
