@@ -21,6 +21,12 @@ def _number(text: str) -> int:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def _processes(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 64:
+        raise argparse.ArgumentTypeError(f"expected a whole number of processes from 1 to 64, got {text!r}")
+    return int(text)
+
+
 class OneLineParser(argparse.ArgumentParser):
     """Bad arguments get one line on stderr and exit status 2, never a usage dump or a traceback."""
 
@@ -94,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--out", type=Path, default=None)
     t.add_argument("--snapshots", type=Path, default=None,
                    help="also keep float16 weights at the steps of model.snapshots.SNAPSHOT_STEPS in this file")
-    t.add_argument("--processes", type=int, default=2,
+    t.add_argument("--processes", type=_processes, default=2,
                    help="processes sharing each batch, one core each (default 2: this machine's cores)")
     t.add_argument("--model", choices=MODEL_NAMES, default="2017",
                    help="the recipe: 2017 (the paper's, default) or modern (today's); saved to its own folder")

@@ -33,7 +33,7 @@ def test_trace_prints_the_graph_as_json():
 
 
 @pytest.mark.parametrize("args", [["translate", "abc"], ["translate", "-4"], ["trace", "1000000"],
-                                  ["nonsense"], []])
+                                  ["nonsense"], [], ["train", "--processes", "0"], ["train", "--processes", "two"]])
 def test_a_bad_argument_gets_one_line_and_a_nonzero_exit(args):
     r = run(*args)
     assert r.returncode == 2
