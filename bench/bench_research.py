@@ -11,6 +11,10 @@ only measures the neighbours):
     priced at the baseline's measured step and evaluation cost (wider variants cost more), in CPU
     minutes and in minutes on 2 free cores, against the 30-minute goal
 Machine load is printed too.
+
+With --whole, instead: the whole desk from nothing, as `python -m research NAME --jobs 2` runs it, every
+experiment at its record's length, into a scratch folder (results and weights, never research/results):
+each experiment's wall seconds and the total, against the 30-minute goal. About half an hour on 2 cores.
 """
 
 from __future__ import annotations
@@ -101,10 +105,34 @@ def desk_bill() -> tuple[int, int]:
     return sum(s for s, _ in seen.values()), sum(e for _, e in seen.values())
 
 
+def whole_desk(jobs: int, smoke: bool) -> None:
+    """Every experiment in the order a fresh desk runs them (later ones reuse earlier runs by key)."""
+    import subprocess
+    import tempfile
+
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; the whole desk, --jobs {jobs}")
+    total = 0.0
+    with tempfile.TemporaryDirectory() as out:
+        for name in EXPERIMENTS:
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "research", name, "--jobs", str(jobs), "--out", out, "--quiet",
+                            *(["--smoke"] if smoke else [])], cwd=ROOT, check=True)
+            seconds = time.perf_counter() - t0
+            total += seconds
+            print(f"  {name:22s} {seconds:7.0f} s")
+    print(f"the whole desk: {total:.0f} s = {total / 60:.1f} min (goal: 30 min on 2 cores)")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--steps", type=int, default=20, help="steps timed per measurement")
+    p.add_argument("--whole", action="store_true", help="instead, run and time the whole desk (about 30 min)")
+    p.add_argument("--jobs", type=int, default=2, help="with --whole: worker processes")
+    p.add_argument("--smoke", action="store_true", help="with --whole: the experiments' smoke runs (plumbing)")
     args = p.parse_args()
+    if args.whole:
+        whole_desk(args.jobs, args.smoke)
+        return
     torch.set_num_threads(1)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; torch {torch.__version__}, 1 thread")
     one = cpu_per_step(plain_step(), args.steps)
