@@ -17,9 +17,7 @@ import asyncio
 import gzip
 import os
 import random
-import socket
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -29,26 +27,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(port: int, env: dict[str, str]) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port",
-                             str(port), "--log-level", "warning", "--no-access-log"],
-                            cwd=ROOT, env={**os.environ, **env})
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    proc.kill()
-    raise SystemExit("the server did not start")
+from serving import Connection, free_port, start_server, stop  # noqa: E402
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -73,30 +52,6 @@ def latencies(client: httpx.Client, numbers: list[int]) -> tuple[list[float], li
         r.raise_for_status()
         server.append(server_ms(r))
     return wall, server
-
-
-class Connection:
-    """A minimal keep-alive HTTP/1.1 client (GET only): far less client CPU than httpx, so that on
-    a small machine the benchmark measures the server rather than the client."""
-
-    def __init__(self, port: int):
-        self.port = port
-        self.reader: asyncio.StreamReader | None = None
-        self.writer: asyncio.StreamWriter | None = None
-
-    async def get(self, path: str) -> tuple[int, bytes]:
-        if self.writer is None:
-            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
-        self.writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
-        head = await self.reader.readuntil(b"\r\n\r\n")
-        status = int(head.split(b" ", 2)[1])
-        length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
-                      if line.lower().startswith(b"content-length:"))
-        return status, await self.reader.readexactly(length)
-
-    def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
 
 
 async def throughput(port: int, numbers, seconds: float, clients: int = 16) -> tuple[float, int, int]:
@@ -166,7 +121,7 @@ def main() -> None:
     load = os.getloadavg()
     print(f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
           f"server: 1 uvicorn process, torch threads {args.threads}, {args.workers} concurrent traces")
-    proc = start_server(port, env)
+    proc = start_server(port, env=env)
     try:
         with httpx.Client(base_url=base, timeout=30) as client:
             client.get("/api/trace", params={"input": "1"}).raise_for_status()  # warm the code paths
@@ -189,8 +144,7 @@ def main() -> None:
             print(f"longest input {longest}: trace JSON {len(body) / 1024:.0f} KiB "
                   f"({len(gzip.compress(body, 6)) / 1024:.0f} KiB gzipped)")
     finally:
-        proc.terminate()
-        proc.wait(10)
+        stop(proc)
 
     plain, uncached = translate_times(numbers)
     print(f"plain translation (Translator.translate, in process): {ms(plain)}")

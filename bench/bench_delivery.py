@@ -24,41 +24,16 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-import httpx
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from serving import start_server, stop  # noqa: E402
 
 from tests.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 BEFORE = "6adb8f3"  # the last commit before compact delivery (issue 12, part 1)
 READY = "window.anatomyStage && anatomyStage.ready && window.anatomy && window.anatomy.step"
 LONGEST = 777_777
-
-
-def start_server(root: Path, port: int, env: dict[str, str]) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port",
-                             str(port), "--log-level", "warning", "--no-access-log"],
-                            cwd=root, env={**os.environ, **env, "PYTHONPATH": str(root)})
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"the server in {root} exited with {proc.returncode}")
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.3)
-    proc.kill()
-    raise SystemExit("the server did not start")
-
-
-def stop(proc: subprocess.Popen) -> None:
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
 
 
 def kind(url: str) -> str:
@@ -154,7 +129,7 @@ def main() -> None:
                    ("no-zip", ROOT, {"ANATOMY_COMPRESS": "0"}),
                    ("after", ROOT, {}))
         for name, root, env in configs:
-            proc = start_server(root, args.port, env)
+            proc = start_server(args.port, root, env)
             try:
                 results[name] = measure(browser, f"http://127.0.0.1:{args.port}")
             finally:

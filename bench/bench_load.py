@@ -20,46 +20,15 @@ import itertools
 import os
 import random
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-import httpx
-
 ROOT = Path(__file__).resolve().parent.parent
-HEADERS = "Host: 127.0.0.1\r\nAccept: application/json\r\nAccept-Encoding: gzip, deflate, br, zstd\r\n"
+
+from serving import Connection, start_server, stop  # noqa: E402
+
+HEADERS = "Accept: application/json\r\nAccept-Encoding: gzip, deflate, br, zstd\r\n"
 CACHED = 32
-
-
-class Connection:
-    """A minimal keep-alive HTTP/1.1 GET client (little client CPU, so the server is what is measured)."""
-
-    def __init__(self, port: int):
-        self.port = port
-        self.reader: asyncio.StreamReader | None = None
-        self.writer: asyncio.StreamWriter | None = None
-
-    async def get(self, path: str) -> tuple[int, int]:
-        if self.writer is None:
-            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
-        self.writer.write(f"GET {path} HTTP/1.1\r\n{HEADERS}\r\n".encode())
-        head = await self.reader.readuntil(b"\r\n\r\n")
-        status = int(head.split(b" ", 2)[1])
-        fields = {k.strip().lower(): v.strip() for k, _, v in
-                  (line.partition(b":") for line in head.split(b"\r\n")[1:] if line)}
-        if b"content-length" in fields:
-            return status, len(await self.reader.readexactly(int(fields[b"content-length"])))
-        size = 0  # chunked
-        while (n := int((await self.reader.readuntil(b"\r\n")).strip(), 16)) > 0:
-            size += len(await self.reader.readexactly(n + 2)) - 2
-        await self.reader.readuntil(b"\r\n")
-        return status, size
-
-    def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
-            self.writer = None
 
 
 async def phase(port: int, numbers, seconds: float, clients: int) -> dict:
@@ -69,18 +38,18 @@ async def phase(port: int, numbers, seconds: float, clients: int) -> dict:
 
     async def client() -> None:
         nonlocal errors, server_errors, sent_bytes
-        conn = Connection(port)
+        conn = Connection(port, HEADERS)
         try:
             while time.perf_counter() < stop:
                 t0 = time.perf_counter()
                 try:
-                    status, size = await asyncio.wait_for(conn.get(f"/api/trace?input={next(numbers)}"), 30)
+                    status, body = await asyncio.wait_for(conn.get(f"/api/trace?input={next(numbers)}"), 30)
                 except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError):
                     errors += 1
                     conn.close()
                     continue
                 latencies.append(time.perf_counter() - t0)
-                sent_bytes += size
+                sent_bytes += len(body)
                 errors += status != 200
                 server_errors += status >= 500
         finally:
@@ -102,31 +71,12 @@ async def phase(port: int, numbers, seconds: float, clients: int) -> dict:
 async def warm(port: int, numbers: list[int], connections: int) -> None:
     """Asks each number over several new connections, so that every worker (very likely) caches it."""
     for _ in range(connections):
-        conn = Connection(port)
+        conn = Connection(port, HEADERS)
         try:
             for n in numbers:
                 await conn.get(f"/api/trace?input={n}")
         finally:
             conn.close()
-
-
-def start(workers: int, port: int) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port",
-                             str(port), "--workers", str(workers), "--log-level", "warning", "--no-access-log"],
-                            cwd=ROOT, env={**os.environ})
-    deadline = time.monotonic() + 240
-    ready = 0
-    while time.monotonic() < deadline:  # every worker loads the model; wait until several answers came back
-        if proc.poll() is not None:
-            raise SystemExit(f"the server exited with {proc.returncode}")
-        try:
-            ready += httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200
-            if ready >= 4 * workers:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.5)
-    proc.kill()
-    raise SystemExit("the server did not start")
 
 
 def main() -> None:
@@ -140,7 +90,7 @@ def main() -> None:
           f"{args.clients} clients, {args.seconds:.0f} s per phase, loopback; the machine is shared and noisy")
     rows = []
     for workers in args.workers:
-        proc = start(workers, args.port)
+        proc = start_server(args.port, workers=workers)
         try:
             cold = iter(random.Random(workers).sample(range(1_000_000), 1_000_000))
             hot = random.Random(1).sample(range(1_000_000), CACHED)
@@ -149,11 +99,7 @@ def main() -> None:
             for name, numbers in (("cold", cold), ("cached", (pick.choice(hot) for _ in itertools.count()))):
                 rows.append((workers, name, asyncio.run(phase(args.port, numbers, args.seconds, args.clients))))
         finally:
-            proc.terminate()
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop(proc)
     print(f"\n{'workers':>7} {'phase':>7} {'requests':>9} {'req/s':>8} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} "
           f"{'max ms':>8} {'errors':>7} {'5xx':>5} {'KB/answer':>10}")
     for workers, name, r in rows:

@@ -11,17 +11,16 @@ of a new input, all read from window.anatomyStage.stats (see static/stage/README
 from __future__ import annotations
 
 import argparse
-import socket
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-import httpx
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
+
+from serving import free_port, start_server, stop  # noqa: E402
+
 ARGS = ["--no-sandbox", "--use-gl=angle", "--use-angle=gl-egl", "--ignore-gpu-blocklist",
         "--enable-unsafe-swiftshader", "--disable-background-networking"]
 
@@ -56,28 +55,6 @@ def p95(values: list[float]) -> float:
     return sorted(values)[int(len(values) * .95)]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server() -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(port),
-                             "--log-level", "warning"],
-                            cwd=ROOT)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
-                return proc, url
-        except httpx.HTTPError:
-            time.sleep(0.3)
-    proc.kill()
-    raise SystemExit("server did not start")
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--url")
@@ -85,7 +62,8 @@ def main() -> None:
     ap.add_argument("--width", type=int, default=1280)
     ap.add_argument("--height", type=int, default=800)
     a = ap.parse_args()
-    proc, url = (None, a.url) if a.url else start_server()
+    proc = None if a.url else start_server(port := free_port())
+    url = a.url or f"http://127.0.0.1:{port}"
     try:
         with sync_playwright() as p:
             b = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
@@ -135,8 +113,7 @@ def main() -> None:
             b.close()
     finally:
         if proc:
-            proc.terminate()
-            proc.wait(10)
+            stop(proc)
 
 
 if __name__ == "__main__":

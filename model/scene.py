@@ -583,7 +583,7 @@ def _structure_key(trace, cfg: Config, params: dict[str, np.ndarray], tour: list
     the tour and what is switched off."""
     graph = tuple((n.id, n.op, tuple(n.inputs), repr(n.attrs), n.value.shape, n.value.dtype.str)
                   for n in trace.nodes)
-    return (graph, tuple((k, np.shape(v)) for k, v in params.items()), repr(cfg), id(tour),
+    return (graph, tuple((k, np.shape(v)) for k, v in params.items()), repr(cfg), repr(tour),  # 0.05 ms
             tuple(sorted(getattr(trace, "ablation", ()))),
             tuple(i for layer in getattr(trace, "lens", ()) for i in (layer.logits, layer.probs, layer.tokens)))
 

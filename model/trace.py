@@ -418,14 +418,8 @@ def trace(model: EncoderDecoder, number: int, params: dict[str, np.ndarray] | No
         if off:  # the gates are built into the paper layout's functions only: refuse, never trace it intact
             raise ValueError("switching parts off is traced for the paper's layout only")
         return trace_recipe(model, number, params, version)
-    source = VOCAB.source_tokens(number)
-    decoder = ablated(model, off) if off else model
-    output = VOCAB.tokens_of(greedy(decoder, [VOCAB.ids(source)])[0])
-    rows = ["<s>"] + output
+    source, output, rows, g = _start(ablated(model, off) if off else model, number, params)
     m = len(rows)
-    g = _Graph(params)
-    g.const("const.sqrt_d", torch.tensor(math.sqrt(cfg.d_model)))
-    g.const("const.neg_inf", torch.tensor(float("-inf")))
 
     x = _embed(g, "src", VOCAB.ids(source), cfg)
     for i in range(cfg.n_layers):
@@ -665,16 +659,23 @@ def _recipe_feed_forward(g: _Graph, p: str, x: str, cfg: Config) -> str:
     return f"{p}.sum" if cfg.norm_first else _norm(g, f"{p}.ln", f"{p}.sum", cfg)
 
 
+def _start(decoder: EncoderDecoder, number: int, params: dict[str, np.ndarray]
+           ) -> tuple[list[str], list[str], list[str], _Graph]:
+    """What both layouts' traces begin with: the source pieces, the greedy output of `decoder` (the model,
+    or its ablated copy), the decoder's input rows (<s> and the output) and a graph holding the constants."""
+    source = VOCAB.source_tokens(number)
+    output = VOCAB.tokens_of(greedy(decoder, [VOCAB.ids(source)])[0])
+    g = _Graph(params)
+    g.const("const.sqrt_d", torch.tensor(math.sqrt(decoder.cfg.d_model)))
+    g.const("const.neg_inf", torch.tensor(float("-inf")))
+    return source, output, ["<s>"] + output, g
+
+
 def trace_recipe(model: EncoderDecoder, number: int, params: dict[str, np.ndarray], version: str) -> Trace:
     """`trace()` for any layout other than the paper's (called by it; same header, same conventions)."""
     cfg = model.cfg
-    source = VOCAB.source_tokens(number)
-    output = VOCAB.tokens_of(greedy(model, [VOCAB.ids(source)])[0])
-    rows = ["<s>"] + output
+    source, output, rows, g = _start(model, number, params)
     m = len(rows)
-    g = _Graph(params)
-    g.const("const.sqrt_d", torch.tensor(math.sqrt(cfg.d_model)))
-    g.const("const.neg_inf", torch.tensor(float("-inf")))
 
     x = _recipe_embed(g, "src", VOCAB.ids(source), cfg)
     for i in range(cfg.n_layers):

@@ -17,7 +17,7 @@ from torch import Tensor
 
 from model.data import NumberSampler, heldout_numbers, make_batch
 from model.decode import greedy
-from model.transformer import Config, EncoderDecoder
+from model.transformer import Config, EncoderDecoder, count_parameters
 from model.vocab import VOCAB
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
@@ -47,13 +47,15 @@ def learning_rate(step: int, d_model: int, warmup: int) -> float:
     return d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
 
 
-def smoothed_loss(logits: torch.Tensor, target: torch.Tensor, epsilon: float, pad_id: int) -> torch.Tensor:
+def smoothed_loss(logits: torch.Tensor, target: torch.Tensor, epsilon: float, pad_id: int,
+                  reduction: str = "mean") -> torch.Tensor:
     """Cross-entropy against (1 − ε)·one-hot + ε/V uniform over all V entries (§5.4, [17]).
 
-    This is PyTorch's formulation; padding positions are ignored.
+    This is PyTorch's formulation; padding positions are ignored. `reduction="sum"`: the sum over the
+    tokens, for a `Team` process whose share is divided by the whole batch's token count.
     """
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1),
-                           ignore_index=pad_id, label_smoothing=epsilon)
+                           ignore_index=pad_id, label_smoothing=epsilon, reduction=reduction)
 
 
 def average_state_dicts(states: list[dict[str, torch.Tensor]]) -> dict[str, torch.Tensor]:
@@ -96,9 +98,9 @@ class Team:
         self.rank, self.size, self.boards, self.steps = rank, size, boards, 0
 
     @staticmethod
-    def boards_for(model: EncoderDecoder, size: int) -> Tensor:
+    def boards_for(cfg: Config, size: int) -> Tensor:
         """(2, size, parameters + 2) in shared memory: every gradient, the loss sum, the token count."""
-        return torch.zeros(2, size, model.get_num_params() + 2).share_memory_()
+        return torch.zeros(2, size, count_parameters(cfg) + 2).share_memory_()
 
     def share(self, numbers: list[int]) -> list[int]:
         return numbers[self.rank::self.size]
@@ -111,7 +113,7 @@ class Team:
             return loss.item()
         import torch.distributed as dist
 
-        total = F.cross_entropy(logits, target, label_smoothing=epsilon, reduction="sum")
+        total = smoothed_loss(logits, target, epsilon, VOCAB.pad_id, reduction="sum")
         total.backward()
         params = list(model.parameters())
         board = self.boards[self.steps % 2]
@@ -162,7 +164,7 @@ def train(cfg: Config, tc: TrainConfig, progress: bool = False,
 
     with tempfile.TemporaryDirectory() as tmp:
         address = f"file://{tmp}/rendezvous"
-        boards = Team.boards_for(EncoderDecoder(cfg), processes)
+        boards = Team.boards_for(cfg, processes)
         helpers = mp.start_processes(_team_member, args=(processes, address, boards, cfg, tc), nprocs=processes - 1,
                                      join=False, start_method="spawn")
         threads = torch.get_num_threads()
