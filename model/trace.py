@@ -34,7 +34,7 @@ import torch
 from torch import Tensor
 
 from model.ablation import ablated, parse_ablation
-from model.decode import greedy
+from model.decode import greedy_checking
 from model.lessons import teaching_figures
 from model.numbers import join_german, to_english, to_german_pieces
 from model.transformer import (
@@ -662,9 +662,11 @@ def _recipe_feed_forward(g: _Graph, p: str, x: str, cfg: Config) -> str:
 def _start(decoder: EncoderDecoder, number: int, params: dict[str, np.ndarray]
            ) -> tuple[list[str], list[str], list[str], _Graph]:
     """What both layouts' traces begin with: the source pieces, the greedy output of `decoder` (the model,
-    or its ablated copy), the decoder's input rows (<s> and the output) and a graph holding the constants."""
+    or its ablated copy), the decoder's input rows (<s> and the output) and a graph holding the constants.
+    The greedy output is found by checking the correct German as a draft: one decoder pass when the model
+    gets it right, greedy's tokens whatever it does (`greedy_checking`)."""
     source = VOCAB.source_tokens(number)
-    output = VOCAB.tokens_of(greedy(decoder, [VOCAB.ids(source)])[0])
+    output = VOCAB.tokens_of(greedy_checking(decoder, VOCAB.ids(source), VOCAB.ids(to_german_pieces(number))))
     g = _Graph(params)
     g.const("const.sqrt_d", torch.tensor(math.sqrt(decoder.cfg.d_model)))
     g.const("const.neg_inf", torch.tensor(float("-inf")))

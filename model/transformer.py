@@ -160,6 +160,12 @@ class DecoderCache:
     def layer(self, i: int) -> tuple[KeyValues, KeyValues]:
         return self.self_kv[i], self.cross_kv[i]
 
+    def keep(self, length: int) -> None:
+        """Forget every decoder position from `length` on (a draft's rejected rows); the memory's stay."""
+        self.ids = self.ids[:, :length]
+        for kv in self.self_kv:
+            kv.k, kv.v = kv.k[:, :, :length], kv.v[:, :, :length]
+
     def select(self, rows: Tensor) -> None:
         self.ids = self.ids[rows] if self.ids is not None else None
         for kv in self.self_kv + self.cross_kv:

@@ -1,6 +1,7 @@
 """Key/value-cached decoding computes what the uncached decoder computes: the same logits at every
 step (to 1e-5), the same greedy tokens and the same beam search, for the shipped model and for every
-option of Config; the encoder and the memory's key/value projections run once per decoding."""
+option of Config; the encoder and the memory's key/value projections run once per decoding. Greedy
+decoding that checks a draft (the trace's) gives greedy's tokens whatever the draft."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 import torch
 
 from model.data import heldout_numbers, pad_batch
-from model.decode import Stepper, beam_search, greedy
+from model.decode import EXTRA_LENGTH, Stepper, beam_search, greedy, greedy_checking
 from model.train import load
 from model.transformer import Config, DecoderCache, EncoderDecoder
 from model.vocab import VOCAB
@@ -148,3 +149,55 @@ def test_a_stand_in_without_decoder_layers_decodes_uncached():
     step = Stepper(Echo(), torch.tensor([[5, 2]]))
     assert step.cache is None
     assert greedy(Echo(), [[5, 2]]) == [[5, 5]]
+
+
+def drafts(right: list[int], max_len: int) -> dict[str, list[int]]:
+    """Guesses at an output `right` (without </s>): right, and wrong in each way a guess can be."""
+    wrong_token = VOCAB.ids(["drei"])[0]
+    out = {"right": right, "empty": [], "one short": right[:-1], "one long": right + right[-1:],
+           "far too long": right * 9, "longer than greedy may write": [wrong_token] * (max_len + 5)}
+    for i in range(len(right)):  # wrong at each position in turn
+        out[f"wrong at {i}"] = right[:i] + [wrong_token if right[i] != wrong_token else right[0]] + right[i + 1:]
+    return out
+
+
+@torch.no_grad()
+def test_checking_a_draft_gives_greedys_tokens_for_the_shipped_model(shipped):
+    for n in EDGES + heldout_numbers()[:60]:
+        src = VOCAB.ids(VOCAB.source_tokens(n))
+        expected = greedy(shipped, [src])[0]
+        assert expected == VOCAB.ids(VOCAB.target_tokens(n))[:-1]  # the shipped model is right on these
+        for name, draft in drafts(expected, len(src) + EXTRA_LENGTH).items():
+            assert greedy_checking(shipped, src, draft) == expected, (n, name)
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("name", list(OPTIONS))
+def test_checking_a_draft_gives_greedys_tokens_for_untrained_models(name):
+    """Untrained models write to the maximum length: the draft may be agreed to the end, or cut there."""
+    model = untrained(OPTIONS[name])
+    for n in (7, 1234, 777_777):
+        src = VOCAB.ids(VOCAB.source_tokens(n))
+        expected = greedy(model, [src])[0]
+        cases = drafts(expected, len(src) + EXTRA_LENGTH)
+        cases["the correct German"] = VOCAB.ids(VOCAB.target_tokens(n))[:-1]
+        for case, draft in cases.items():
+            assert greedy_checking(model, src, draft) == expected, (n, case)
+
+
+@torch.no_grad()
+def test_a_right_draft_costs_one_decoder_pass_and_a_wrong_one_continues_from_the_disagreement(shipped):
+    calls = []
+    hook = shipped.decoder_layers[0].register_forward_hook(lambda m, i, o: calls.append(o.shape[1]))
+    try:
+        src = VOCAB.ids(VOCAB.source_tokens(777_777))
+        right = greedy(shipped, [src])[0]
+        calls.clear()
+        greedy_checking(shipped, src, right)
+        assert calls == [len(right) + 1]  # <s> and the draft, in one pass
+        calls.clear()
+        greedy_checking(shipped, src, right[:4] + [right[0]] * 3)  # wrong from position 4
+        # the pass over the draft, then one row per token after the model's choice at position 4
+        assert calls == [8] + [1] * (len(right) - 4)
+    finally:
+        hook.remove()
