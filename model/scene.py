@@ -784,12 +784,16 @@ def row_y(b: Block, r: float) -> float:
 
 
 def _bezier(a: tuple, c: tuple, e: tuple, n: int = 24) -> list[list[float]]:
-    pts = []
-    for i in range(n + 1):
-        t = i / n
-        u = 1 - t
-        pts.append([round(u * u * a[k] + 2 * u * t * c[k] + t * t * e[k], 3) for k in range(3)])
-    return pts
+    return _beziers([a], [c], [e], n)[0]
+
+
+def _beziers(a: list, c: list, e: list, n: int = 24) -> list[list[list[float]]]:
+    """Quadratic Bézier curves from each a through control c to e, n + 1 points each, to 3 decimals:
+    one array expression for all of them (a trace's threads are 20–30 curves; point by point in Python
+    they took 1 ms of a cold trace)."""
+    t = np.linspace(0.0, 1.0, n + 1)[None, :, None]
+    a, c, e = (np.asarray(v, dtype=np.float64)[:, None, :] for v in (a, c, e))
+    return np.round((1 - t) ** 2 * a + 2 * (1 - t) * t * c + t * t * e, 3).tolist()
 
 
 CONNECTOR_Z = 0.2  # connectors run just in front of the blocks' plane
@@ -798,7 +802,7 @@ CONNECTOR_Z = 0.2  # connectors run just in front of the blocks' plane
 def _threads(scene: Scene, by_id: dict[str, Block], trace) -> Connector:
     """From E's row of each token to its row of the embedding (left side for the source, right side for
     the target): the one connector that depends on the input's tokens."""
-    z, threads = CONNECTOR_Z, []
+    z, starts, controls, ends = CONNECTOR_Z, [], [], []
     e = by_id.get("E")
     for n in trace.nodes:
         if n.op != "Gather" or n.inputs[0] != "E" or e is None:
@@ -809,8 +813,9 @@ def _threads(scene: Scene, by_id: dict[str, Block], trace) -> Connector:
         for r, tok in enumerate(trace.node(n.inputs[1]).value.tolist()):
             a = (e.x if src else e.x + e.w, row_y(e, tok), z)
             b = (left_end, row_y(emb, r), z)
-            c = (a[0] - 30 if src else a[0] + 30, (a[1] + b[1]) / 2, 8)
-            threads.append(_bezier(a, c, b))
+            starts.append(a), ends.append(b)
+            controls.append((a[0] - 30 if src else a[0] + 30, (a[1] + b[1]) / 2, 8))
+    threads = _beziers(starts, controls, ends) if starts else []
     return Connector("thread", scene.palette["connectors"]["thread"], threads)
 
 
