@@ -5,6 +5,8 @@ Both run the encoder once and then the decoder one token at a time with a key/va
 values kept from the earlier steps (self-attention) and the memory's, projected once
 (cross-attention). `cached=False` recomputes the decoder over the whole prefix at every step, as
 `model.decode` does in training; both give the same tokens (tests/test_decode_cache.py).
+`greedy_checking` gives greedy's output of one source faster when a guess at it is at hand (the trace
+checks the correct German): one pass checks the guess, and decoding goes on only where it is wrong.
 """
 
 from __future__ import annotations
