@@ -89,7 +89,7 @@ def main() -> None:
             "plain greedy, cached": lambda s=src: greedy(model, [s]),
             "greedy checking the correct German": lambda s=src, n=n: greedy_checking(
                 model, s, VOCAB.ids(to_german_pieces(n))),
-            "… its first piece left out (wrong from the start)": lambda s=src, n=n: greedy_checking(
+            "… a draft wrong from its first piece": lambda s=src, n=n: greedy_checking(
                 model, s, VOCAB.ids(to_german_pieces(n))[1:]),
             "trace() (with that greedy)": lambda n=n: trace(model, n, params, version),
             "derived_figures() (inside trace())": lambda t=t: derived_figures(t, model),
