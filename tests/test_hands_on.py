@@ -179,6 +179,53 @@ def test_attention_by_word_draws_the_traces_weights_and_follows_the_input(browse
     page.close()
 
 
+# ---- the input bar ---------------------------------------------------------------------------------
+
+BAR_LAYOUT = """() => {
+  const rect = (e) => { const r = e.getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; };
+  const form = document.getElementById('input-form'), error = document.getElementById('input-error');
+  const controls = [...form.children].filter((e) => e.id !== 'input-error' && e.type !== 'hidden'
+    && e.getClientRects().length && e.getBoundingClientRect().width > 2);
+  return {bar: rect(document.querySelector('.topbar')), nav: rect(document.querySelector('.site-nav')),
+          controls: controls.map((e) => ({what: e.id || e.className || e.tagName, ...rect(e)})),
+          error: error.textContent ? rect(error) : null};
+}"""
+
+
+def check_one_row_in_the_bar(page, width: int) -> dict:
+    page.set_viewport_size({"width": width, "height": 700})
+    r = page.evaluate(BAR_LAYOUT)
+    bar, controls = r["bar"], r["controls"]
+    assert len(controls) >= 3, (width, controls)  # the input, Run and Pin at least, visible
+    for c in controls:
+        assert bar["top"] - 0.5 <= c["top"] and c["bottom"] <= bar["bottom"] + 0.5, (width, c, bar)
+        assert c["right"] <= r["nav"]["left"], (width, c, r["nav"])  # never under the site's links
+    middles = [(c["top"] + c["bottom"]) / 2 for c in controls]
+    assert max(middles) - min(middles) < 12, (width, controls)  # one row
+    return r
+
+
+@pytest.mark.parametrize("query", ["", "&model=modern"])
+def test_the_input_bar_is_one_row_inside_the_top_bar_at_every_width_above_a_phones(browser, live_server, query):
+    """From 761 px (above the phone layout) up, the input, its buttons and the model's badge sit in the top
+    bar in one row, left of the site's links: the input narrows and the words around it go first. A bad
+    input's message takes a row of its own beneath them, inside the grown bar."""
+    ctx = browser.new_context(viewport={"width": 1440, "height": 700}, bypass_csp=True)
+    page = ctx.new_page()
+    page.goto(f"{live_server}/?input=42{query}", wait_until="domcontentloaded")
+    for width in (1440, 1200, 1100, 1024, 900, 800, 761):
+        check_one_row_in_the_bar(page, width)
+    page.fill("#number-input", "a million and three")
+    page.press("#number-input", "Enter")
+    page.wait_for_function("document.getElementById('input-error').textContent.length > 0")
+    for width in (1440, 1024, 900, 761):
+        r = check_one_row_in_the_bar(page, width)
+        assert r["error"]["top"] >= max(c["bottom"] for c in r["controls"]) - 0.5, (width, r)
+        assert r["error"]["bottom"] <= r["bar"]["bottom"] + 0.5, (width, r)
+    ctx.close()
+
+
 # ---- without JavaScript --------------------------------------------------------------------------
 
 def test_with_javascript_off_the_research_tables_and_the_training_log_are_there(browser, live_server):
