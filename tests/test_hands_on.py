@@ -213,9 +213,16 @@ def test_the_input_bar_is_one_row_inside_the_top_bar_at_every_width_above_a_phon
     input's message takes a row of its own beneath them, inside the grown bar."""
     ctx = browser.new_context(viewport={"width": 1440, "height": 700}, bypass_csp=True)
     page = ctx.new_page()
-    page.goto(f"{live_server}/?input=42{query}", wait_until="domcontentloaded")
+    page.goto(f"{live_server}/?input=731015{query}", wait_until="domcontentloaded")  # six digits: the widest pin
     for width in (1440, 1200, 1100, 1024, 900, 800, 761):
         check_one_row_in_the_bar(page, width)
+    page.set_viewport_size({"width": 1440, "height": 700})
+    page.wait_for_function("window.anatomy && window.anatomy.ready", timeout=30_000)
+    page.click("#pin-input")  # a pinned input names itself on the button
+    page.wait_for_function("document.getElementById('pin-input').textContent.includes('✕')")
+    for width in (1440, 1024, 800, 761):
+        check_one_row_in_the_bar(page, width)
+    page.click("#pin-input")
     page.fill("#number-input", "a million and three")
     page.press("#number-input", "Enter")
     page.wait_for_function("document.getElementById('input-error').textContent.length > 0")

@@ -84,9 +84,10 @@ function showPin() {
   if (!pinButton) return;
   const n = anatomy.compareTrace?.input.number;
   pinButton.setAttribute("aria-pressed", n === undefined ? "false" : "true");
-  const more = Object.assign(document.createElement("span"), { className: "pin-more", textContent: " to compare" });
-  if (n === undefined) pinButton.replaceChildren("Pin", more);
-  else pinButton.replaceChildren(`Pinned ${formatNumber(n, "text")} ✕`);
+  // the words in .pin-more give way on narrower screens (site.css): "Pin", "731 015 ✕"
+  const more = (text) => Object.assign(document.createElement("span"), { className: "pin-more", textContent: text });
+  if (n === undefined) pinButton.replaceChildren("Pin", more(" to compare"));
+  else pinButton.replaceChildren(more("Pinned "), `${formatNumber(n, "text")} ✕`);
   pinButton.title = n === undefined ? "Pin this input, then run another: the stage colours every activation by the difference"
     : `Comparing with ${n}: run another input to see the difference; press to unpin`;
 }
