@@ -14,11 +14,10 @@ from app.model_choice import MODEL_HELP, chosen, parse_model
 from app.schemas import Beam, ErrorResponse, Facts, Health, ModelCard, Trace, TraceStreamHeader, Weights
 from app.service import CachedTrace, ModelService, TraceRequest, dumps
 from app.time_machine import CHECKPOINT_HELP, CheckpointError
-from model import models
 from model.ablation import accepted as ablation_accepted
 from model.ablation import parse_ablation
 from model.parse import ACCEPTED, parse_number
-from model.trace import paper_layout
+from model.trace import check_ablation_traceable
 
 router = APIRouter(prefix="/api", tags=["api"])
 NDJSON = "application/x-ndjson"
@@ -70,11 +69,9 @@ async def trace_request(request: Request, input: str | None, ablate: str | None 
     cfg = svc.translator.model.cfg
     try:
         ablation = parse_ablation(ablate, cfg)
+        check_ablation_traceable(cfg, ablation)  # before the work is queued: trace() would refuse it there
     except ValueError as e:
         raise InputError(f"ablate: {e}", ablation_accepted(cfg)) from None
-    if ablation and not paper_layout(cfg):
-        raise InputError(f"ablate: switching parts off is built for the paper's layout (model={models.DEFAULT}); "
-                         "leave ablate out for this model", ablation_accepted(cfg))
     return svc, TraceRequest(number, ablation, parse_checkpoint(svc, checkpoint))
 
 

@@ -396,6 +396,14 @@ def check_traceable(cfg: Config) -> None:
         raise ValueError("trace() does not follow " + "; ".join(refused))
 
 
+def check_ablation_traceable(cfg: Config, ablation: tuple[str, ...] | list[str]) -> None:
+    """Raise a ValueError when parts are switched off in a layout other than the paper's: the gates are
+    built into the paper layout's functions only, and a trace must never show such a model intact."""
+    if ablation and not paper_layout(cfg):
+        raise ValueError("switching parts off is traced for the paper's layout only (post-LayerNorm, ReLU, "
+                         "biases, tied output: the 2017 model); leave the ablation out for this model")
+
+
 @torch.no_grad()
 def trace(model: EncoderDecoder, number: int, params: dict[str, np.ndarray] | None = None,
           version: str = "", ablation: tuple[str, ...] | list[str] = ()) -> Trace:
@@ -413,10 +421,9 @@ def trace(model: EncoderDecoder, number: int, params: dict[str, np.ndarray] | No
     model.eval()
     switched_off = parse_ablation(list(ablation), cfg)  # checked, once each, in the model's order
     off = frozenset(switched_off)
+    check_ablation_traceable(cfg, switched_off)
     params = params if params is not None else parameters(model)
     if not paper_layout(cfg):
-        if off:  # the gates are built into the paper layout's functions only: refuse, never trace it intact
-            raise ValueError("switching parts off is traced for the paper's layout only")
         return trace_recipe(model, number, params, version)
     source, output, rows, g = _start(ablated(model, off) if off else model, number, params)
     m = len(rows)

@@ -182,6 +182,19 @@ def test_the_2017_model_keeps_the_papers_layout_and_trace():
     assert t.memory == "enc.1.ffn.ln" and "out.ET" in [n.id for n in t.nodes]
 
 
+@pytest.mark.parametrize("endpoint", ["/api/trace", "/api/trace/stream"])
+def test_switching_parts_off_in_the_modern_model_is_refused_with_the_reason(client, endpoint, modern):
+    """Its trace has no gates: the API answers 422 before any work, and trace() refuses too (one rule,
+    model.trace.check_ablation_traceable), so that no page shows the modern model intact as if ablated."""
+    r = client.get(endpoint, params={"input": "42", "ablate": "enc.0.ffn", "model": "modern"})
+    assert r.status_code == 422 and r.headers["content-type"].startswith("application/json")
+    message = r.json()["detail"]["message"]
+    assert message.startswith("ablate: ") and "paper's layout only" in message
+    with pytest.raises(ValueError, match="paper's layout only"):
+        trace(modern, 42, ablation=["enc.0.ffn"])
+    assert client.get(endpoint, params={"input": "42", "model": "modern"}).status_code == 200
+
+
 # ---- the stage ------------------------------------------------------------------------------------
 
 def test_the_stage_draws_rmsnorm_with_gamma_only_and_swiglus_three_matrices(modern):
