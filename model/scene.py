@@ -43,9 +43,6 @@ LABEL_ROOM = 2.2  # a block's label sits above its top edge; views keep room for
 TOWER_GAP = 24  # between E and each tower
 CELL = {"footprint": 0.86, "max_height": 2.4, "head_gap": HEAD_GAP}  # a cell: its square, its tallest
 VIEW_MARGIN = 1.03  # a step's subject fills 1/1.03 of the stage along its tighter dimension
-# The whole machine is tall: framed at 1.03 its top runs under the stage's map button and key hints
-# (about 40 px of an 850 px stage), so its overview keeps about 45 px clear above and below.
-OVERVIEW_MARGIN = 1.12
 ELEVATION = 0.08  # enough to see the cells' heights, little enough to keep them square on screen
 AZIMUTH = {"src": -0.08, "tgt": 0.08, "shared": 0.0}
 
@@ -607,7 +604,7 @@ def _build_structure(trace, cfg: Config, params: dict[str, np.ndarray], tour: li
     by_id = {b.id: b for b in blocks}
     aliases = [SliceAlias(t.id, t.inputs[0], int(t.attrs["starts"][0]), int(t.shape[1])) for t in slices]
     bounds = _bounds(blocks)
-    overview = View(box=bounds, target=_centre(bounds), azimuth=-0.12, elevation=0.08, margin=OVERVIEW_MARGIN)
+    overview = View(box=bounds, target=_centre(bounds), azimuth=-0.12, elevation=0.08)
     scene = Scene(FORMAT, cfg.to_dict(), CELL, palette(), {}, blocks, aliases, stations, [], [], bounds,
                   overview, [], sum(b.rows * b.cols for b in blocks))
     scene.connectors = _connectors(scene, by_id, tensors, memory)
@@ -1021,7 +1018,8 @@ ANIMATIONS = {
 
 
 def fit_distance(view: View, fov_deg: float, aspect: float) -> float:
-    """The camera distance at which the view's box fills the screen (the renderers use this rule)."""
+    """The camera distance at which the view's box fills the screen (the renderers use this rule; the web
+    stage applies it to the band of its height that its overlays leave free, static/stage/camera.js)."""
     w = (view.box[1] - view.box[0]) * view.margin
     h = (view.box[3] - view.box[2]) * view.margin
     t = math.tan(math.radians(fov_deg) / 2)

@@ -54,9 +54,10 @@ def measurements(browser, live_server):
 
 def best_possible(r: dict) -> float:
     """The largest cell a view could give this subject: stage pixels over the subject's cells (its label
-    line included), keeping the 3 % margin every view keeps so that the subject's edges show."""
+    line included), keeping the 3 % margin every view keeps so that the subject's edges show, and in
+    height only the band the stage's overlays leave free (views keep clear of them: `covered`)."""
     w, h = r["boxCells"]
-    return min(r["stageWidth"] / w, r["stageHeight"] / h) / r["margin"]
+    return min(r["stageWidth"] / w, r["stageHeight"] * (1 - r["covered"]) / h) / r["margin"]
 
 
 def verdict(r: dict, need: float) -> str:

@@ -42,12 +42,17 @@ export class CameraRig {
   }
 
   /** The keyframe of a scene view: its box of the z = 0 plane filling the screen, seen from its angles
-   *  (the rule of model/scene.py fit_distance). */
-  frame(view, aspect) {
+   *  (the rule of model/scene.py fit_distance). `cover` = {top, bottom} is the share of the screen's
+   *  height that overlays cover at its top and bottom: the box fills the band between them instead, and
+   *  the camera looks that far above the box's centre so that the box sits in the middle of the band. */
+  frame(view, aspect, cover = { top: 0, bottom: 0 }) {
     const [minX, maxX, minY, maxY] = view.box, m = view.margin;
     const t = Math.tan(THREE.MathUtils.degToRad(this.camera.fov) / 2);
-    const dist = Math.max((maxY - minY) * m / 2 / t, (maxX - minX) * m / 2 / (t * aspect)) + 4;
-    return { target: new THREE.Vector3(...view.target), azimuth: view.azimuth, elevation: view.elevation, distance: dist };
+    const free = 1 - cover.top - cover.bottom;
+    const dist = Math.max((maxY - minY) * m / 2 / (t * free), (maxX - minX) * m / 2 / (t * aspect)) + 4;
+    const target = new THREE.Vector3(...view.target);
+    target.y += (cover.top - cover.bottom) * dist * t;  // half the screen's height is dist·t in the z = 0 plane
+    return { target, azimuth: view.azimuth, elevation: view.elevation, distance: dist };
   }
 
   orbit(dx, dy) {

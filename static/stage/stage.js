@@ -43,6 +43,8 @@ export function rectsCovering(cells) {
   return rects;
 }
 
+const COVER_MIN_HEIGHT = 480;  // CSS px: below it, views ignore the overlays (covered())
+
 export class Stage {
   constructor(container) {
     this.el = container;
@@ -208,7 +210,25 @@ export class Stage {
   connector(kind) { return this.connectors?.getObjectByName(kind) || null; }
 
   // ---------- camera and tour ----------
-  keyframe(view) { return this.rig.frame(view, this.camera.aspect); }
+  keyframe(view) { return this.rig.frame(view, this.camera.aspect, this.covered()); }
+
+  /** The share of the stage's height that lasting overlays cover at its top and at its bottom: every
+   *  visible element marked data-covers-stage (the key hints, PNG and CSV, the map's button), each counted
+   *  at the edge it is nearer. What comes and goes (the hover inspector, the legend, a banner) is not
+   *  counted: a view must not move when it shows, nor depend on whether it had shown yet (a link).
+   *  A phone's stage (about 350 px) has no height to spare: keeping clear of its overlays would take a
+   *  fifth of it and shrink the cells under the 6 px tests/test_framing.py asks, so there nothing counts. */
+  covered() {
+    const box = this.el.getBoundingClientRect(), cover = { top: 0, bottom: 0 };
+    if (box.height < COVER_MIN_HEIGHT) return cover;
+    for (const e of document.querySelectorAll('[data-covers-stage]')) {
+      const r = e.getBoundingClientRect();
+      if (e.hidden || !r.height || r.bottom <= box.top || r.top >= box.bottom || r.right <= box.left || r.left >= box.right) continue;
+      if (r.top + r.bottom < box.top + box.bottom) cover.top = Math.max(cover.top, (r.bottom - box.top) / box.height);
+      else cover.bottom = Math.max(cover.bottom, (box.bottom - r.top) / box.height);
+    }
+    return cover;
+  }
   stepOf(n) { return this.scene?.steps.find(s => s.step === n) || this.scene?.steps[0] || null; }
 
   showOverview() { if (this.scene) { this.markInput(); this.rig.moveTo(this.keyframe(this.scene.overview), this.reduced ? 0 : MOVE_MS); } }
@@ -364,6 +384,7 @@ export class Stage {
     this.messageEl = document.createElement('div');
     this.messageEl.className = 'stage-message'; this.messageEl.setAttribute('role', 'alert'); this.messageEl.hidden = true;
     this.messageEl.addEventListener('click', () => { this.messageEl.hidden = true; });
+    for (const e of [help, tools]) e.dataset.coversStage = '';  // views keep clear of them (covered())
     this.el.append(el, legend, help, tools, this.banner, this.messageEl);
     this.panel = new ExplainPanel({
       go: (cell, how) => this.select(cell.id, cell.row, cell.col, { how, focusPanel: true }),
@@ -499,7 +520,8 @@ export class Stage {
     for (const [size, n] of sizes) { acc += n; if (acc >= total / 2) { median = size; break; } }
     const cx0 = Math.max(0, x0), cx1 = Math.min(W, x1), cy0 = Math.max(0, y0), cy1 = Math.min(H, y1);
     const w = Math.max(0, cx1 - cx0), h = Math.max(0, cy1 - cy0);
-    return { stageWidth: W, stageHeight: H, areaShare: w * h / (W * H), widthShare: w / W, heightShare: h / H, medianCellPx: median,
+    const cover = this.covered();
+    return { stageWidth: W, stageHeight: H, covered: cover.top + cover.bottom, areaShare: w * h / (W * H), widthShare: w / W, heightShare: h / H, medianCellPx: median,
       clipped: x0 < -1 || y0 < -1 || x1 > W + 1 || y1 > H + 1 };
   }
 
