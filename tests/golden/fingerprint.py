@@ -1,0 +1,103 @@
+"""Fingerprints of what the API sends for a trace, pinned before the code was restructured (issue 20).
+
+A fingerprint keeps every node's structure whole (id, op, inputs, attrs, shape, dtype) and its data as
+a hash of the exact bytes plus five moments (sum, sum of squares, index-weighted sum, min, max), so a
+test can say both "identical" and, when a value moved, by how much. The header (with the article's
+live figures) and the scene are kept as hashes of their canonical JSON, and the scene's structure
+(block ids, kinds, positions and sizes) whole, so a moved block is named.
+
+`python -m tests.golden.fingerprint` rewrites tests/golden/traces.json.gz from the running code: only
+do that on purpose, when what the API sends is meant to change.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+
+GOLDEN = Path(__file__).with_name("traces.json.gz")
+
+# (model, input, ablation, checkpoint): a dozen inputs of the 2017 model, the modern model, ablated
+# and snapshot traces of the 2017 model (the modern model has no snapshots, and no ablation before)
+CASES: list[tuple[str, int, str, int | None]] = (
+    [("2017", n, "", None) for n in (0, 7, 13, 42, 90, 305, 1234, 100000, 482917, 731015, 777777, 999999)]
+    + [("modern", n, "", None) for n in (0, 42, 305, 1234, 482917, 777777)]
+    + [("2017", 42, "dec.1.cross.h3,enc.0.ffn", None), ("2017", 305, "enc.1.self", None),
+       ("2017", 777777, "dec.0.self.h0,dec.1.ffn", None),
+       ("2017", 42, "", 0), ("2017", 1234, "", 500), ("2017", 777777, "", 4000),
+       ("2017", 305, "dec.1.cross", 1500)]
+)
+
+
+def case_key(model: str, number: int, ablation: str, checkpoint: int | None) -> str:
+    return f"{model}/{number}/{ablation or '-'}/{'-' if checkpoint is None else checkpoint}"
+
+
+def case_query(model: str, number: int, ablation: str, checkpoint: int | None) -> str:
+    q = f"input={number}&model={model}"
+    if ablation:
+        q += f"&ablate={ablation}"
+    if checkpoint is not None:
+        q += f"&checkpoint={checkpoint}"
+    return q
+
+
+def _canonical(obj) -> bytes:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=True).encode()
+
+
+def _sha(obj) -> str:
+    return hashlib.sha256(_canonical(obj)).hexdigest()[:12]
+
+
+def _moments(data: list) -> list[float | None]:
+    x = np.array([np.nan if v is None else v for v in data], dtype=np.float64)
+    finite = np.where(np.isfinite(x), x, 0.0)
+    i = np.arange(len(x), dtype=np.float64)
+    sums = [finite.sum(), (finite ** 2).sum(), (finite * i).sum()]
+    extremes = [finite.min(), finite.max()] if len(x) else [0.0, 0.0]
+    return [float(f"{v:.8g}") for v in (*sums, *extremes)] + [int((~np.isfinite(x)).sum())]
+
+
+def _scene_structure(scene: dict) -> list:
+    return [[b.get("id"), b.get("kind"), b.get("position"), b.get("size")] for b in scene.get("blocks", [])]
+
+
+def fingerprint(trace: dict) -> dict:
+    """What identifies a trace document as the API sends it (a parsed JSON body)."""
+    header = {k: v for k, v in trace.items() if k not in ("nodes", "scene")}
+    return {
+        "header": _sha(header),
+        "derived": trace.get("derived"),
+        "scene": _sha(trace.get("scene")),
+        "scene_blocks": _scene_structure(trace.get("scene") or {}),
+        "nodes": [[n["id"], n["op"], n["inputs"], n["attrs"], n["shape"], n["dtype"], _sha(n["data"]),
+                   _moments(n["data"])] for n in trace["nodes"]],
+    }
+
+
+def load() -> dict:
+    return json.loads(gzip.decompress(GOLDEN.read_bytes()))
+
+
+def main() -> None:
+    from fastapi.testclient import TestClient
+
+    from app.main import app
+
+    out = {}
+    with TestClient(app) as client:
+        for case in CASES:
+            r = client.get("/api/trace?" + case_query(*case))
+            r.raise_for_status()
+            out[case_key(*case)] = fingerprint(r.json())
+    GOLDEN.write_bytes(gzip.compress(_canonical(out), 9, mtime=0))
+    print(f"{len(out)} traces -> {GOLDEN} ({GOLDEN.stat().st_size} bytes)")
+
+
+if __name__ == "__main__":
+    main()
