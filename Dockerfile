@@ -43,6 +43,9 @@ WORKDIR /srv/anatomy
 # desk (research/results.py renders its results and records; the gallery feeds step 28).
 COPY app app
 COPY model model
+COPY recorder recorder
+COPY scene scene
+COPY article article
 COPY templates templates
 COPY static static
 COPY content content

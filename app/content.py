@@ -1,7 +1,7 @@
 """The article and its companions, read from content/ once at start-up and rendered to HTML.
 
 content/steps/NN-slug.md   one file per step: YAML front matter (step, section, title, topic, and the
-                           stage's tour: see model/tour.py), then Markdown with $…$ / $$…$$ formulas
+                           stage's tour: see article/tour.py), then Markdown with $…$ / $$…$$ formulas
 content/topics/SLUG.md     the "go deeper" pages (front matter: title, blocks)
 content/references.tsv     n, text          -> the references list, <li id="ref-N">
 content/facts.tsv          id, value, what, source  -> the fact ledger
@@ -23,8 +23,8 @@ from pathlib import Path
 
 import markdown
 
-from app.format import format_number
-from model.tour import read_step_files, split_front_matter
+from article.format import format_number
+from article.tour import read_step_files, split_front_matter
 
 CONTENT = Path(__file__).resolve().parent.parent / "content"
 SLUG = re.compile(r"^[a-z0-9-]+$")
@@ -116,7 +116,7 @@ class Renderer:
 
 
 def load_steps(folder: Path, render: Renderer) -> list[Step]:
-    """The article's steps; what each shows on the stage is the tour's (model/tour.py), not the page's."""
+    """The article's steps; what each shows on the stage is the tour's (article/tour.py), not the page's."""
     return [Step(number=s.step, slug=s.slug, section=s.section, title=s.title, topic=s.topic, html=render(body))
             for s, body in read_step_files(folder)]
 

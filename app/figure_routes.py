@@ -1,7 +1,7 @@
 """The article's figures as JSON at /api/figures/{name}, drawn by static/js/figures.js.
 
 Model figures (positional encoding, softmax saturation, schedules, training curves, parameter count,
-attention sharpness per head) are computed once at start-up from app/figures.py and the loaded model.
+attention sharpness per head) are computed once at start-up from article/figures.py and the loaded model.
 Research-desk figures are the desk's view files (written by `python -m research`, read by
 app/research_views.py without importing research/), re-read when a file changes, so results committed
 while the server runs appear without a restart; an experiment with no results yet is served with its
@@ -19,8 +19,9 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
-from app import figures, research_views, time_machine
+from app import research_views, time_machine
 from app.service import dumps
+from article import figures
 
 router = APIRouter(prefix="/api/figures", tags=["figures"])
 
@@ -51,8 +52,8 @@ class FigureList(BaseModel):
 # ---- model figures, computed once ------------------------------------------------------------------
 
 def model_figure_data(model, attention: dict | None = None) -> dict[str, dict]:
+    from article.stats import attention_peaks_per_head
     from model.data import heldout_numbers
-    from model.stats import attention_peaks_per_head
     from model.train import TrainConfig
 
     log = figures.training_curves()

@@ -9,17 +9,18 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
-from app import figure1, figure_html, figure_routes
+from app import figure_html, figure_routes
 from app.api import InputError, trace_request
 from app.content import fill_live
-from app.format import format_number
 from app.model_choice import ModelNameError, parse_model
+from article import figure1
+from article.format import format_number
 from model import models
 from model.parse import MAX_INPUT_CHARS
 
 ROOT = Path(__file__).resolve().parent.parent
 templates = Jinja2Templates(directory=ROOT / "templates")  # autoescapes .html templates
-templates.env.filters["number"] = format_number  # {{ value|number("int") }}: app/format.py's formats
+templates.env.filters["number"] = format_number  # {{ value|number("int") }}: article/format.py's formats
 templates.env.globals.update(zip=zip, shade_paths=figure_html.shade_paths)
 router = APIRouter(include_in_schema=False)
 DEFAULT_INPUT = "42"

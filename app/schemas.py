@@ -1,7 +1,7 @@
 """Every document the API sends, defined once; FastAPI publishes them at /docs and /openapi.json.
 
 What is sent is built from these definitions, never from a dict written beside them:
-- the trace's header is model/trace.py's `TraceHeader` (a dataclass), sent with the scene as
+- the trace's header is recorder/record.py's `TraceHeader` (a dataclass), sent with the scene as
   `ServedTraceHeader`; orjson serialises the dataclasses as they are, and pydantic documents them;
 - the beam, the model card, the fact ledger and the health answer are `Document`s that the service
   builds and dumps (an unknown field is refused when it is built, not sent undocumented).
@@ -17,9 +17,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.content import Fact
-from model.scene import Scene
-from model.trace import TraceHeader, described
 from model.transformer import Config
+from recorder.record import TraceHeader, described
+from scene.layout import Scene
 
 Number = float | int | bool | None
 
@@ -52,7 +52,7 @@ class ParameterInfo(Document):
 
 
 class ModelFigures(Document):
-    """Model-level numbers the article quotes (`data-live` keys); model.stats.model_figures computes them."""
+    """Model-level numbers the article quotes (`data-live` keys); article.stats.model_figures computes them."""
 
     vocab_size: int
     d_model: int
@@ -79,7 +79,7 @@ class ModelFigures(Document):
 
 
 class TrainingSummary(Document):
-    """The shipped training log's recipe and last record; model.stats.training_summary reads it."""
+    """The shipped training log's recipe and last record; article.stats.training_summary reads it."""
 
     train_config: dict[str, Any]
     steps: int
@@ -132,14 +132,14 @@ class TraceNode(BaseModel):
                     "the only non-finite value a trace holds")
 
 
-# ---- the trace: model/trace.py's header, the scene, and the nodes ------------------------------------
+# ---- the trace: recorder/record.py's header, the scene, and the nodes ------------------------------------
 
 @dataclass(kw_only=True)
 class ServedTraceHeader(TraceHeader):
     """The trace's header as the service sends it: the model's TraceHeader and the scene drawn from it."""
 
     scene: Scene = described("what the stage draws for this trace: blocks, stations, connectors, labels, colours "
-                             "and each step's subject and view (model/scene.py)")
+                             "and each step's subject and view (scene/layout.py)")
     checkpoint: int | None = field(default=None, metadata={
         "description": "the training step of the snapshot whose weights ran (0: the initialisation); "
                        "null for the trained, averaged model"})

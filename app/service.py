@@ -39,16 +39,16 @@ from app.schemas import (
     TrainingSummary,
 )
 from app.time_machine import Checkpoints
+from article.stats import attention_peaks_per_head, model_figures, training_summary
+from article.tour import TourStep, load_tour
 from model import models
 from model.data import heldout_numbers
 from model.decode import EXTRA_LENGTH, length_penalty
 from model.numbers import join_german
-from model.scene import build_scene
-from model.stats import attention_peaks_per_head, model_figures, training_summary
-from model.tour import TourStep, load_tour
-from model.trace import Node, parameters, trace, weights_version
 from model.translate import Translator
 from model.vocab import VOCAB
+from recorder.record import Node, parameters, trace, weights_version
+from scene.layout import build_scene
 
 JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY  # −∞ (masked scores) and NaN serialise as null
 BEAM_SIZE, BEAM_ALPHA = 4, 0.6

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from model.snapshots import SNAPSHOTS, batch_losses, load_snapshot, note, snapshot_steps, training_log
-from model.trace import parameters, weights_version
 from model.transformer import EncoderDecoder
+from recorder.record import parameters, weights_version
 
 RESULTS = Path(__file__).resolve().parent.parent / "research" / "results" / "time_machine.json"
 CHECKPOINT_HELP = ("A training snapshot to run instead of the shipped model: the number of training steps "

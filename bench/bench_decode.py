@@ -73,9 +73,9 @@ def main() -> None:
     # the cold trace's work in process, beside a plain greedy translation of the same number
     from app.schemas import ServedTraceHeader
     from app.service import CachedTrace
-    from model.scene import build_scene
-    from model.tour import load_tour
-    from model.trace import derived_figures, parameters, trace, weights_version
+    from article.tour import load_tour
+    from recorder.record import derived_figures, parameters, trace, weights_version
+    from scene.layout import build_scene
 
     params, version, tour = parameters(model), weights_version(model), load_tour()
     print(f"\n{'cold trace parts, median ms':44s} {'42':>10s} {LONGEST:>10d}")

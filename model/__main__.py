@@ -83,8 +83,8 @@ def cmd_translate(args: argparse.Namespace) -> None:
 def cmd_trace(args: argparse.Namespace) -> None:
     import orjson
 
-    from model.trace import trace
     from model.translate import Translator
+    from recorder.record import trace
 
     t = trace(Translator.load().model, args.number)
     sys.stdout.buffer.write(orjson.dumps(t.to_json(), option=orjson.OPT_SERIALIZE_NUMPY) + b"\n")

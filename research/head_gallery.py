@@ -30,10 +30,10 @@ import torch
 
 from model.data import heldout_numbers, make_batch
 from model.numbers import DE_ONES, DE_TENS, EN_ONES, EN_TENS, english_word_count
-from model.trace import weights_version
 from model.train import exact_match
 from model.transformer import EncoderDecoder, MultiHeadedAttention
 from model.vocab import VOCAB
+from recorder.record import weights_version
 from research.alignment import aligned_rows
 
 OUT = Path(__file__).resolve().parent / "gallery" / "heads.json"

@@ -21,15 +21,15 @@ from pathlib import Path
 
 import torch
 
+from article.stats import training_summary
 from model.ablation import ablated, parts
 from model.data import heldout_numbers
 from model.decode import greedy
 from model.numbers import to_german_pieces
-from model.stats import training_summary
-from model.trace import weights_version
 from model.transformer import EncoderDecoder
 from model.translate import Translator
 from model.vocab import VOCAB
+from recorder.record import weights_version
 
 RESULT = Path(__file__).resolve().parent / "results" / "part_ablation.json"
 BATCH = 500

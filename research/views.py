@@ -12,7 +12,7 @@ A view file, `views/<name>.json`, served as the figure `research-<name>`:
      "parts": [{"experiment", "title", "command", "status", "runs", "verdict",
                 "columns": [...], "rows": [[cell text, ...], ...], "chart": {...} | null}]}
 
-Each table is rendered once, by `table()`: its cells are formatted here (app.format's formatter, the
+Each table is rendered once, by `table()`: its cells are formatted here (article.format's formatter, the
 one the page's scripts mirror) and the record's Markdown table (`markdown_table`) is the same cells.
 
 Adding a view for another result (a new experiment, or a study outside the harness): add the
@@ -30,7 +30,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from app.format import format_number
+from article.format import format_number
 from research.experiments import EXPERIMENTS, GROUPS
 from research.harness import RESULTS
 from research.results import RECORDS, load

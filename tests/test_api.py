@@ -17,8 +17,8 @@ from app.security import csp_hash
 from app.service import ByteLRU, dumps
 from model.decode import length_penalty
 from model.parse import ACCEPTED
-from model.trace import parameters, trace, weights_version
 from model.vocab import VOCAB
+from recorder.record import parameters, trace, weights_version
 
 NDJSON = {"Accept": "application/x-ndjson"}
 
@@ -140,7 +140,7 @@ def test_openapi_documents_every_endpoint(client):
                                                            "ninety nine", 999999)])
 def test_trace_agrees_with_the_models_own_trace(client, svc, text, n):
     served = client.get("/api/trace", params={"input": text}).json()
-    served.pop("scene")  # the service's addition, drawn from the trace (model/scene.py)
+    served.pop("scene")  # the service's addition, drawn from the trace (scene/layout.py)
     assert (served.pop("checkpoint"), served.pop("weights_url")) == (None, "/api/weights")  # the shipped model's
     ref = reference_trace(svc, n)
     nodes, ref_nodes = served.pop("nodes"), ref.pop("nodes")

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from app import figure_routes, figures, research_views
+from app import figure_routes, research_views
 from app.content import CONTENT, read_tsv, read_unused, split_front_matter
-from app.format import format_number
+from article import figures
+from article.format import format_number
 from tests.test_page import Page
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -124,7 +124,7 @@ COPY --from=build /opt/venv /opt/venv
 """
     assert final_stage_copies(text) == ("/srv/x", [(None, "app", "app"),
                                                    ("build", "/src/node_modules", "node_modules")])
-    assert ignored("model/__pycache__/x.pyc", ["**/__pycache__"]) and not ignored("model/scene.py", ["**/__pycache__"])
+    assert ignored("model/__pycache__/x.pyc", ["**/__pycache__"]) and not ignored("scene/layout.py", ["**/__pycache__"])
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +132,7 @@ def image_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     image = tmp_path_factory.mktemp("image")
     names = lay_out_image(image, (ROOT / "Dockerfile").read_text())
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-    where = subprocess.run([sys.executable, "-c", "import app.main, model, research; "
+    where = subprocess.run([sys.executable, "-c", "import app.main, model, recorder, scene, article, research; "
                             "print(app.main.__file__, model.__file__, research.__file__)"],
                            cwd=image, env=env, capture_output=True, text=True, timeout=120)
     assert where.returncode == 0, f"the image's files ({', '.join(names)}) do not import:\n{where.stderr[-2000:]}"

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from app import figures
+from article import figures
 from model.train import load
 
 

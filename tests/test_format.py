@@ -1,4 +1,4 @@
-"""One number formatter: app/format.py (Jinja, live values, research tables) and static/js/format.js (the
+"""One number formatter: article/format.py (Jinja, live values, research tables) and static/js/format.js (the
 page's scripts) print every value of one table the same way, and the pages use the thin space."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from app.format import THIN_SPACE, format_number
+from article.format import THIN_SPACE, format_number
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMATS = ["text", "int", "fixed0", "fixed1", "fixed2", "fixed3", "fixed4", "fixed9", "pct0", "pct1", "pct2",

@@ -1,6 +1,6 @@
 """The gallery of the model's attention heads (step 28): the committed measurements are the shipped
 model's (recomputed here from the model), and every figure on every card is recomputed from the
-committed data, independently of app/figures.py, and found in the page; the words on a card and in
+committed data, independently of article/figures.py, and found in the page; the words on a card and in
 step 28's text say only what the numbers say."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from app.figure_html import shade_paths
-from app.format import format_number
+from article.format import format_number
 from research.head_gallery import OUT, gallery, measure, switched_off
 
 KINDS = ["encoder self-attention", "decoder masked self-attention", "cross-attention"]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from app import figure1
+from article import figure1
 from tests.test_page import Page
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,8 +30,8 @@ def index_html(client) -> str:
 
 
 def scene_of(client):
-    from model.scene import build_scene
-    from model.trace import trace
+    from recorder.record import trace
+    from scene.layout import build_scene
 
     svc = client.app.state.service
     model = svc.translator.model
@@ -245,7 +245,7 @@ def test_with_javascript_off_the_research_tables_and_the_training_log_are_there(
         assert rows > 0 and any(re.search(r"\d", c) for c in cells), step
     assert page.locator("#step-28 .head-card").count() == 24
     log = page.locator("#step-21 table[data-training-log] tbody tr").count()
-    assert log == len(__import__("app.figures", fromlist=["x"]).training_curves()["step"])
+    assert log == len(__import__("article.figures", fromlist=["x"]).training_curves()["step"])
     assert page.locator("#step-25 figure table tbody tr").count() > 5  # the parameter count
     assert page.locator("#step-19 .beam-step").count() > 0  # the beam search of the page's input
     page.goto(live_server + "/ledger")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from app.format import format_number
+from article.format import format_number
 from model.data import heldout_numbers, make_batch
 from model.train import ARTIFACTS, smoothed_loss
 from model.transformer import Config, EncoderDecoder

@@ -19,14 +19,14 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from article.tour import load_tour
 from model import models
 from model.data import heldout_numbers
-from model.scene import build_scene
-from model.tour import load_tour
-from model.trace import paper_layout, parameters, trace
 from model.train import exact_match, load
 from model.transformer import Config, EncoderDecoder, count_parameters, rotate, sinusoid_angles
 from model.vocab import VOCAB
+from recorder.record import paper_layout, parameters, trace
+from scene.layout import build_scene
 from tests.onnx_numpy import OPS, as_array, reexecute
 
 torch.set_num_threads(2)
@@ -185,7 +185,7 @@ def test_the_2017_model_keeps_the_papers_layout_and_trace():
 @pytest.mark.parametrize("endpoint", ["/api/trace", "/api/trace/stream"])
 def test_switching_parts_off_in_the_modern_model_is_refused_with_the_reason(client, endpoint, modern):
     """Its trace has no gates: the API answers 422 before any work, and trace() refuses too (one rule,
-    model.trace.check_ablation_traceable), so that no page shows the modern model intact as if ablated."""
+    recorder.record.check_ablation_traceable), so that no page shows the modern model intact as if ablated."""
     r = client.get(endpoint, params={"input": "42", "ablate": "enc.0.ffn", "model": "modern"})
     assert r.status_code == 422 and r.headers["content-type"].startswith("application/json")
     message = r.json()["detail"]["message"]
@@ -278,7 +278,7 @@ def _pct(x: float) -> str:
 
 def test_the_articles_what_changed_table_reads_the_committed_results():
     rows = _extras_table()
-    # thousands grouped with a thin space, as app/format.py writes every count on the page
+    # thousands grouped with a thin space, as article/format.py writes every count on the page
     assert rows["Parameters"] == (f"{PAPER_COUNT:,}".replace(",", "\u2009"), f"{61_376:,}".replace(",", "\u2009"))
     for name, folder in (("2017", models.DIRECTORIES["2017"]), ("modern", models.DIRECTORIES["modern"])):
         final = json.loads((folder / "training_log.json").read_text())["log"][-1]

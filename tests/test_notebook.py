@@ -1,4 +1,4 @@
-"""The pythreejs notebook view (model/notebook.py): the example notebook runs end to end, and the widget
+"""The pythreejs notebook view (scene/notebook.py): the example notebook runs end to end, and the widget
 holds one box per cell of the scene, where the scene puts it, as high and in the colour the cell rule
 says, with the camera where the step's view says. Needs the optional extra `notebook`."""
 
@@ -16,8 +16,8 @@ nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 
-from model.notebook import FOV, load_scene, show  # noqa: E402
-from model.scene import HEAD_GAP, fit_distance  # noqa: E402
+from scene.layout import HEAD_GAP, fit_distance  # noqa: E402
+from scene.notebook import FOV, load_scene, show  # noqa: E402
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "docs" / "notebook.ipynb"
 CORNERS, TRIANGLE_INDICES = 8, 36
@@ -69,7 +69,7 @@ def along(stops, t):
 
 
 def expected(block, value, r, c, palette, tallest):
-    """(colour, height) of a cell by the rule written out for one cell (model/cells.py's docstring)."""
+    """(colour, height) of a cell by the rule written out for one cell (scene/cells.py's docstring)."""
     v = entry(block, value, r, c)
     a = np.asarray(value, dtype=float)
     scale = float(np.abs(a[np.isfinite(a)]).max()) or 1.0

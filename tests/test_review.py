@@ -15,7 +15,7 @@ import re
 import pytest
 
 from app.content import CONTENT, load_content, read_tsv
-from app.figures import PAPER_SIZES
+from article.figures import PAPER_SIZES
 from model.transformer import parameter_breakdown
 
 SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")

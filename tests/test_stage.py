@@ -1,6 +1,6 @@
 """The 3D stage in a real browser (Playwright + Debian Chromium, software WebGL, small viewport).
 
-The stage draws the scene the server computes (model/scene.py); it holds no knowledge of the model.
+The stage draws the scene the server computes (scene/layout.py); it holds no knowledge of the model.
 Each test states a claim of issues 4 and 9: every element of the trace and every parameter is drawn, the
 inspector shows exactly the trace's values (keyboard, API and mouse hover), each step has its own
 view, O/C/R work, a new input redraws the new values and a bad one leaves the stage alone. The
@@ -273,11 +273,11 @@ def variant_documents(name: str) -> tuple[dict, dict]:
     import orjson
     import torch
 
-    from model.scene import build_scene
-    from model.tour import load_tour
-    from model.trace import parameters, trace
+    from article.tour import load_tour
     from model.transformer import Config, EncoderDecoder
     from model.vocab import VOCAB
+    from recorder.record import parameters, trace
+    from scene.layout import build_scene
     from tests.test_trace_configs import VARIANTS
 
     torch.manual_seed(7)

@@ -1,5 +1,5 @@
 """Nothing about the model is written in static/: its shape, the names of its tensors, the words on
-its blocks and the tour all come from the scene (model/scene.py, content/steps' front matter).
+its blocks and the tour all come from the scene (scene/layout.py, content/steps' front matter).
 
 How this checks: every JavaScript and CSS file under static/ is searched for what a copy of the
 model's knowledge would look like — a trace id (`enc.0.…`, `src.x0`, `out.probs`, …), a parameter

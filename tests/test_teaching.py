@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from app.content import CONTENT
-from app.format import format_number
-from model.tour import split_front_matter
+from article.format import format_number
+from article.tour import split_front_matter
 from tests.onnx_numpy import as_array
 
 INPUTS = [42, 7, 731_015]

@@ -16,9 +16,9 @@ import pytest
 import torch
 
 from model.decode import greedy
-from model.trace import FOLLOWED_OPTIONS, check_traceable, parameters, trace
 from model.transformer import Config, EncoderDecoder, count_parameters, parameter_breakdown
 from model.vocab import VOCAB
+from recorder.record import FOLLOWED_OPTIONS, check_traceable, parameters, trace
 from research.experiments import ABLATIONS, DK_SWEEP, POSITIONALS, WARMUP_NORM
 from tests.onnx_numpy import as_array, reexecute
 
@@ -198,7 +198,7 @@ def test_the_parameter_count_by_hand_equals_get_num_params(name):
 
 @pytest.mark.parametrize("name", list(VARIANTS))
 def test_the_pages_worked_parameter_count_equals_get_num_params(name):
-    from app.figures import parameter_count
+    from article.figures import parameter_count
 
     model = model_of(name)
     figure = parameter_count(model)

@@ -1,4 +1,4 @@
-// How the site prints a number for the reader: the same named formats as app/format.py (Jinja's
+// How the site prints a number for the reader: the same named formats as article/format.py (Jinja's
 // `number` filter, the server-filled live values); tests/test_format.py runs both on one table of values.
 //
 //   text     String(n) (1, 0.25, 1e-7); yes/no for a boolean

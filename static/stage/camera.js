@@ -42,7 +42,7 @@ export class CameraRig {
   }
 
   /** The keyframe of a scene view: its box of the z = 0 plane filling the screen, seen from its angles
-   *  (the rule of model/scene.py fit_distance). `cover` = {top, bottom} is the share of the screen's
+   *  (the rule of scene/layout.py fit_distance). `cover` = {top, bottom} is the share of the screen's
    *  height that overlays cover at its top and bottom: the box fills the band between them instead, and
    *  the camera looks that far above the box's centre so that the box sits in the middle of the band. */
   frame(view, aspect, cover = { top: 0, bottom: 0 }) {

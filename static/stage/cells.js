@@ -28,7 +28,7 @@ const vertexShader = /* glsl */`
   varying float vShade, vLit, vGlow;
 
   vec4 st(int k) { return texelFetch(uState, ivec2(k, int(aBlock)), 0); }
-  vec3 ramp(sampler2D map, float u) {  // u in 0..1 onto N evenly spaced stops, ends included (model/cells.py)
+  vec3 ramp(sampler2D map, float u) {  // u in 0..1 onto N evenly spaced stops, ends included (scene/cells.py)
     float n = float(textureSize(map, 0).x);
     return texture2D(map, vec2((0.5 + u * (n - 1.0)) / n, 0.5)).rgb;
   }

@@ -1,7 +1,7 @@
 // The stage: draws the scene the server computed (trace.scene: blocks, labels, connectors, colours,
 // each step's subject and view) with the trace's and the weights' numbers, renders on demand, and
 // answers hover, keyboard and tour events. It knows nothing about the model itself: what a block is,
-// where it sits and what each step shows all come from the scene (model/scene.py).
+// where it sits and what each step shows all come from the scene (scene/layout.py).
 // A click (tap, Enter) explains a cell: explain.js recomputes it from its inputs by its op, the panel
 // shows the formula and the input cells, and the stage lights exactly those cells. Compare mode draws
 // every activation as the difference between this input and a pinned one (compare.js).

@@ -33,9 +33,9 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from article.lessons import teaching_figures
 from model.ablation import ablated, parse_ablation
 from model.decode import greedy_checking
-from model.lessons import teaching_figures
 from model.numbers import join_german, to_english, to_german_pieces
 from model.transformer import (
     NORM_EPSILON,
@@ -124,7 +124,7 @@ class Derived:
                                      "cross-attention, averaged over heads, rests on most")
     position_losses: str = described("each output piece and its loss −ln p (no smoothing), to 3 decimals")
     mean_position_loss: float = described("the mean of those losses")
-    # the teaching steps' numbers (model/lessons.py)
+    # the teaching steps' numbers (article/lessons.py)
     least_certain_reads: str = described("what the least certain choice's decoder row reads")
     worked_head: int = described("the worked attention row's head, named from 1 (encoder layer 1)")
     worked_row: int = described("its row, counted from 0")

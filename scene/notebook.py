@@ -1,14 +1,14 @@
 """The scene in a Jupyter notebook, drawn with pythreejs (the optional extra `notebook`).
 
-    from model.notebook import show
+    from scene.notebook import show
     show(42, step=16)            # the stage of step 16 for the input 42
     show("seven hundred")        # the whole machine
 
 pythreejs wraps an old three.js (r97) without instancing, so every cell of every block is one box
 of a single merged, indexed BufferGeometry with per-vertex colours (8 corners a box, flat-shaded
 from screen-space derivatives, so no normals are sent): the whole model is one draw call. Where the
-boxes stand, how high and in what colour comes from model/cells.py, the rule the stage uses; which
-blocks, connectors and camera views exist comes from the scene (model/scene.py).
+boxes stand, how high and in what colour comes from scene/cells.py, the rule the stage uses; which
+blocks, connectors and camera views exist comes from the scene (scene/layout.py).
 
 `scene_geometry` returns the plain arrays, so the tests check what the widget holds without a browser.
 """
@@ -21,8 +21,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from model.cells import FOOTPRINT, cell_centres, cell_colours, cell_heights, drawn_values, hex_rgb
-from model.scene import Scene, View, build_scene, fit_distance
+from scene.cells import FOOTPRINT, cell_centres, cell_colours, cell_heights, drawn_values, hex_rgb
+from scene.layout import Scene, View, build_scene, fit_distance
 
 FOV = 30.0  # degrees, as the stage's camera
 CORNERS = 8  # vertices a box
@@ -143,8 +143,8 @@ def load_scene(number_or_text: int | str) -> tuple[Scene, dict]:
 
 @lru_cache(maxsize=8)
 def _scene_of(number: int) -> tuple[Scene, dict]:
-    from model.tour import load_tour
-    from model.trace import parameters, trace
+    from article.tour import load_tour
+    from recorder.record import parameters, trace
 
     model = _translator().model
     params = parameters(model)

@@ -1,7 +1,7 @@
 """The scene: what the stage draws, computed from a trace, the model's config and the tour.
 
 One description, two renderers (SPEC §4.1): the three.js stage (static/stage/) and the pythreejs
-notebook view (model/notebook.py) only draw what this module decides — every block (a trace node or
+notebook view (scene/notebook.py) only draw what this module decides — every block (a trace node or
 a parameter, one cell per entry) with its kind, label, description, station and position; the
 stations and their titles; the connectors; the labels; the colours; and each step's subject, camera
 view and animation targets. Pure Python and numpy, so a model of another shape draws unchanged.
@@ -26,12 +26,12 @@ from pathlib import Path
 
 import numpy as np
 
+from article.lessons import WORKED, worked_blocks
+from article.tour import TourStep
 from model.ablation import parts
-from model.lessons import WORKED, worked_blocks
-from model.tour import TourStep
-from model.trace import paper_layout
 from model.transformer import Config
 from model.vocab import VOCAB
+from recorder.record import paper_layout
 
 FORMAT = "anatomy-scene/1"
 HEAD_GAP = 1  # empty columns between head slices inside a block
@@ -184,7 +184,7 @@ class Scene:
 
 
 # ---------------------------------------------------------------------------------------------
-# Colours: published palettes (model/palettes/README.md), sampled
+# Colours: published palettes (scene/palettes/README.md), sampled
 
 @functools.cache
 def read_palette(name: str) -> np.ndarray:
@@ -962,7 +962,7 @@ def _one_cell(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
 
 
 def _worked_row(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
-    """The worked attention row of model/lessons.py, framed in each block it passes through: its
+    """The worked attention row of article/lessons.py, framed in each block it passes through: its
     row of scores, its row of weights, the head's value rows (its columns of V) and its output row."""
     ids, r = worked_blocks(), WORKED["row"]
     if any(ids[k] not in tensors for k in ("scores", "weights", "out", "v")):
@@ -1027,7 +1027,7 @@ def fit_distance(view: View, fov_deg: float, aspect: float) -> float:
 
 
 # ---------------------------------------------------------------------------------------------
-# Today's recipe (model.trace.trace_recipe's ids): words and stations. The paper's layout above is
+# Today's recipe (recorder.record.trace_recipe's ids): words and stations. The paper's layout above is
 # untouched; these apply only when the config leaves it (pre-norm, RMSNorm, rotary, SwiGLU, no biases,
 # untied output).
 

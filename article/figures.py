@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.format import format_number
+from article.format import format_number
 from model.train import ARTIFACTS, learning_rate
 from model.transformer import Config, EncoderDecoder, count_parameters, parameter_breakdown, sinusoid_table
 

@@ -1,6 +1,6 @@
 """The tour: what each of the article's steps shows on the stage, read from the front matter of
 content/steps/NN-slug.md — the one place where a step is declared (STYLE: Transformer Explainer's
-one typed array). The scene (model/scene.py) turns it into blocks lit and a camera view; the
+one typed array). The scene (scene/layout.py) turns it into blocks lit and a camera view; the
 article (app/content.py) reads the same files for the text.
 
 Front matter keys for the stage:
@@ -9,7 +9,7 @@ Front matter keys for the stage:
   also       globs lit but not framed (context: the input a product starts from, a lit table)
   view       `overview` shows the whole machine instead of framing the subject
   angle      [azimuth, elevation] in radians, when the default angle for the subject's tower won't do
-  animation  the name of the step's animation (model/scene.py ANIMATIONS), `none` by default
+  animation  the name of the step's animation (scene/layout.py ANIMATIONS), `none` by default
 """
 
 from __future__ import annotations

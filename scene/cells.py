@@ -1,11 +1,11 @@
 """Cells: where each entry of a block stands, how high it is drawn and in what colour.
 
 The one Python definition of the cell rule (the three.js stage implements the same rule in its
-shader; the pythreejs view, model/notebook.py, and the tests use these functions):
+shader; the pythreejs view, scene/notebook.py, and the tests use these functions):
 
 - Position: cell (r, c) of a block has its centre at (x + col_x(c) + 0.5, y − r − 0.5, 0); its box
   has a FOOTPRINT × FOOTPRINT square and stands on the z = 0 plane, up to z = height (down, if
-  negative). FOOTPRINT and MAX_HEIGHT are the scene's (`model.scene.CELL`, sent as `scene.cell`).
+  negative). FOOTPRINT and MAX_HEIGHT are the scene's (`scene.layout.CELL`, sent as `scene.cell`).
 - Values in drawn order (`drawn_values`): a block drawn `transposed` shows tensor entry (c, r) at
   cell (r, c); a 1-D tensor lies as one row (ids stand as one column); a 0-D one is 1 × 1.
 - Height: value / max|value| of the block × MAX_HEIGHT, signed (kinds value, relu, masked); a
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from model.scene import CELL, Block, col_x
+from scene.layout import CELL, Block, col_x
 
 FOOTPRINT = CELL["footprint"]  # a cell's square (the pitch is 1)
 MAX_HEIGHT = CELL["max_height"]  # the height of the block's largest |value|, or of a probability of 1

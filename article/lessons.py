@@ -1,8 +1,8 @@
 """The per-input numbers that the article's teaching steps quote (issue 14, parts 2–4), computed from
-a trace's own tensors; model/trace.py's `derived_figures` adds them to the trace's `derived` block.
+a trace's own tensors; recorder/record.py's `derived_figures` adds them to the trace's `derived` block.
 
 The worked attention row (steps 7–9) is one definition used twice: these numbers, and the cells the
-scene frames on the stage for step 9 (model/scene.py reads `WORKED` and `worked_blocks`), so the text
+scene frames on the stage for step 9 (scene/layout.py reads `WORKED` and `worked_blocks`), so the text
 and the picture cannot drift apart. Rows are counted from 0, as everywhere on the page.
 """
 

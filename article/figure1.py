@@ -3,7 +3,7 @@ the article's steps about it.
 
 Which steps a box stands for is not written anywhere: it is derived from the tour. A box names the
 blocks of the scene it is made of (trace ids, as globs, minus exceptions); its steps are those whose
-subject (content/steps front matter, expanded by model/scene.py against the scene's blocks) shows any
+subject (content/steps front matter, expanded by scene/layout.py against the scene's blocks) shows any
 of them, and a click on the box goes to the first. The overview in step 1 and the map beside the stage
 (templates/figure1.html) are the same drawing.
 """
@@ -112,8 +112,8 @@ def placed_for(service) -> dict[str, PlacedBox]:
     """The boxes with their steps for the served model: its scene (from the input 42; the blocks and the
     tour do not depend on the input), computed once per weights version."""
     if service.version not in _placed:
-        from model.scene import build_scene
-        from model.trace import trace
+        from recorder.record import trace
+        from scene.layout import build_scene
 
         model = service.translator.model
         scene = build_scene(trace(model, 42, service.params, service.version), model.cfg, service.params, service.tour)
