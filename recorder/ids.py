@@ -34,7 +34,7 @@ class Name:
     """What an id says: where the tensor lives and what it is there."""
 
     id: str
-    where: str  # the first word after any `lens.`: enc | dec | src | tgt | out | const, or a shared parameter (E, P, W_U)
+    where: str  # the first word after any `lens.`: enc, dec, src, tgt, out, const, or a shared parameter (E, P)
     words: tuple[str, ...]  # the words after the sublayer (or after `where`), the head word left out
     layer: int | None = None  # counted from 0
     sublayer: str | None = None  # self | cross | ffn
