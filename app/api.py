@@ -17,7 +17,7 @@ from app.time_machine import CHECKPOINT_HELP, CheckpointError
 from model.ablation import accepted as ablation_accepted
 from model.ablation import parse_ablation
 from model.parse import ACCEPTED, parse_number
-from recorder.record import check_ablation_traceable
+from recorder import check_ablation_traceable
 
 router = APIRouter(prefix="/api", tags=["api"])
 NDJSON = "application/x-ndjson"

@@ -18,8 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.content import Fact
 from model.transformer import Config
-from recorder.record import TraceHeader, described
-from scene.layout import Scene
+from recorder import TraceHeader, described
+from scene import Scene
 
 Number = float | int | bool | None
 

@@ -47,8 +47,8 @@ from model.decode import EXTRA_LENGTH, length_penalty
 from model.numbers import join_german
 from model.translate import Translator
 from model.vocab import VOCAB
-from recorder.record import Node, parameters, trace, weights_version
-from scene.layout import build_scene
+from recorder import Node, parameters, trace, weights_version
+from scene import build_scene
 
 JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY  # −∞ (masked scores) and NaN serialise as null
 BEAM_SIZE, BEAM_ALPHA = 4, 0.6

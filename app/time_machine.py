@@ -17,7 +17,7 @@ import numpy as np
 
 from model.snapshots import SNAPSHOTS, batch_losses, load_snapshot, note, snapshot_steps, training_log
 from model.transformer import EncoderDecoder
-from recorder.record import parameters, weights_version
+from recorder import parameters, weights_version
 
 RESULTS = Path(__file__).resolve().parent.parent / "research" / "results" / "time_machine.json"
 CHECKPOINT_HELP = ("A training snapshot to run instead of the shipped model: the number of training steps "

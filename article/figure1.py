@@ -112,8 +112,8 @@ def placed_for(service) -> dict[str, PlacedBox]:
     """The boxes with their steps for the served model: its scene (from the input 42; the blocks and the
     tour do not depend on the input), computed once per weights version."""
     if service.version not in _placed:
-        from recorder.record import trace
-        from scene.layout import build_scene
+        from recorder import trace
+        from scene import build_scene
 
         model = service.translator.model
         scene = build_scene(trace(model, 42, service.params, service.version), model.cfg, service.params, service.tour)

@@ -74,8 +74,8 @@ def main() -> None:
     from app.schemas import ServedTraceHeader
     from app.service import CachedTrace
     from article.tour import load_tour
-    from recorder.record import derived_figures, parameters, trace, weights_version
-    from scene.layout import build_scene
+    from recorder import derived_figures, parameters, trace, weights_version
+    from scene import build_scene
 
     params, version, tour = parameters(model), weights_version(model), load_tour()
     print(f"\n{'cold trace parts, median ms':44s} {'42':>10s} {LONGEST:>10d}")

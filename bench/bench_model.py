@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from model.train import ARTIFACTS, TrainConfig, train  # noqa: E402
 from model.transformer import Config  # noqa: E402
 from model.translate import Translator  # noqa: E402
-from recorder.record import parameters, trace, weights_version  # noqa: E402
+from recorder import parameters, trace, weights_version  # noqa: E402
 
 
 def timed(fn, repeat: int) -> list[float]:

@@ -84,7 +84,7 @@ def cmd_trace(args: argparse.Namespace) -> None:
     import orjson
 
     from model.translate import Translator
-    from recorder.record import trace
+    from recorder import trace
 
     t = trace(Translator.load().model, args.number)
     sys.stdout.buffer.write(orjson.dumps(t.to_json(), option=orjson.OPT_SERIALIZE_NUMPY) + b"\n")

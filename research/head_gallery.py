@@ -33,7 +33,7 @@ from model.numbers import DE_ONES, DE_TENS, EN_ONES, EN_TENS, english_word_count
 from model.train import exact_match
 from model.transformer import EncoderDecoder, MultiHeadedAttention
 from model.vocab import VOCAB
-from recorder.record import weights_version
+from recorder import weights_version
 from research.alignment import aligned_rows
 
 OUT = Path(__file__).resolve().parent / "gallery" / "heads.json"

@@ -29,7 +29,7 @@ from model.numbers import to_german_pieces
 from model.transformer import EncoderDecoder
 from model.translate import Translator
 from model.vocab import VOCAB
-from recorder.record import weights_version
+from recorder import weights_version
 
 RESULT = Path(__file__).resolve().parent / "results" / "part_ablation.json"
 BATCH = 500

@@ -31,7 +31,7 @@ from article.tour import TourStep
 from model.ablation import parts
 from model.transformer import Config
 from model.vocab import VOCAB
-from recorder.record import paper_layout
+from recorder import paper_layout
 
 FORMAT = "anatomy-scene/1"
 HEAD_GAP = 1  # empty columns between head slices inside a block

@@ -144,7 +144,7 @@ def load_scene(number_or_text: int | str) -> tuple[Scene, dict]:
 @lru_cache(maxsize=8)
 def _scene_of(number: int) -> tuple[Scene, dict]:
     from article.tour import load_tour
-    from recorder.record import parameters, trace
+    from recorder import parameters, trace
 
     model = _translator().model
     params = parameters(model)

@@ -14,7 +14,7 @@ import torch
 from model.ablation import ablated, parse_ablation, parts
 from model.data import heldout_numbers
 from model.vocab import VOCAB
-from recorder.record import parameters, trace, weights_version
+from recorder import parameters, trace, weights_version
 from research.part_ablation import correct, has_und, score
 from tests.onnx_numpy import as_array, reexecute
 
@@ -184,7 +184,7 @@ def test_the_lens_after_the_first_layer_is_that_layers_output_through_e_transpos
 
 def test_the_scene_draws_the_lens_in_its_own_stations_and_offers_every_part_as_a_switch(model, params):
     from article.tour import load_tour
-    from scene.layout import build_scene
+    from scene import build_scene
 
     t = trace(model, 42, params, ablation=["dec.1.cross.h3", "dec.0.ffn"])
     scene = build_scene(t, model.cfg, params, load_tour())

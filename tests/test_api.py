@@ -18,7 +18,7 @@ from app.service import ByteLRU, dumps
 from model.decode import length_penalty
 from model.parse import ACCEPTED
 from model.vocab import VOCAB
-from recorder.record import parameters, trace, weights_version
+from recorder import parameters, trace, weights_version
 
 NDJSON = {"Accept": "application/x-ndjson"}
 

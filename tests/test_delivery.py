@@ -22,7 +22,7 @@ from safetensors.numpy import load
 
 from app import delivery
 from app.service import dumps
-from recorder.record import trace
+from recorder import trace
 
 DECODE = {"gzip": gzip.decompress, "br": brotli.decompress,
           "zstd": lambda b: zstandard.ZstdDecompressor().decompressobj().decompress(b)}

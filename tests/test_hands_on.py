@@ -30,8 +30,8 @@ def index_html(client) -> str:
 
 
 def scene_of(client):
-    from recorder.record import trace
-    from scene.layout import build_scene
+    from recorder import trace
+    from scene import build_scene
 
     svc = client.app.state.service
     model = svc.translator.model

@@ -1,11 +1,11 @@
-"""Ids have a grammar (recorder/ids.py): every id the trace mints parses into fields that write it
+"""Ids have a grammar (model/ids.py): every id the trace mints parses into fields that write it
 again, and the fields say what the id means."""
 
 from __future__ import annotations
 
 import pytest
 
-from recorder import ids
+from model import ids
 from tests.golden.fingerprint import load
 
 GOLDEN = load()

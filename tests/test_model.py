@@ -31,7 +31,7 @@ def trace_json(trained):
     """The trace of a number as a client receives it: through JSON (orjson, −∞ as null)."""
     import orjson
 
-    from recorder.record import trace
+    from recorder import trace
 
     cache: dict[int, dict] = {}
 
@@ -123,7 +123,7 @@ def test_logits_agree_with_torch_nn_transformer_to_1e_5(source, trained):
 def test_every_trace_tensor_is_recomputed_from_its_inputs_by_a_numpy_onnx_evaluator(number, trained, trace_json):
     t = trace_json(number)
     values = {}
-    from recorder.record import parameters
+    from recorder import parameters
     for pid, arr in parameters(trained).items():
         values[pid] = arr
     assert t["parameters"] == list(values)

@@ -25,8 +25,8 @@ from model.data import heldout_numbers
 from model.train import exact_match, load
 from model.transformer import Config, EncoderDecoder, count_parameters, rotate, sinusoid_angles
 from model.vocab import VOCAB
-from recorder.record import paper_layout, parameters, trace
-from scene.layout import build_scene
+from recorder import paper_layout, parameters, trace
+from scene import build_scene
 from tests.onnx_numpy import OPS, as_array, reexecute
 
 torch.set_num_threads(2)

@@ -16,7 +16,7 @@ nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 
-from scene.layout import HEAD_GAP, fit_distance  # noqa: E402
+from scene import HEAD_GAP, fit_distance  # noqa: E402
 from scene.notebook import FOV, load_scene, show  # noqa: E402
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "docs" / "notebook.ipynb"

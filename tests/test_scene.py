@@ -16,7 +16,7 @@ import torch
 from article.tour import load_tour
 from model.transformer import Config, EncoderDecoder
 from model.vocab import VOCAB
-from recorder.record import parameters, trace
+from recorder import parameters, trace
 from scene.layout import PALETTES, build_scene, expand, fit_distance, kind_of, read_palette, tensors_of
 from tests.test_trace_configs import NAMED, VARIANTS
 

@@ -276,8 +276,8 @@ def variant_documents(name: str) -> tuple[dict, dict]:
     from article.tour import load_tour
     from model.transformer import Config, EncoderDecoder
     from model.vocab import VOCAB
-    from recorder.record import parameters, trace
-    from scene.layout import build_scene
+    from recorder import parameters, trace
+    from scene import build_scene
     from tests.test_trace_configs import VARIANTS
 
     torch.manual_seed(7)

@@ -20,7 +20,7 @@ import torch
 from model.snapshots import SNAPSHOTS, load_snapshot, snapshot_state, snapshot_steps, training_log
 from model.train import TrainConfig, average_state_dicts, load
 from model.transformer import Config, EncoderDecoder
-from recorder.record import parameters, trace, weights_version
+from recorder import parameters, trace, weights_version
 from tests.onnx_numpy import reexecute
 
 ROOT = Path(__file__).resolve().parents[1]

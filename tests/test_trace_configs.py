@@ -18,7 +18,7 @@ import torch
 from model.decode import greedy
 from model.transformer import Config, EncoderDecoder, count_parameters, parameter_breakdown
 from model.vocab import VOCAB
-from recorder.record import FOLLOWED_OPTIONS, check_traceable, parameters, trace
+from recorder import FOLLOWED_OPTIONS, check_traceable, parameters, trace
 from research.experiments import ABLATIONS, DK_SWEEP, POSITIONALS, WARMUP_NORM
 from tests.onnx_numpy import as_array, reexecute
 

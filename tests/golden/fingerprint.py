@@ -63,6 +63,31 @@ def _moments(data: list) -> list[float | None]:
     return [float(f"{v:.8g}") for v in (*sums, *extremes)] + [int((~np.isfinite(x)).sum())]
 
 
+# Keys the scene gained after the pin (dotted paths; `blocks.*.x` is a key of every block): the pin holds
+# only what the scene sent then, so these are left out before comparing. Only additions belong here.
+ADDED_SCENE_KEYS: list[str] = []
+
+
+def _without(obj, path: list[str]):
+    if not path or obj is None:
+        return obj
+    head, rest = path[0], path[1:]
+    if head == "*" and isinstance(obj, list):
+        return [_without(o, rest) for o in obj]
+    if isinstance(obj, dict) and head in obj:
+        if not rest:
+            return {k: v for k, v in obj.items() if k != head}
+        return {**obj, head: _without(obj[head], rest)}
+    return obj
+
+
+def pinned_part(scene: dict | None) -> dict | None:
+    """The scene less the keys added since the pin."""
+    for path in ADDED_SCENE_KEYS:
+        scene = _without(scene, path.split("."))
+    return scene
+
+
 def _scene_structure(scene: dict) -> list:
     return [[b.get("id"), b.get("kind"), b.get("position"), b.get("size")] for b in scene.get("blocks", [])]
 
@@ -70,11 +95,12 @@ def _scene_structure(scene: dict) -> list:
 def fingerprint(trace: dict) -> dict:
     """What identifies a trace document as the API sends it (a parsed JSON body)."""
     header = {k: v for k, v in trace.items() if k not in ("nodes", "scene")}
+    scene = pinned_part(trace.get("scene"))
     return {
         "header": _sha(header),
         "derived": trace.get("derived"),
-        "scene": _sha(trace.get("scene")),
-        "scene_blocks": _scene_structure(trace.get("scene") or {}),
+        "scene": _sha(scene),
+        "scene_blocks": _scene_structure(scene or {}),
         "nodes": [[n["id"], n["op"], n["inputs"], n["attrs"], n["shape"], n["dtype"], _sha(n["data"]),
                    _moments(n["data"])] for n in trace["nodes"]],
     }
