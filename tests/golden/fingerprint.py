@@ -63,9 +63,10 @@ def _moments(data: list) -> list[float | None]:
     return [float(f"{v:.8g}") for v in (*sums, *extremes)] + [int((~np.isfinite(x)).sum())]
 
 
-# Keys the scene gained after the pin (dotted paths; `blocks.*.x` is a key of every block): the pin holds
-# only what the scene sent then, so these are left out before comparing. Only additions belong here.
-ADDED_SCENE_KEYS: list[str] = []
+# Keys the trace document gained after the pin (dotted paths from the top: `scene.blocks.*.x` is a key of
+# every block, `derived.x` a new live figure): the pin holds only what was sent then, so these are left out
+# before comparing. Only additions belong here; a changed or removed key must fail.
+ADDED_KEYS: list[str] = []
 
 
 def _without(obj, path: list[str]):
@@ -81,11 +82,11 @@ def _without(obj, path: list[str]):
     return obj
 
 
-def pinned_part(scene: dict | None) -> dict | None:
-    """The scene less the keys added since the pin."""
-    for path in ADDED_SCENE_KEYS:
-        scene = _without(scene, path.split("."))
-    return scene
+def pinned_part(trace: dict) -> dict:
+    """The trace document less the keys added since the pin."""
+    for path in ADDED_KEYS:
+        trace = _without(trace, path.split("."))
+    return trace
 
 
 def _scene_structure(scene: dict) -> list:
@@ -94,8 +95,9 @@ def _scene_structure(scene: dict) -> list:
 
 def fingerprint(trace: dict) -> dict:
     """What identifies a trace document as the API sends it (a parsed JSON body)."""
+    trace = pinned_part(trace)
     header = {k: v for k, v in trace.items() if k not in ("nodes", "scene")}
-    scene = pinned_part(trace.get("scene"))
+    scene = trace.get("scene")
     return {
         "header": _sha(header),
         "derived": trace.get("derived"),
