@@ -26,9 +26,9 @@ from scene.layout import CELL, Block, col_x
 
 FOOTPRINT = CELL["footprint"]  # a cell's square (the pitch is 1)
 MAX_HEIGHT = CELL["max_height"]  # the height of the block's largest |value|, or of a probability of 1
-FLAT = 0.15  # ids and booleans
-MASKED_HEIGHT = 0.12  # a −∞ entry
-MIN_HEIGHT = 0.06
+FLAT = CELL["flat_height"]  # ids and booleans
+MASKED_HEIGHT = CELL["masked_height"]  # a −∞ entry
+MIN_HEIGHT = CELL["min_height"]
 
 
 def drawn_values(block: Block, value) -> np.ndarray:

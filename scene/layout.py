@@ -41,8 +41,16 @@ HEAD_COL_GAP = 2  # between the columns of two heads
 STATION_GAP = 14  # between stations: room for the station's title
 LABEL_ROOM = 2.2  # a block's label sits above its top edge; views keep room for it
 TOWER_GAP = 24  # between E and each tower
-CELL = {"footprint": 0.86, "max_height": 2.4, "head_gap": HEAD_GAP}  # a cell: its square, its tallest
+# a cell: its square, its tallest; ids and booleans lie flat, a −∞ entry low, and nothing is thinner than the minimum
+CELL = {"footprint": 0.86, "max_height": 2.4, "head_gap": HEAD_GAP,
+        "flat_height": 0.15, "masked_height": 0.12, "min_height": 0.06}
 VIEW_MARGIN = 1.03  # a step's subject fills 1/1.03 of the stage along its tighter dimension
+FOV_DEG = 30.0  # both renderers' vertical field of view
+FIT_EXTRA = 4.0  # the fit rule steps back this much more, so the nearest cells' heights stay inside the view
+EXPLAIN_MARGIN = 1.08  # framing an explained cell's inputs keeps a little more room around them
+# what a renderer's camera needs beyond each view: the fit rule's inputs (fit_distance)
+CAMERA = {"fov_deg": FOV_DEG, "label_room": LABEL_ROOM, "margin": VIEW_MARGIN, "fit_extra": FIT_EXTRA,
+          "explain_margin": EXPLAIN_MARGIN}
 ELEVATION = 0.08  # enough to see the cells' heights, little enough to keep them square on screen
 AZIMUTH = {"src": -0.08, "tgt": 0.08, "shared": 0.0}
 
@@ -158,7 +166,7 @@ class Switch:
 class Scene:
     format: str
     config: dict
-    cell: dict  # footprint, max_height, head_gap: how a cell is drawn (both renderers)
+    cell: dict  # footprint, max_height, head_gap, flat/masked/min heights: how a cell is drawn (both renderers)
     palette: dict
     axes: dict[str, list[str]]  # token lists by axis name
     blocks: list[Block]
@@ -175,6 +183,7 @@ class Scene:
     row_names: dict[str, list[str]] = field(default_factory=dict)
     switches: list[Switch] = field(default_factory=list)  # every part that can be switched off, in model order
     lens: list[str] = field(default_factory=list)  # blocks of the logit lens: side nodes, off the forward path
+    camera: dict = field(default_factory=lambda: dict(CAMERA))  # field of view and the fit rule's inputs
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -1023,7 +1032,7 @@ def fit_distance(view: View, fov_deg: float, aspect: float) -> float:
     w = (view.box[1] - view.box[0]) * view.margin
     h = (view.box[3] - view.box[2]) * view.margin
     t = math.tan(math.radians(fov_deg) / 2)
-    return max(h / 2 / t, w / 2 / (t * aspect)) + 4
+    return max(h / 2 / t, w / 2 / (t * aspect)) + FIT_EXTRA
 
 
 # ---------------------------------------------------------------------------------------------
