@@ -10,8 +10,8 @@ from pathlib import Path
 
 from research.experiments import EXPERIMENTS, GROUPS, Options, expand
 from research.harness import RESULTS, read_runs, results_file, run_specs
-from research.results import RECORDS, record_path, write_result_block
-from research.views import write_desk_views
+from research.results import RECORDS, record_path
+from research.views import write_desk_views, write_result_block
 
 
 def main(argv: list[str] | None = None) -> int:

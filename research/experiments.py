@@ -12,11 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from model.transformer import MODERN
-from research import alignment, heads
-from research.harness import ANALYSES, RunSpec, has_sieben_und, mean, subset_exact_match
+from research.harness import RunSpec, has_sieben_und, mean, subset_exact_match
 
 SMOKE = {"steps": 6, "train": {"batch_size": 16}, "heldout_size": 24}
-ALIGNMENT_NUMBERS = 1000  # held-out numbers scored for alignment (every other one)
 
 
 @dataclass(frozen=True)
@@ -161,15 +159,6 @@ def extrapolation_summary(runs: list[dict], order: list[str] | None = None) -> l
 
 # ---- 3. Alignment in last-layer cross-attention ------------------------------------------------
 
-def _alignment_analysis(model, spec: RunSpec) -> dict:
-    numbers = spec.heldout()
-    numbers = numbers[:: max(1, len(numbers) // ALIGNMENT_NUMBERS)][:ALIGNMENT_NUMBERS]
-    return {"numbers": len(numbers), **alignment.alignment_scores(model, numbers)}
-
-
-ANALYSES["alignment"] = _alignment_analysis
-
-
 def alignment_specs(o: Options) -> list[RunSpec]:
     # The same runs as the ablations' baseline (same key), so their trained weights are reused.
     return [_spec("alignment", "baseline", seed, o, analysis="alignment") for seed in _seeds(o)]
@@ -206,13 +195,6 @@ def alignment_summary(runs: list[dict]) -> list[dict]:
 
 
 # ---- 4. Follow-ups ----------------------------------------------------------------------------
-
-def _head_ablation_analysis(model, spec: RunSpec) -> dict:
-    return {"rows": heads.head_ablation(model, spec.heldout())}
-
-
-ANALYSES["head_ablation"] = _head_ablation_analysis
-
 
 def head_ablation_specs(o: Options) -> list[RunSpec]:
     return [_spec("head_ablation", "baseline", seed, o, analysis="head_ablation") for seed in _seeds(o)]

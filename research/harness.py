@@ -29,6 +29,7 @@ from model.numbers import english_word_count, to_german_pieces
 from model.train import TrainConfig, heldout_loss, perplexity, train
 from model.transformer import Config, EncoderDecoder
 from model.vocab import VOCAB
+from research.analyses import ANALYSES
 
 RESULTS = Path(__file__).resolve().parent / "results"
 CURVE_EVERY = 250  # held-out exact match is measured every 250 steps (steps to reach 99 %)
@@ -83,7 +84,6 @@ def evaluation_numbers(size: int | None = None) -> list[int]:
 
 # Analyses run on a trained model: name -> function(model, spec) -> JSON-able dict. Filled by the
 # modules that define them (alignment, head ablation) so that this module stays free of them.
-ANALYSES: dict[str, Callable[[EncoderDecoder, RunSpec], dict]] = {}
 
 
 @torch.no_grad()
@@ -140,9 +140,7 @@ def execute(spec: RunSpec, cache: Path, prior: dict | None = None) -> dict:
     record.update(experiment=spec.experiment, variant=spec.variant)
     record.pop("analysis", None)
     if spec.analysis:
-        import research.experiments  # noqa: F401  (registers the analyses in a fresh worker process)
-
-        record["analysis"] = ANALYSES[spec.analysis](model or load_model(record, cache), spec)
+        record["analysis"] = ANALYSES[spec.analysis](model or load_model(record, cache), spec.heldout())
     return record
 
 

@@ -98,22 +98,3 @@ def validate(path: Path) -> None:
     import jsonschema
 
     jsonschema.validate(json.loads(path.read_text()), FILE_SCHEMA)
-
-
-# ---- the result table written into a record -------------------------------------------------
-
-def render_table(rows: list[dict]) -> str:
-    """A Markdown table of summary rows: the page's table (research.views.table), cell for cell."""
-    from research.views import markdown_table, table
-
-    return markdown_table(table(rows))
-
-
-def write_result_block(experiment: str, rows: list[dict], path: Path) -> None:
-    """Replace the record's generated result table (between the markers) with the current one."""
-    block = f"{BEGIN}\n{render_table(rows)}\n{END}"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = path.read_text() if path.exists() else f"# {experiment}\n\n## Result\n\n{BEGIN}\n{END}\n"
-    if BEGIN not in text:
-        text = text.rstrip() + f"\n\n## Result\n\n{BEGIN}\n{END}\n"
-    path.write_text(re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: block, text, flags=re.S))

@@ -37,20 +37,16 @@ from model.train import ARTIFACTS, TrainConfig, average_state_dicts, exact_match
 from model.transformer import EncoderDecoder
 from model.vocab import VOCAB
 from research.alignment import alignment_scores
+from research.analyses import alignment_numbers
 from research.heads import has_und, without_heads
 
 OUT = Path(__file__).resolve().parent / "results" / "time_machine.json"
-ALIGNMENT_NUMBERS = 1000  # as the desk's step 28 (research/experiments.py)
 PATTERN_THRESHOLD = 0.9
 ABLATE_FROM = 0.9  # held-out exact match from which single heads are switched off
 NEEDED_DROP = 0.1  # a head is needed when switching it off alone costs more than 10 points of exact match
 # Float16 keeps 11 significant bits: a weight below 8 in size is stored within 2^-8 of itself, so the
 # average of float16 snapshots of the shipped run would lie within this of the shipped weights.
 FLOAT16_BOUND = 0.01
-
-
-def alignment_numbers(numbers: list[int]) -> list[int]:
-    return numbers[:: max(1, len(numbers) // ALIGNMENT_NUMBERS)][:ALIGNMENT_NUMBERS]
 
 
 def last_layer_alignment(model: EncoderDecoder, numbers: list[int]) -> dict:

@@ -27,13 +27,14 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 from article.format import format_number
 from research.experiments import EXPERIMENTS, GROUPS
 from research.harness import RESULTS
-from research.results import RECORDS, load
+from research.results import BEGIN, END, RECORDS, load
 
 VIEW_VERSION = 1
 LABEL_KEYS = ("study", "variant", "words", "layer", "convention", "who", "ablated", "subset")
@@ -155,3 +156,20 @@ def write_desk_views(out: Path = RESULTS, records: Path = RECORDS, names: list[s
         written.append(write_view(name, v.pop("title"), v.pop("parts"), views_dir(out),
                                   **{k: v[k] for k in ("claim", "hypothesis", "design", "verdict", "command")}))
     return written
+
+
+# ---- the result table written into a record -------------------------------------------------
+
+def render_table(rows: list[dict]) -> str:
+    """A Markdown table of summary rows: the page's table (`table`), cell for cell."""
+    return markdown_table(table(rows))
+
+
+def write_result_block(experiment: str, rows: list[dict], path: Path) -> None:
+    """Replace the record's generated result table (between the markers) with the current one."""
+    block = f"{BEGIN}\n{render_table(rows)}\n{END}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = path.read_text() if path.exists() else f"# {experiment}\n\n## Result\n\n{BEGIN}\n{END}\n"
+    if BEGIN not in text:
+        text = text.rstrip() + f"\n\n## Result\n\n{BEGIN}\n{END}\n"
+    path.write_text(re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: block, text, flags=re.S))

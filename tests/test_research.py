@@ -19,8 +19,8 @@ from research.alignment import aligned_rows, gold_alignment, relative_position_b
 from research.experiments import EXPERIMENTS, GROUPS
 from research.harness import RESULTS, has_sieben_und
 from research.heads import has_und, without_heads
-from research.results import RECORDS, load, render_table, sections, validate
-from research.views import desk_view, pages, table, views_dir
+from research.results import RECORDS, load, sections, validate
+from research.views import desk_view, pages, render_table, table, views_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 
