@@ -23,7 +23,7 @@ from functools import lru_cache
 import numpy as np
 
 from scene.build import build_scene
-from scene.cells import FOOTPRINT, cell_centres, cell_colours, cell_heights, drawn_values, hex_rgb
+from scene.cells import cell_centres, cell_colours, cell_heights, drawn_values, hex_rgb
 from scene.document import Scene, View
 from scene.views import fit_distance
 
@@ -60,7 +60,7 @@ def scene_geometry(scene: Scene, values: dict) -> Geometry:
     c, h, col = np.concatenate(centres), np.concatenate(heights), np.concatenate(colours)
     n = len(c)
     k = np.arange(CORNERS)
-    half = FOOTPRINT / 2
+    half = scene.cell["footprint"] / 2  # the scene says how a cell is drawn
     corners = np.empty((n, CORNERS, 3))
     corners[:, :, 0] = c[:, None, 0] + np.where(k & 1, half, -half)
     corners[:, :, 1] = c[:, None, 1] + np.where(k & 2, half, -half)

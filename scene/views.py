@@ -45,12 +45,14 @@ def expand(globs: list[str], scene: Scene, cfg: Config, names: tuple | None = No
 @functools.lru_cache(maxsize=4096)  # the names depend on the model's shape, not on the input
 def _matching(glob: str, names: tuple[tuple[str, ...], tuple[tuple[str, str], ...]]) -> tuple[str, ...]:
     match = re.compile(fnmatch.translate(glob)).match
-    ids, aliases = names
-    return tuple(dict.fromkeys([i for i in ids if match(i)] + [of for a, of in aliases if match(a)]))
+    blocks, aliases = names
+    return tuple(dict.fromkeys([i for i in blocks if match(i)] + [of for a, of in aliases if match(a)]))
 
 
 def scene_step(s: TourStep, scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor], cfg: Config,
-          names: tuple) -> SceneStep:
+               names: tuple) -> SceneStep:
+    """A step of the tour on the stage: its subject and the blocks lit, its camera view (the subject's
+    box with room for the labels, seen from its tower's side) and its animation's targets."""
     subject = expand(s.subject, scene, cfg, names)
     lit = subject + [i for i in expand(s.also, scene, cfg, names) if i not in subject]
     if s.view == "overview" or not subject:

@@ -38,8 +38,9 @@ def _swiglu_words(cfg: Config) -> dict[str, tuple[str, str]]:
 
 
 def _swiglu(name: ids.Name, cfg: Config) -> tuple[str, str] | None:
-    # Looked up by role alone, before the heads' words: so with SwiGLU a head's output (role `out`) is
-    # worded as the feed-forward's. A slip, kept because the golden scenes pin it (issue 20's report).
+    # Looked up by role alone, before the heads' words, so with SwiGLU a head's output (role `out`) is worded
+    # as the feed-forward's ("FFN(x) = hidden·W_{2}"): a slip of the modern scene, kept as the golden scenes
+    # pin it (tests/test_golden.py); checking `name.sublayer == "ffn"` here fixes it once the pin is retaken.
     if cfg.ffn != "swiglu":
         return None
     return _swiglu_words(cfg).get(name.role)
