@@ -3,7 +3,7 @@ the article's steps about it.
 
 Which steps a box stands for is not written anywhere: it is derived from the tour. A box names the
 blocks of the scene it is made of (trace ids, as globs, minus exceptions); its steps are those whose
-subject (content/steps front matter, expanded by scene/layout.py against the scene's blocks) shows any
+subject (content/steps front matter, expanded by scene/views.py against the scene's blocks) shows any
 of them, and a click on the box goes to the first. The overview in step 1 and the map beside the stage
 (templates/figure1.html) are the same drawing.
 """

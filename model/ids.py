@@ -19,6 +19,7 @@ heads are counted from 0 in ids and from 1 in what a reader sees (`reader_name`)
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 
@@ -134,6 +135,13 @@ def compose(name: Name) -> str:
     inner = [name.where, *([] if name.layer is None else [name.layer]),
              *([] if name.sublayer is None else [name.sublayer]), *words]
     return join(*(["lens"] if name.lens else []), *inner)
+
+
+def sibling(node_id: str, role: str) -> str:
+    """The id of the tensor in the same place with another role: `dec.0.self.h1.scores` → `dec.0.self.h1.masked`
+    (a head's slice stays a slice: `enc.0.self.q.h2` → `enc.0.self.k.h2`)."""
+    name = parse(node_id)
+    return compose(dataclasses.replace(name, words=(*name.words[:-1], role)))
 
 
 @functools.cache

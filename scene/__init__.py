@@ -1,9 +1,22 @@
 """The scene: what the stage and the notebook draw for a trace (blocks, stations, connectors, labels,
 colours, the tour's views), computed from the trace, the model's config and the tour.
 
-What the rest of the project uses is imported from here; the modules inside are the scene's own.
+What the rest of the project uses is imported from here; the modules inside are the scene's own:
+
+    build       build_scene and the structure cache     document    the scene's dataclasses (what is sent)
+    tensors     the trace's nodes and parameters        kinds       op → how a block's cells are drawn
+    axes        token axes and row names                words       labels, descriptions, station titles
+    blocks      each tensor as a block                  boxes       the box model stations are made of
+    layout      stations, towers, placement             connectors  threads, rails, arcs, tie, loop
+    labels      block, station and token labels         switches    the parts that can be switched off
+    views       tour steps, subjects, fit_distance      palette     the colours
+    measures    gaps, the cell, the camera              cells       the cell rule (how a tensor lies, heights, colours)
+    notebook    the pythreejs renderer
 """
 
-from scene.layout import CELL, HEAD_GAP, Block, Scene, View, build_scene, fit_distance
+from scene.build import build_scene
+from scene.document import Block, Scene, View
+from scene.measures import CELL, HEAD_GAP
+from scene.views import fit_distance
 
 __all__ = ["CELL", "HEAD_GAP", "Block", "Scene", "View", "build_scene", "fit_distance"]

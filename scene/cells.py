@@ -5,9 +5,11 @@ shader; the pythreejs view, scene/notebook.py, and the tests use these functions
 
 - Position: cell (r, c) of a block has its centre at (x + col_x(c) + 0.5, y − r − 0.5, 0); its box
   has a FOOTPRINT × FOOTPRINT square and stands on the z = 0 plane, up to z = height (down, if
-  negative). FOOTPRINT and MAX_HEIGHT are the scene's (`scene.layout.CELL`, sent as `scene.cell`).
-- Values in drawn order (`drawn_values`): a block drawn `transposed` shows tensor entry (c, r) at
-  cell (r, c); a 1-D tensor lies as one row (ids stand as one column); a 0-D one is 1 × 1.
+  negative). FOOTPRINT and MAX_HEIGHT are the scene's (`scene.measures.CELL`, sent as `scene.cell`).
+- How a tensor lies as a block (`drawn`, the one place that decides it, for the layout, this rule and
+  the notebook): a block drawn `transposed` shows tensor entry (c, r) at cell (r, c); a 1-D tensor
+  lies as one row (ids stand as one column); a 0-D one is 1 × 1. Head slices are columns of their
+  block, `HEAD_GAP` apart (`col_x`).
 - Height: value / max|value| of the block × MAX_HEIGHT, signed (kinds value, relu, masked); a
   softmax bar is its probability (0…1) × MAX_HEIGHT; ids and booleans are flat tiles (FLAT).
   No box is thinner than MIN_HEIGHT, so a zero still shows.
@@ -22,7 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from scene.layout import CELL, Block, col_x
+from scene.document import Block
+from scene.measures import CELL, HEAD_GAP
 
 FOOTPRINT = CELL["footprint"]  # a cell's square (the pitch is 1)
 MAX_HEIGHT = CELL["max_height"]  # the height of the block's largest |value|, or of a probability of 1
@@ -31,12 +34,45 @@ MASKED_HEIGHT = CELL["masked_height"]  # a −∞ entry
 MIN_HEIGHT = CELL["min_height"]
 
 
+def drawn(a: np.ndarray, transposed: bool) -> np.ndarray:
+    """A tensor as it lies in its block, (rows, cols): transposed or not; a vector as one row, integer
+    ids as one column; a scalar as 1 × 1."""
+    if a.ndim == 0:
+        return a.reshape(1, 1)
+    if a.ndim == 1:
+        return a.reshape(-1, 1) if a.dtype.kind == "i" else a.reshape(1, -1)
+    return a.T if transposed else a
+
+
+def drawn_shape(shape: tuple[int, ...], dtype: str, transposed: bool) -> tuple[int, int]:
+    """The drawn rows and columns of a tensor of this shape and dtype (`drawn`, without its values)."""
+    rows, cols = drawn(np.broadcast_to(np.zeros((), dtype=dtype), shape), transposed).shape
+    return int(rows), int(cols)
+
+
 def drawn_values(block: Block, value) -> np.ndarray:
     """A block's tensor as float64 (rows, cols) in drawn order; −∞ stays −∞."""
-    a = np.asarray(value, dtype=np.float64)
-    if a.ndim == 2 and block.transposed:
-        a = a.T
-    return a.reshape(block.rows, block.cols)
+    return drawn(np.asarray(value), block.transposed).astype(np.float64)
+
+
+def head_gap_every(cols: int, head_cols: int) -> int:
+    """Every how many columns a block of `cols` columns has a head gap (0: none): only where whole heads
+    of `head_cols` columns, more than one, fill it."""
+    return head_cols if head_cols and cols % head_cols == 0 and cols > head_cols else 0
+
+
+def drawn_width(cols: int, gap_every: int) -> int:
+    return cols + (cols // gap_every - 1) * HEAD_GAP if gap_every else cols
+
+
+def col_x(gap_every: int, c: int) -> float:
+    """Where column c starts inside its block: the head gaps before it added."""
+    return c + (c // gap_every) * HEAD_GAP if gap_every else c
+
+
+def row_y(b: Block, r: float) -> float:
+    """The centre line of row r of a block."""
+    return b.y - r - 0.5
 
 
 def block_scale(drawn: np.ndarray) -> float:

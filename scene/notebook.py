@@ -8,7 +8,8 @@ pythreejs wraps an old three.js (r97) without instancing, so every cell of every
 of a single merged, indexed BufferGeometry with per-vertex colours (8 corners a box, flat-shaded
 from screen-space derivatives, so no normals are sent): the whole model is one draw call. Where the
 boxes stand, how high and in what colour comes from scene/cells.py, the rule the stage uses; which
-blocks, connectors and camera views exist comes from the scene (scene/layout.py).
+blocks, connectors and camera views exist, and the camera's field of view, come from the scene
+(scene/build.py: `scene.camera`).
 
 `scene_geometry` returns the plain arrays, so the tests check what the widget holds without a browser.
 """
@@ -21,10 +22,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from scene.cells import FOOTPRINT, cell_centres, cell_colours, cell_heights, drawn_values, hex_rgb
-from scene.layout import Scene, View, build_scene, fit_distance
+from scene.build import build_scene
+from scene.cells import cell_centres, cell_colours, cell_heights, drawn_values, hex_rgb
+from scene.document import Scene, View
+from scene.views import fit_distance
 
-FOV = 30.0  # degrees, as the stage's camera
 CORNERS = 8  # vertices a box
 # the 12 triangles of a box over its corners k = x + 2y + 4z (x, y, z ∈ {0, 1}), counter-clockwise seen from outside
 BOX_TRIANGLES = np.array([[4, 5, 7], [4, 7, 6], [0, 2, 3], [0, 3, 1], [1, 3, 7], [1, 7, 5],
@@ -58,7 +60,7 @@ def scene_geometry(scene: Scene, values: dict) -> Geometry:
     c, h, col = np.concatenate(centres), np.concatenate(heights), np.concatenate(colours)
     n = len(c)
     k = np.arange(CORNERS)
-    half = FOOTPRINT / 2
+    half = scene.cell["footprint"] / 2  # the scene says how a cell is drawn
     corners = np.empty((n, CORNERS, 3))
     corners[:, :, 0] = c[:, None, 0] + np.where(k & 1, half, -half)
     corners[:, :, 1] = c[:, None, 1] + np.where(k & 2, half, -half)
@@ -85,7 +87,7 @@ def connector_segments(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(pos).astype(np.float32), np.concatenate(col).astype(np.float32)
 
 
-def camera_pose(view: View, aspect: float, fov: float = FOV) -> tuple[list[float], list[float]]:
+def camera_pose(view: View, aspect: float, fov: float) -> tuple[list[float], list[float]]:
     """Where the camera of a view sits and its orientation (x, y, z, w) looking at the target, y up:
     target + fit_distance · (cos el · sin az, sin el, cos el · cos az)."""
     d = fit_distance(view, fov, aspect)
@@ -152,17 +154,17 @@ def _scene_of(number: int) -> tuple[Scene, dict]:
     return build_scene(t, model.cfg, params, load_tour()), scene_values(t, params)
 
 
-def camera_settings(view: View, aspect: float) -> dict:
+def camera_settings(view: View, aspect: float, fov: float) -> dict:
     """A PerspectiveCamera's traits for a view: position, orientation and clipping planes."""
-    pos, quat = camera_pose(view, aspect)
-    d = fit_distance(view, FOV, aspect)
+    pos, quat = camera_pose(view, aspect, fov)
+    d = fit_distance(view, fov, aspect)
     return {"position": tuple(pos), "quaternion": tuple(quat), "near": max(0.5, d / 200), "far": d * 8 + 2000}
 
 
 def move_camera(renderer, view: View) -> None:
-    """Puts a shown renderer's camera (and its orbit target) where another view says."""
+    """Puts a shown renderer's camera (and its orbit target) where another view says, at its field of view."""
     renderer.camera.set_trait("aspect", renderer.width / renderer.height)
-    for name, value in camera_settings(view, renderer.width / renderer.height).items():
+    for name, value in camera_settings(view, renderer.width / renderer.height, renderer.camera.fov).items():
         setattr(renderer.camera, name, value)
     for c in renderer.controls:
         c.target = tuple(float(v) for v in view.target)
@@ -196,7 +198,7 @@ def show(number_or_text: int | str, step: int | None = None, width: int = 760, h
     view = step_view(scene, step)
     if step is None if titles is None else titles:
         children += _station_titles(scene, p3)
-    camera = p3.PerspectiveCamera(fov=FOV, aspect=width / height, up=[0, 1, 0])
+    camera = p3.PerspectiveCamera(fov=scene.camera["fov_deg"], aspect=width / height, up=[0, 1, 0])
     renderer = p3.Renderer(p3.Scene(children=children, background=scene.palette["background"]), camera,
                            controls=[p3.OrbitControls(controlling=camera)], width=width, height=height,
                            antialias=True)

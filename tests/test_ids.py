@@ -48,3 +48,10 @@ def test_the_minting_functions_write_the_grammar():
     assert ids.lens_id(0, "probs") == "lens.dec.0.probs"
     with pytest.raises(ValueError):
         ids.sublayer_id("dec", 1, "crosss")
+
+
+def test_a_sibling_is_the_tensor_in_the_same_place_with_another_role():
+    assert ids.sibling("dec.0.self.h1.scores", "masked") == "dec.0.self.h1.masked"
+    assert ids.sibling("enc.0.self.q.h2", "k") == "enc.0.self.k.h2"
+    assert ids.sibling("enc.1.ffn.ln.gamma", "beta") == "enc.1.ffn.ln.beta"
+    assert ids.sibling("lens.dec.1.probs", "tokens") == "lens.dec.1.tokens"

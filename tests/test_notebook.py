@@ -17,7 +17,7 @@ nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 
 from scene import HEAD_GAP, fit_distance  # noqa: E402
-from scene.notebook import FOV, load_scene, show  # noqa: E402
+from scene.notebook import load_scene, show  # noqa: E402
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "docs" / "notebook.ipynb"
 CORNERS, TRIANGLE_INDICES = 8, 36
@@ -201,12 +201,13 @@ def test_sampled_cells_of_every_kind_take_the_palette_rules_colour_and_height(wi
 def test_the_camera_of_a_step_sits_where_the_views_formula_puts_it(widget, scene_values):
     scene, _ = scene_values
     view = next(s.view for s in scene.steps if s.step == 16)
-    d = fit_distance(view, FOV, 800 / 500)
+    fov = scene.camera["fov_deg"]  # the scene's, as the stage's camera
+    d = fit_distance(view, fov, 800 / 500)
     az, el = view.azimuth, view.elevation
     want = np.array(view.target) + d * np.array([math.cos(el) * math.sin(az), math.sin(el),
                                                  math.cos(el) * math.cos(az)])
     cam = widget.camera
-    assert cam.fov == FOV and cam.aspect == pytest.approx(800 / 500)
+    assert cam.fov == fov and cam.aspect == pytest.approx(800 / 500)
     np.testing.assert_allclose(cam.position, want, atol=1e-6)
     np.testing.assert_allclose(widget.controls[0].target, view.target, atol=1e-6)
     # the orientation looks at the target (a camera looks down its −z axis), y up
@@ -224,7 +225,7 @@ def test_the_camera_of_a_step_sits_where_the_views_formula_puts_it(widget, scene
 def test_without_a_step_the_camera_shows_the_whole_machine_and_a_wrong_step_is_refused(scene_values):
     scene, _ = scene_values
     r = show(42, width=600, height=600)
-    d = fit_distance(scene.overview, FOV, 1.0)
+    d = fit_distance(scene.overview, scene.camera["fov_deg"], 1.0)
     assert np.linalg.norm(np.array(r.camera.position) - scene.overview.target) == pytest.approx(d)
     with pytest.raises(ValueError, match="no step 99"):
         show(42, step=99)

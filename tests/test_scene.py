@@ -1,4 +1,4 @@
-"""The scene (scene/layout.py): one description of what the stage draws, computed from the trace, the
+"""The scene (scene/): one description of what the stage draws, computed from the trace, the
 config and the tour. For the shipped model and every research variant: every trace node and every
 parameter is exactly one block (a head slice is drawn inside the block it cuts), no two blocks
 overlap, the cells add up; kinds come from ops; the tour resolves; the colours are the published
@@ -17,7 +17,11 @@ from article.tour import load_tour
 from model.transformer import Config, EncoderDecoder
 from model.vocab import VOCAB
 from recorder import parameters, trace
-from scene.layout import PALETTES, build_scene, expand, fit_distance, kind_of, read_palette, tensors_of
+from scene import build_scene, fit_distance
+from scene.kinds import kind_of
+from scene.palette import PALETTES, read_palette
+from scene.tensors import tensors_of
+from scene.views import expand
 from tests.test_trace_configs import NAMED, VARIANTS
 
 TOUR = load_tour()
@@ -210,7 +214,7 @@ def test_inputs_that_share_a_graph_share_its_structure_and_keep_their_own_tokens
     must equal one built from nothing."""
     from dataclasses import asdict
 
-    import scene.layout as scene_module
+    import scene.build as scene_module
     from model.translate import Translator
 
     model = Translator.load().model

@@ -1,0 +1,86 @@
+"""Building a scene from a trace, the model's config and the tour (SPEC §4.1): one description, two
+renderers, the three.js stage (static/stage/) and the pythreejs notebook view (scene/notebook.py), which
+only draw what it decides. Pure Python and numpy, so a model of another shape draws unchanged."""
+
+from __future__ import annotations
+
+import copy
+from collections import OrderedDict
+
+import numpy as np
+
+from article.tour import TourStep
+from model.transformer import Config
+from scene.axes import axis_words, row_names, token_axes
+from scene.blocks import blocks_of
+from scene.connectors import connectors, threads
+from scene.document import FORMAT, Scene, SliceAlias, View
+from scene.labels import labels, token_labels
+from scene.layout import lay_out
+from scene.measures import CELL
+from scene.palette import palette
+from scene.switches import switches
+from scene.tensors import memory_id, tensors_of
+from scene.views import bounds, centre, scene_step
+
+# A scene is mostly structure: the blocks, stations, views, rails and arcs follow from the graph's ids,
+# ops, inputs, attributes and shapes alone, and every input with the same graph shares them. Only the
+# tokens are the input's own: the axes' words, the row names, the token labels and the threads from
+# E's rows. So the structure is built once per graph and kept (a cold trace's largest part after the
+# model itself; bench/bench_decode.py), and each trace adds its tokens to a shallow copy. Nothing
+# changes a scene after it is built, so the copies may share the structure's lists.
+STRUCTURES: OrderedDict[tuple, Scene] = OrderedDict()
+STRUCTURES_KEPT = 64  # source length × output length × ablation × model: a few dozen in practice
+
+
+def build_scene(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> Scene:
+    """The scene of a trace: its graph's structure (kept, `STRUCTURES`) with the input's tokens added."""
+    key = _structure_key(trace, cfg, params, tour)
+    base = STRUCTURES.get(key)
+    if base is None:
+        base = STRUCTURES[key] = _build_structure(trace, cfg, params, tour)
+        while len(STRUCTURES) > STRUCTURES_KEPT:
+            STRUCTURES.popitem(last=False)
+    else:
+        STRUCTURES.move_to_end(key)
+    scene = copy.copy(base)
+    scene.axes = axis_words(trace)
+    scene.row_names = row_names(trace)
+    by_id = {b.id: b for b in scene.blocks}
+    scene.connectors = [threads(scene, by_id, trace)] + base.connectors
+    scene.labels = base.labels + token_labels(scene, trace)
+    return scene
+
+
+def _structure_key(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> tuple:
+    """Everything the structure reads: the graph (not its values), the parameters' shapes, the config,
+    the tour and what is switched off."""
+    graph = tuple((n.id, n.op, tuple(n.inputs), repr(n.attrs), n.value.shape, n.value.dtype.str)
+                  for n in trace.nodes)
+    return (graph, tuple((k, np.shape(v)) for k, v in params.items()), repr(cfg), repr(tour),  # 0.05 ms
+            tuple(sorted(getattr(trace, "ablation", ()))),
+            tuple(i for layer in getattr(trace, "lens", ()) for i in (layer.logits, layer.probs, layer.tokens)))
+
+
+def _build_structure(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> Scene:
+    tensors = tensors_of(trace, params)
+    axes = token_axes(tensors, trace)
+    memory = memory_id(trace)
+    slices = [t for t in tensors.values() if t.op == "Slice"]
+    blocks = blocks_of(tensors, axes, cfg, memory, slices)
+    stations, order = lay_out(blocks, cfg)
+    blocks.sort(key=lambda b: order.get(b.id, len(order)))  # reading order: keyboard Tab walks it
+    by_id = {b.id: b for b in blocks}
+    aliases = [SliceAlias(t.id, t.inputs[0], int(t.attrs["starts"][0]), int(t.shape[1])) for t in slices]
+    box = bounds(blocks)
+    overview = View(box=box, target=centre(box), azimuth=-0.12, elevation=0.08)
+    scene = Scene(FORMAT, cfg.to_dict(), CELL, palette(), {}, blocks, aliases, stations, [], [], box,
+                  overview, [], sum(b.rows * b.cols for b in blocks))
+    scene.connectors = connectors(scene, by_id, tensors, memory)
+    scene.labels = labels(scene)
+    names = (tuple(b.id for b in scene.blocks), tuple((s.id, s.of) for s in scene.slices))
+    scene.steps = [scene_step(s, scene, by_id, tensors, cfg, names) for s in tour]
+    scene.switches = switches(scene, cfg, set(getattr(trace, "ablation", ())))
+    scene.lens = [i for layer in getattr(trace, "lens", ()) for i in (layer.logits, layer.probs, layer.tokens)
+                  if i in by_id]
+    return scene

@@ -1,0 +1,112 @@
+"""Connectors: the lines between blocks. Threads from E's row of each token to its embedded row (the one
+connector that depends on the input), residual rails up each station's side into its sum, memory arcs
+from z to every cross-attention's W^K and W^V, the tie from E to Eᵀ, and the loop from the chosen tokens
+back into the decoder's input."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scene.cells import row_y
+from scene.document import Block, Connector, Scene
+from scene.measures import CONNECTOR_Z
+from scene.tensors import Tensor
+
+
+def _bezier(a: tuple, c: tuple, e: tuple, n: int = 24) -> list[list[float]]:
+    return _beziers([a], [c], [e], n)[0]
+
+
+def _beziers(a: list, c: list, e: list, n: int = 24) -> list[list[list[float]]]:
+    """Quadratic Bézier curves from each a through control c to e, n + 1 points each, to 3 decimals:
+    one array expression for all of them (a trace's threads are 20–30 curves; point by point in Python
+    they took 1 ms of a cold trace)."""
+    t = np.linspace(0.0, 1.0, n + 1)[None, :, None]
+    a, c, e = (np.asarray(v, dtype=np.float64)[:, None, :] for v in (a, c, e))
+    return np.round((1 - t) ** 2 * a + 2 * (1 - t) * t * c + t * t * e, 3).tolist()
+
+
+def threads(scene: Scene, by_id: dict[str, Block], trace) -> Connector:
+    """From E's row of each token to its row of the embedding (left side for the source, right side for
+    the target): the one connector that depends on the input's tokens."""
+    z, starts, controls, ends = CONNECTOR_Z, [], [], []
+    e = by_id.get("E")
+    for n in trace.nodes:
+        if n.op != "Gather" or n.inputs[0] != "E" or e is None:
+            continue
+        emb, ids = by_id[n.id], by_id.get(n.inputs[1])
+        left_end = (ids.x if ids else emb.x) - 0.3
+        src = emb.tower == "src"
+        for r, tok in enumerate(trace.node(n.inputs[1]).value.tolist()):
+            a = (e.x if src else e.x + e.w, row_y(e, tok), z)
+            b = (left_end, row_y(emb, r), z)
+            starts.append(a), ends.append(b)
+            controls.append((a[0] - 30 if src else a[0] + 30, (a[1] + b[1]) / 2, 8))
+    threads = _beziers(starts, controls, ends) if starts else []
+    return Connector("thread", scene.palette["connectors"]["thread"], threads)
+
+
+def _rails(scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor]) -> list:
+    """Residual rails: the sub-layer's input X up the station's left side and into the sum."""
+    z, rails = CONNECTOR_Z, []
+    for b in scene.blocks:
+        t = tensors[b.id]
+        if t.op != "Add" or not b.row_stats or not t.inputs or t.inputs[0] not in by_id:
+            continue
+        x = by_id[t.inputs[0]]
+        st = next((s for s in scene.stations if s.id == b.station), None)
+        margin = (st.x if st else b.x) - 3
+        start = (x.x + 1, x.y + 0.3, z)
+        rails.append([list(start), [start[0], x.y + 1.5, z], [margin, x.y + 1.5, z], [margin, row_y(b, 0), z],
+                      [b.x - 0.3, row_y(b, 0), z]])
+    return rails
+
+
+def _arcs(by_id: dict[str, Block], tensors: dict[str, Tensor], memory: str | None) -> list:
+    """Memory arcs: z to every cross-attention's W^K and W^V (the Gemms that read the memory)."""
+    z, arcs = CONNECTOR_Z, []
+    mem = by_id.get(memory) if memory else None
+    if mem:
+        for t in tensors.values():
+            if t.op in ("Gemm", "MatMul") and t.inputs and t.inputs[0] == memory and t.inputs[1] in by_id:
+                w = by_id[t.inputs[1]]
+                a = (mem.x + mem.w, mem.y - mem.rows / 2, z)
+                b = (w.x + w.w / 2, w.y - w.rows - 0.3, z)
+                arcs.append(_bezier(a, ((a[0] + b[0]) / 2, max(a[1], b[1]) + 12, 40), b, 40))
+    return arcs
+
+
+def _ties(by_id: dict[str, Block], tensors: dict[str, Tensor]) -> list:
+    """The tie: E at the bottom to Eᵀ at the top (the Transpose of E), through the gap between towers."""
+    z, ties, e = CONNECTOR_Z, [], by_id.get("E")
+    for t in tensors.values():
+        if t.op == "Transpose" and t.inputs == ["E"] and e and t.id in by_id:
+            et = by_id[t.id]
+            gx = e.x + e.w + 6
+            ties.append([[e.x + e.w, e.y - 0.5, z], [gx, e.y - 0.5, z], [gx, et.y - et.rows / 2, z],
+                         [et.x - 0.3, et.y - et.rows / 2, z]])
+    return ties
+
+
+def _loops(scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor]) -> list:
+    """The loop: the chosen tokens (ArgMax) back into the decoder's input, one row down."""
+    z = CONNECTOR_Z
+    argmax = next((by_id[t.id] for t in tensors.values() if t.op == "ArgMax" and t.id in by_id), None)
+    tgt_ids = next((by_id[b.inputs[1]] for b in scene.blocks
+                    if b.op == "Gather" and b.inputs[0] == "E" and b.tower == "tgt" and b.inputs[1] in by_id), None)
+    if not (argmax and tgt_ids):
+        return []
+    out_x, y0 = scene.bounds[1] + 6, tgt_ids.y - tgt_ids.rows - 4
+    mid = tgt_ids.x + tgt_ids.w / 2
+    return [[[argmax.x + argmax.w + 0.3, row_y(argmax, 0), z], [out_x, row_y(argmax, 0), z],
+             [out_x, y0, z], [mid, y0, z], [mid, tgt_ids.y - tgt_ids.rows - 0.3, z]]]
+
+
+def connectors(scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor],
+               memory: str | None) -> list[Connector]:
+    """Every connector but the threads (`threads`): they follow from the structure alone."""
+    colors = scene.palette["connectors"]
+    return [Connector("rail", colors["rail"], _rails(scene, by_id, tensors)),
+            Connector("arc", colors["arc"], _arcs(by_id, tensors, memory)),
+            Connector("tie", colors["tie"], _ties(by_id, tensors)),
+            Connector("loop", colors["loop"], _loops(scene, by_id, tensors))]

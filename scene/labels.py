@@ -1,0 +1,43 @@
+"""Labels: every block's and station's name on the stage, and the token names beside the id columns and
+the chosen tokens."""
+
+from __future__ import annotations
+
+from model import ids
+from model.vocab import VOCAB
+from scene.cells import row_y
+from scene.document import Label, Scene
+from scene.measures import STATION_GAP
+
+
+def labels(scene: Scene) -> list[Label]:
+    """Block and station labels; the token labels are `token_labels`."""
+    out = []
+    for b in scene.blocks:
+        small = b.rows == 1 and b.cols == 1
+        head = b.op != "Parameter" and ids.parse(b.id).head is not None
+        out.append(Label(b.label, b.x, b.y + 0.45, 1.1 if small else 1.5, "param" if b.param else "block",
+                         room=b.w + 1.7 if head else max(b.w + 3.5, 8)))
+    for s in scene.stations:
+        if s.id == "shared":
+            continue
+        left = s.tower == "src"
+        out.append(Label(s.title, s.x + s.w if left else s.x, s.y + STATION_GAP / 2, 6.5, "station",
+                         anchor="right" if left else "left", baseline="middle", room=s.w))
+    return out
+
+
+def token_labels(scene: Scene, trace) -> list[Label]:
+    """Token names beside the id columns and the chosen tokens."""
+    out = []
+    for b in scene.blocks:
+        if b.value_axis != "vocab":
+            continue
+        tokens = (VOCAB.tokens_of(trace.node(b.id).value.tolist()) if b.op == "ArgMax"
+                  else scene.axes.get(b.row_axis or "", []))
+        for r, tok in enumerate(tokens[:b.rows]):
+            if b.op == "ArgMax":
+                out.append(Label(tok, b.x + b.w + 0.6, row_y(b, r), 0.85, "token", baseline="middle"))
+            else:
+                out.append(Label(tok, b.x - 0.6, row_y(b, r), 0.85, "token", anchor="right", baseline="middle"))
+    return out

@@ -1,0 +1,157 @@
+"""The tour on the stage: each step's subject (its globs expanded against the scene's blocks), the
+blocks it lights, its camera view and its animation's targets; and the rule that fits a view to the
+screen (`fit_distance`, which both renderers apply)."""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import math
+import re
+
+import numpy as np
+
+from article.lessons import WORKED, worked_blocks
+from article.tour import TourStep
+from model import ids
+from model.transformer import Config
+from scene.document import Block, Scene, SceneStep, View
+from scene.measures import AZIMUTH, ELEVATION, FIT_EXTRA, LABEL_ROOM
+from scene.tensors import Tensor
+
+
+def rect(b: Block) -> list[float]:
+    return [b.x, b.x + b.w, b.y - b.rows, b.y]
+
+
+def bounds(blocks: list[Block]) -> list[float]:
+    rs = np.array([rect(b) for b in blocks])
+    return [float(rs[:, 0].min()), float(rs[:, 1].max()), float(rs[:, 2].min()), float(rs[:, 3].max())]
+
+
+def centre(box: list[float]) -> list[float]:
+    return [(box[0] + box[1]) / 2, (box[2] + box[3]) / 2, 0.0]
+
+
+def expand(globs: list[str], scene: Scene, cfg: Config, names: tuple | None = None) -> list[str]:
+    """Block ids matching the globs ({last} is the last layer); a head slice stands for its block."""
+    names = names or (tuple(b.id for b in scene.blocks), tuple((s.id, s.of) for s in scene.slices))
+    out: dict[str, None] = {}
+    for g in globs:
+        out.update(dict.fromkeys(_matching(g.replace("{last}", str(cfg.n_layers - 1)), names)))
+    return list(out)
+
+
+@functools.lru_cache(maxsize=4096)  # the names depend on the model's shape, not on the input
+def _matching(glob: str, names: tuple[tuple[str, ...], tuple[tuple[str, str], ...]]) -> tuple[str, ...]:
+    match = re.compile(fnmatch.translate(glob)).match
+    blocks, aliases = names
+    return tuple(dict.fromkeys([i for i in blocks if match(i)] + [of for a, of in aliases if match(a)]))
+
+
+def scene_step(s: TourStep, scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor], cfg: Config,
+               names: tuple) -> SceneStep:
+    """A step of the tour on the stage: its subject and the blocks lit, its camera view (the subject's
+    box with room for the labels, seen from its tower's side) and its animation's targets."""
+    subject = expand(s.subject, scene, cfg, names)
+    lit = subject + [i for i in expand(s.also, scene, cfg, names) if i not in subject]
+    if s.view == "overview" or not subject:
+        view = scene.overview
+        if s.angle:
+            view = View(scene.overview.box, scene.overview.target, s.angle[0], s.angle[1], scene.overview.margin)
+    else:
+        rs = np.array([rect(by_id[i]) for i in subject])
+        box = [float(rs[:, 0].min()), float(rs[:, 1].max()), float(rs[:, 2].min()), float(rs[:, 3].max()) + LABEL_ROOM]
+        towers = {by_id[i].tower for i in subject}
+        az = s.angle[0] if s.angle else AZIMUTH[towers.pop() if len(towers) == 1 else "shared"]
+        el = s.angle[1] if s.angle else ELEVATION
+        view = View(box, centre(box), az, el)
+    anim = ANIMATIONS.get(s.animation)
+    if anim is None:
+        raise ValueError(f"step {s.step}: unknown animation {s.animation!r}; known: {sorted(ANIMATIONS)}")
+    return SceneStep(s.step, s.title, subject, lit, view, {"name": s.animation, **anim(scene, tensors, cfg)})
+
+
+def _station_nodes(scene: Scene, station: str, op: str) -> list[str]:
+    return [b.id for b in scene.blocks if b.station == station and b.op == op]
+
+
+def _first_station(scene: Scene, stack: str, part: str) -> str | None:
+    return next((s.id for s in scene.stations if ids.parse(s.id).stack == stack and ids.parse(s.id).sublayer == part),
+                None)
+
+
+def _one_cell(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
+    """Step 6: one cell of Q = row 0 of X (the worked row's token) against column 5 of W^Q, plus b^Q column 5."""
+    st = _first_station(scene, "enc", "self")
+    q = tensors.get(ids.join(st, "q"))
+    if q is None:
+        return {}
+    return {"x": q.inputs[0], "w": q.inputs[1], "b": q.inputs[2] if len(q.inputs) > 2 else None, "out": q.id,
+            "row": min(WORKED["row"], q.shape[0] - 1), "col": min(5, q.shape[1] - 1)}
+
+
+def _worked_row(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
+    """The worked attention row of article/lessons.py, framed in each block it passes through: its
+    row of scores, its row of weights, the head's value rows (its columns of V) and its output row."""
+    ids, r = worked_blocks(), WORKED["row"]
+    if any(ids[k] not in tensors for k in ("scores", "weights", "out", "v")):
+        return {}
+    n, dk = tensors[ids["scores"]].shape[1], tensors[ids["out"]].shape[1]
+    off = int(tensors[ids["v"]].attrs["starts"][0])
+    return {"rects": [[ids["scores"], [r, r, 0, n - 1]], [ids["weights"], [r, r, 0, n - 1]],
+                      [ids["v_full"], [0, n - 1, off, off + dk - 1]], [ids["out"], [r, r, 0, dk - 1]]]}
+
+
+def _sweep(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
+    """Step 9: each head's softmax row sweeps down while its output fills row by row; then the worked row
+    stays framed (`rects`)."""
+    st = _first_station(scene, "enc", "self")
+    pairs = [[t.inputs[0], t.id] for t in tensors.values()
+             if t.op == "MatMul" and tensors[t.inputs[0]].op == "Softmax" and ids.parse(t.id).station == st]
+    return {"pairs": pairs, **_worked_row(scene, tensors, cfg)}
+
+
+def _residual(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
+    st = _first_station(scene, "enc", "self")
+    ln = ids.join(st, "ln")
+    return {"sum": ids.join(st, "sum"), "ln": ln if ln in tensors else None}
+
+
+def _mask(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
+    st = _first_station(scene, "dec", "self")
+    masked = _station_nodes(scene, st, "Where")
+    return {"blocks": masked + sorted({tensors[m].inputs[0] for m in masked})}
+
+
+def _arcs(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
+    return {"blocks": [b.id for b in scene.blocks if b.op == "Softmax" and ids.parse(b.station).sublayer == "cross"]}
+
+
+def _loop(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
+    return {"blocks": [b.id for b in scene.blocks if b.tower == "tgt" and not b.param and b.row_axis == "target"]}
+
+
+def _dropout(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
+    st = _first_station(scene, "enc", "self")
+    return {"block": ids.join(st, "proj")}
+
+
+def _parameters(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
+    return {"blocks": [b.id for b in scene.blocks if b.param]}
+
+
+ANIMATIONS = {
+    "none": lambda scene, tensors, cfg: {},
+    "one-cell": _one_cell, "sweep": _sweep, "residual": _residual, "mask": _mask, "arcs": _arcs,
+    "loop": _loop, "dropout": _dropout, "parameters": _parameters,
+}
+
+
+def fit_distance(view: View, fov_deg: float, aspect: float) -> float:
+    """The camera distance at which the view's box fills the screen (the renderers use this rule; the web
+    stage applies it to the band of its height that its overlays leave free, static/stage/camera.js)."""
+    w = (view.box[1] - view.box[0]) * view.margin
+    h = (view.box[3] - view.box[2]) * view.margin
+    t = math.tan(math.radians(fov_deg) / 2)
+    return max(h / 2 / t, w / 2 / (t * aspect)) + FIT_EXTRA
