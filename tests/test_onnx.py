@@ -20,6 +20,7 @@ the trace's exactly.
 from __future__ import annotations
 
 import copy
+import json
 
 import numpy as np
 import onnx
@@ -224,3 +225,54 @@ def test_an_attribute_that_changes_a_shape_is_refused_by_the_checker(built):
 def test_the_serialised_model_loads_back_as_the_same_model(built):
     t, params, model = built[("2017", 42, (), None)]
     assert onnx.load_from_string(onnx_bytes(t, params)) == model
+
+
+# ---- the download: GET /api/trace.onnx -----------------------------------------------------------
+
+def test_the_route_answers_a_valid_onnx_model_of_the_traces_input(client):
+    r = client.get("/api/trace.onnx", params={"input": "forty two"})
+    assert r.status_code == 200 and r.headers["content-type"] == "application/octet-stream"
+    assert r.headers["content-disposition"] == 'attachment; filename="anatomy-42.onnx"'
+    model = onnx.load_from_string(r.content)
+    onnx.checker.check_model(model, full_check=True)
+    served = client.get("/api/trace", params={"input": "42"}).json()
+    assert [o.name for o in model.graph.output] == [n["id"] for n in served["nodes"]]
+    props = {p.key: p.value for p in model.metadata_props}
+    assert props["number"] == "42" and props["weights_version"] == served["weights_version"]
+    tokens = dict(zip([o.name for o in model.graph.output], ReferenceEvaluator(model).run(None, {})))["out.tokens"]
+    assert tokens.tolist() == next(n["data"] for n in served["nodes"] if n["id"] == "out.tokens")
+    again = client.get("/api/trace.onnx", params={"input": "42"}, headers={"If-None-Match": r.headers["etag"]})
+    assert again.status_code == 304
+
+
+@pytest.mark.parametrize("params, name, checkpoint", [
+    ({"input": "42", "ablate": "dec.1.cross.h3,enc.0.ffn"}, "anatomy-42-enc.0.ffn-dec.1.cross.h3.onnx", None),
+    ({"input": "42", "checkpoint": "1000"}, "anatomy-42-c1000.onnx", 1000),
+    ({"input": "42", "model": "modern"}, "anatomy-modern-42.onnx", None),
+])
+def test_the_route_follows_ablation_snapshot_and_model_as_the_trace_does(client, params, name, checkpoint):
+    r = client.get("/api/trace.onnx", params=params)
+    assert r.status_code == 200 and r.headers["content-disposition"] == f'attachment; filename="{name}"'
+    model = onnx.load_from_string(r.content)
+    onnx.checker.check_model(model, full_check=True)
+    served = client.get("/api/trace", params=params).json()
+    assert [o.name for o in model.graph.output] == [n["id"] for n in served["nodes"]]
+    assert ("training steps" in model.graph.doc_string) == (checkpoint is not None)
+    assert {p.key: p.value for p in model.metadata_props}["ablation"] == json.dumps(served["ablation"])
+
+
+@pytest.mark.parametrize("params", [{}, {"input": "banana"}, {"input": "-3"}, {"input": "42", "ablate": "enc.9.ffn"},
+                                    {"input": "42", "checkpoint": "7"}, {"input": "42", "model": "gpt"},
+                                    {"input": "42", "model": "modern", "ablate": "enc.0.ffn"}])
+def test_bad_input_gets_a_422_json_error_saying_what_is_accepted(client, params):
+    r = client.get("/api/trace.onnx", params=params)
+    assert r.status_code == 422 and r.headers["content-type"] == "application/json"
+    detail = r.json()["detail"]
+    assert detail["message"] and detail["accepted"]
+
+
+def test_openapi_documents_the_onnx_download(client):
+    get = client.get("/openapi.json").json()["paths"]["/api/trace.onnx"]["get"]
+    assert "application/octet-stream" in get["responses"]["200"]["content"] and "422" in get["responses"]
+    assert "Netron" in get["description"]
+    assert {p["name"] for p in get["parameters"]} == {"input", "ablate", "checkpoint", "model"}
