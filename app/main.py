@@ -12,7 +12,7 @@ from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
-from app import api, figure_routes, pages
+from app import api, figure_routes, onnx_route, pages
 from app.api import InputError, json_response
 from app.content import load_content
 from app.delivery import VENDOR, add_compression, require_vendor, weights_safetensors
@@ -56,6 +56,7 @@ def create_app() -> FastAPI:
     app = FastAPI(title="Anatomy of the Transformer", version="1", description=DESCRIPTION,
                   lifespan=lifespan, docs_url=None, redoc_url=None)
     app.include_router(api.router)
+    app.include_router(onnx_route.router)  # /api/trace.onnx
     app.include_router(api.health_router)
     app.include_router(figure_routes.router)
     app.include_router(pages.router)

@@ -4,8 +4,9 @@ Each test states one claim: the page's generic per-op evaluator (static/stage/ex
 every kind of cell to 1e-5 and names exactly the input cells that tests/onnx_deps.py finds from the
 same graph; clicking and the keyboard open a panel that says what explain() says and lights exactly
 those cells; the panel walks back from a logit to the source tokens' embedding rows; compare mode
-draws trace A − trace B and marks the rows only A has; a link restores the picture; CSV and PNG
-exports hold the trace's data and the stage's pixels; bad links leave a working page and a message.
+draws trace A − trace B and marks the rows only A has; a link restores the picture; CSV, PNG and ONNX
+exports hold the trace's data, the stage's pixels and the trace's graph; bad links leave a working page
+and a message.
 """
 
 from __future__ import annotations
@@ -517,6 +518,26 @@ def test_png_of_the_stage_is_a_nonempty_image_of_its_size(page):
     with page.expect_download() as dl:
         page.click(".stage-png")
     assert png_size(Path(dl.value.path()).read_bytes()) == tuple(size[:2])
+
+
+def test_onnx_button_downloads_the_trace_on_the_stage_as_a_checked_onnx_model(page, traces, live_server):
+    onnx = pytest.importorskip("onnx")
+    show(page, "42")
+    with page.expect_download() as dl:
+        page.click(".stage-onnx")
+    assert dl.value.suggested_filename == "anatomy-42.onnx"
+    model = onnx.load_from_string(Path(dl.value.path()).read_bytes())
+    onnx.checker.check_model(model, full_check=True)
+    assert [o.name for o in model.graph.output] == [n["id"] for n in traces["42"]["nodes"]]
+    # the address carries what the stage shows: parts switched off, the snapshot, the model
+    url = page.evaluate("""import('/static/stage/export.js').then(m => m.onnxUrl(
+      { input: { number: 7 }, ablation: ['enc.0.ffn', 'dec.1.cross.h3'], checkpoint: 1000 }, 'modern'))""")
+    assert url == "/api/trace.onnx?input=7&ablate=enc.0.ffn%2Cdec.1.cross.h3&checkpoint=1000&model=modern"
+    url = page.evaluate("""import('/static/stage/export.js').then(m => m.onnxUrl(
+      { input: { number: 7 }, ablation: ['enc.0.ffn', 'dec.1.cross.h3'], checkpoint: 1000 }))""")
+    r = httpx.get(live_server + url, timeout=60)
+    assert r.status_code == 200 and 'filename="anatomy-7-enc.0.ffn-dec.1.cross.h3-c1000.onnx"' in \
+        r.headers["content-disposition"]
 
 
 def test_the_formula_is_copied_as_latex(page):

@@ -1,5 +1,6 @@
 // Exports: any block as CSV (in the tensor's own orientation, rows and columns labelled by index and,
-// where the scene gives one, token), the stage as PNG at the canvas's size, text to the clipboard.
+// where the scene gives one, token), the stage as PNG at the canvas's size, the whole trace as an ONNX
+// model (the server builds it: /api/trace.onnx, for Netron), text to the clipboard.
 import { formatNumber } from '../js/format.js';
 
 const quote = s => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
@@ -44,6 +45,25 @@ export function download(name, data, type = 'text/plain') {
   a.href = url; a.download = name; a.hidden = true;
   document.body.appendChild(a); a.click(); a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+/** The address of the ONNX model of a trace: its input, the parts switched off, the training snapshot and
+ *  the model (`data-model` on the input form, as main.js reads it; absent for the default). */
+export function onnxUrl(trace, model = document.getElementById('input-form')?.dataset.model) {
+  const q = new URLSearchParams({ input: String(trace.input.number) });
+  if (trace.ablation?.length) q.set('ablate', trace.ablation.join(','));
+  if (trace.checkpoint !== null && trace.checkpoint !== undefined) q.set('checkpoint', String(trace.checkpoint));
+  if (model) q.set('model', model);
+  return `/api/trace.onnx?${q}`;
+}
+
+/** Downloads the trace on the stage as an ONNX model (the server names the file); false with no trace. */
+export function downloadOnnx(trace) {
+  if (!trace?.input) return false;
+  const a = document.createElement('a');
+  a.href = onnxUrl(trace); a.download = ''; a.hidden = true;
+  document.body.appendChild(a); a.click(); a.remove();
+  return true;
 }
 
 /** A data URL as a Blob. */

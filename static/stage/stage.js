@@ -18,7 +18,7 @@ import { explainCell } from './explain.js';
 import { ExplainPanel } from './panel.js';
 import { Switches } from './switches.js';
 import { compareSummary, compareValues, otherValue } from './compare.js';
-import { blockCsv, canvasPng, copyText, dataUrlBlob, download, fileName } from './export.js';
+import { blockCsv, canvasPng, copyText, dataUrlBlob, download, downloadOnnx, fileName } from './export.js';
 
 const MOVE_MS = 650, VALUE_MS = 700, DIM = 0.32, DIM_COMPUTED = 0.16, DIM_UNRELATED = 0.55;
 const TAP_PX = 6;  // a pointer that moves less than this between down and up is a click (or tap)
@@ -379,6 +379,7 @@ export class Stage {
     this.pngButton = tool('PNG', 'Download the stage as a PNG image, at its size', () => this.downloadPng());
     this.csvButton = tool('CSV', 'Download the block under the cursor as CSV (rows and columns labelled)', () => this.downloadCsv());
     this.pngButton.className = 'stage-png'; this.csvButton.className = 'stage-csv';
+    tool('ONNX', 'Download the whole trace as an ONNX model (open it in Netron)', () => downloadOnnx(this.trace)).className = 'stage-onnx';
     this.banner = document.createElement('div');
     this.banner.className = 'stage-banner'; this.banner.hidden = true; this.banner.setAttribute('aria-live', 'polite');
     this.messageEl = document.createElement('div');
