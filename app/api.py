@@ -12,7 +12,8 @@ from fastapi.responses import Response, StreamingResponse
 from app.delivery import SAFETENSORS, ndjson_writes, once_compressed, wants_safetensors
 from app.model_choice import MODEL_HELP, chosen, parse_model
 from app.schemas import Beam, ErrorResponse, Facts, Health, ModelCard, Trace, TraceStreamHeader, Weights
-from app.service import CachedTrace, ModelService, TraceRequest, dumps
+from app.serialize import dumps
+from app.service import CachedTrace, ModelService, TraceRequest
 from app.time_machine import CHECKPOINT_HELP, CheckpointError
 from model.ablation import accepted as ablation_accepted
 from model.ablation import parse_ablation

@@ -20,7 +20,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from app import research_views, time_machine
-from app.service import dumps
+from app.serialize import dumps
 from article import figures
 
 router = APIRouter(prefix="/api/figures", tags=["figures"])

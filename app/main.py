@@ -19,7 +19,8 @@ from app.delivery import VENDOR, add_compression, require_vendor, weights_safete
 from app.model_choice import ModelNameError
 from app.schemas import ErrorDetail, ErrorResponse
 from app.security import SecurityHeaders, content_security_policy, csp_hash
-from app.service import BusyError, ModelService, dumps
+from app.serialize import dumps
+from app.service import BusyError, ModelService
 from model.parse import ACCEPTED
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -37,7 +37,8 @@ def parse_model(text: str | None) -> str:
 
 def _load(request: Request, name: str):
     from app.delivery import weights_safetensors
-    from app.service import ModelService, dumps
+    from app.serialize import dumps
+    from app.service import ModelService
 
     state = request.app.state
     with _lock:

@@ -18,9 +18,7 @@ from typing import Any
 
 import anyio
 import numpy as np
-import orjson
 import torch
-from pydantic import BaseModel
 
 from app.content import Fact
 from app.delivery import brotli_writes, ndjson_writes, precompress
@@ -38,6 +36,7 @@ from app.schemas import (
     TraceStreamHeader,
     TrainingSummary,
 )
+from app.serialize import dumps
 from app.time_machine import Checkpoints
 from article.stats import attention_peaks_per_head, model_figures, training_summary
 from article.tour import TourStep, load_tour
@@ -50,18 +49,7 @@ from model.vocab import VOCAB
 from recorder import Node, parameters, trace, weights_version
 from scene import build_scene
 
-JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY  # −∞ (masked scores) and NaN serialise as null
 BEAM_SIZE, BEAM_ALPHA = 4, 0.6
-
-
-def _document(obj: Any) -> Any:
-    if isinstance(obj, BaseModel):  # app.schemas' documents; dataclasses and numpy orjson writes itself
-        return obj.model_dump()
-    raise TypeError(f"{type(obj).__name__} is not a document")
-
-
-def dumps(obj: Any) -> bytes:
-    return orjson.dumps(obj, default=_document, option=JSON_OPTIONS)
 
 
 class BusyError(RuntimeError):

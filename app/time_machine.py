@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from app.delivery import weights_safetensors
+from app.serialize import dumps
 from model.snapshots import SNAPSHOTS, batch_losses, load_snapshot, note, snapshot_steps, training_log
 from model.transformer import EncoderDecoder
 from recorder import parameters, weights_version
@@ -80,9 +82,6 @@ class Checkpoints:
 
     def weights_body(self, step: int, binary: bool = False) -> bytes:
         """Snapshot `step`'s parameters as /api/weights sends them: JSON, or safetensors when `binary`."""
-        from app.delivery import weights_safetensors
-        from app.service import dumps
-
         with self._lock:
             body = self._weights.get((step, binary))
         if body is None:
