@@ -10,8 +10,8 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from app import figure_html, figure_routes
-from app.api import InputError, trace_request
 from app.content import fill_live
+from app.deps import InputError, check_trace
 from app.model_choice import ModelNameError, parse_model
 from article import figure1
 from article.format import format_number
@@ -51,7 +51,7 @@ async def index(request: Request, input: str | None = None, ablate: str | None =
     if input is not None or ablate or checkpoint:
         text = (input if input is not None else DEFAULT_INPUT)[:MAX_INPUT_CHARS]
         try:
-            _, req = await trace_request(request, input if input is not None else DEFAULT_INPUT, ablate, checkpoint)
+            req = check_trace(state.service, input if input is not None else DEFAULT_INPUT, ablate, checkpoint)
             number = req.number
             entry = await state.service.trace(req)
             live = {**state.service.figures, **entry.derived}

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.content import Fact
@@ -108,16 +109,24 @@ class ModelCard(Document):
 
 # ---- tensors: documented here, sent from numpy arrays ----------------------------------------------
 
-class Tensor(BaseModel):
+@dataclass
+class Tensor:  # one parameter; its data is sent from the numpy array itself (orjson writes it as a list)
     id: str
     shape: list[int]
     dtype: str
-    data: list[Number] = Field(description="the values, flattened row-major")
+    data: list[Number] = described("the values, flattened row-major")
 
 
-class Weights(BaseModel):
+@dataclass
+class Weights:  # the shipped model's parameters, or a training snapshot's
     weights_version: str
-    parameters: list[Tensor] = Field(description="every parameter; weight matrices as (d_in, d_out)")
+    parameters: list[Tensor] = described("every parameter; weight matrices as (d_in, d_out)")
+
+    @classmethod
+    def of(cls, params: dict[str, np.ndarray], version: str) -> Weights:
+        """The document /api/weights sends for `params` (recorder.parameters: trace ids, in order)."""
+        return cls(version, [Tensor(k, list(v.shape), str(v.dtype), np.ascontiguousarray(v).ravel())
+                             for k, v in params.items()])
 
 
 class TraceNode(BaseModel):

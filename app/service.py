@@ -142,7 +142,7 @@ class CachedTrace:
 
 @dataclass(frozen=True)
 class TraceRequest:
-    """What a trace is of: the input, the parts switched off and the training snapshot (app/api.py
+    """What a trace is of: the input, the parts switched off and the training snapshot (app/deps.py
     `trace_request` builds it, checked). The cache key and the ETag are made of all of it, so a new field
     keeps them distinct."""
 
@@ -263,11 +263,6 @@ class ModelService:
         return hit if hit is not None else await self.run(self.beam_sync, number)
 
     # -- model-level documents, computed once -----------------------------------------------
-
-    def weights_doc(self) -> dict:
-        return {"weights_version": self.version,
-                "parameters": [{"id": k, "shape": list(v.shape), "dtype": str(v.dtype),
-                                "data": np.ascontiguousarray(v).ravel()} for k, v in self.params.items()]}
 
     def model_doc(self) -> ModelCard:
         return ModelCard(weights_version=self.version, config=self.translator.model.cfg,

@@ -15,8 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.delivery import weights_safetensors
-from app.serialize import dumps
+from app.delivery import weights_body
 from model.snapshots import SNAPSHOTS, batch_losses, load_snapshot, note, snapshot_steps, training_log
 from model.transformer import EncoderDecoder
 from recorder import parameters, weights_version
@@ -86,13 +85,7 @@ class Checkpoints:
             body = self._weights.get((step, binary))
         if body is None:
             snap = self.get(step)
-            if binary:
-                body = weights_safetensors(snap.params, snap.version)
-            else:
-                body = dumps({"weights_version": snap.version,
-                              "parameters": [{"id": k, "shape": list(v.shape), "dtype": str(v.dtype),
-                                              "data": np.ascontiguousarray(v).ravel()}
-                                             for k, v in snap.params.items()]})
+            body = weights_body(snap.params, snap.version, binary)
             with self._lock:
                 self._weights[(step, binary)] = body
         return body
