@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from typing import Any
+from urllib.parse import urlencode
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.content import Fact
+from model import models
 from model.transformer import Config
 from recorder import TraceHeader, described
 from scene import Scene
@@ -142,6 +144,15 @@ class TraceNode(BaseModel):
 
 
 # ---- the trace: recorder/record.py's header, the scene, and the nodes ------------------------------------
+
+def weights_url(model: str = models.DEFAULT, checkpoint: int | None = None) -> str:
+    """Where /api/weights sends the parameters of `model` (at a training snapshot's `checkpoint`): the
+    query names what differs from the default model's shipped weights, which are the bare path."""
+    query: dict[str, str | int] = {} if model == models.DEFAULT else {"model": model}
+    if checkpoint is not None:
+        query["checkpoint"] = checkpoint
+    return "/api/weights" + (f"?{urlencode(query)}" if query else "")
+
 
 @dataclass(kw_only=True)
 class ServedTraceHeader(TraceHeader):

@@ -35,6 +35,7 @@ from app.schemas import (
     Specials,
     TraceStreamHeader,
     TrainingSummary,
+    weights_url,
 )
 from app.serialize import dumps
 from app.time_machine import Checkpoints
@@ -174,6 +175,7 @@ class ModelService:
     max_waiting: int
     tour: list[TourStep] = field(default_factory=load_tour)  # content/steps front matter: the stage's tour
     checkpoints: Checkpoints = field(default_factory=Checkpoints)  # training snapshots (app/time_machine.py)
+    name: str = models.DEFAULT  # which shipped miniature (model/models.py): its traces name its weights
     _waiting: int = 0
 
     @classmethod
@@ -193,7 +195,7 @@ class ModelService:
                    attention, training_summary(folder), ByteLRU(cache_bytes), ByteLRU(8 * 2**20),
                    anyio.CapacityLimiter(workers), max_waiting,
                    # the time machine's snapshots are of the 2017 run; another model has none
-                   checkpoints=Checkpoints() if model == models.DEFAULT else Checkpoints(None))
+                   checkpoints=Checkpoints() if model == models.DEFAULT else Checkpoints(None), name=model)
 
     # -- per-input work, cached -------------------------------------------------------------
 
@@ -208,8 +210,9 @@ class ModelService:
             return hit
         t = trace(model, req.number, params, version, ablation=req.ablation)
         scene = build_scene(t, model.cfg, params, self.tour)  # what the stage draws
-        entry = CachedTrace.build(ServedTraceHeader.of(t.header(), scene=scene, **(snap.header if snap else {})),
-                                  t.nodes)
+        header = ServedTraceHeader.of(t.header(), scene=scene, checkpoint=req.checkpoint,
+                                      weights_url=weights_url(self.name, req.checkpoint))
+        entry = CachedTrace.build(header, t.nodes)
         self.traces.put(key, entry, entry.nbytes)
         return entry
 

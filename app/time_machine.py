@@ -37,11 +37,6 @@ class Snapshot:
     params: dict[str, np.ndarray]
     version: str
 
-    @property
-    def header(self) -> dict:
-        """The fields the served trace header adds for this snapshot."""
-        return {"checkpoint": self.step, "weights_url": f"/api/weights?checkpoint={self.step}"}
-
 
 class Checkpoints:
     """The stored snapshots, each loaded on first use and kept (23 models of 61 472 parameters)."""
