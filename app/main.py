@@ -12,7 +12,7 @@ from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
-from app import api, figure_routes, pages
+from app import api, figures, pages
 from app.api import json_response
 from app.content import load_content
 from app.delivery import VENDOR, add_compression, require_vendor
@@ -48,7 +48,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     state.content = load_content(live={**svc.figures, **default.derived})
     loaded(state)[models.DEFAULT] = ChosenModel.of(svc)  # its card and weights bodies, made once
     state.facts_body = dumps(svc.facts_doc(state.content.facts))
-    state.figure_bodies = figure_routes.compute_model_figures(svc.translator.model, svc.attention)
+    state.figure_bodies = figures.compute_model_figures(svc.translator.model, svc.attention)
     yield
 
 
@@ -58,7 +58,7 @@ def create_app() -> FastAPI:
                   lifespan=lifespan, docs_url=None, redoc_url=None)
     app.include_router(api.router)
     app.include_router(api.health_router)
-    app.include_router(figure_routes.router)
+    app.include_router(figures.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static", check_dir=False), name="static")
     for name, (folder, _) in VENDOR.items():

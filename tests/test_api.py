@@ -114,7 +114,7 @@ def test_facts_are_the_ledger_file(client):
 
 
 def test_figures_are_documented(client):
-    from app.figure_routes import Figure, FigureList
+    from app.figures import Figure, FigureList
 
     names = documented(FigureList, client.get("/api/figures").json()).names
     assert names
