@@ -4,7 +4,9 @@ What is sent is built from these definitions, never from a dict written beside t
 - the trace's header is recorder/record.py's `TraceHeader` (a dataclass), sent with the scene as
   `ServedTraceHeader`; orjson serialises the dataclasses as they are, and pydantic documents them;
 - the beam, the model card, the fact ledger and the health answer are `Document`s that the service
-  builds and dumps (an unknown field is refused when it is built, not sent undocumented).
+  builds and dumps (an unknown field is refused when it is built, not sent undocumented);
+- the weights are `Weights` (a dataclass), built by `Weights.of` for the shipped model and a training
+  snapshot alike; a trace's header names where they are sent (`weights_url`).
 The trace's nodes and the weights keep their data in numpy arrays for orjson's speed; `TraceNode` and
 `Tensor` document those, and tests/test_api.py checks every real response against its schema, both ways.
 """
