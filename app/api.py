@@ -6,73 +6,27 @@ import time
 from collections.abc import AsyncIterator, Iterable
 
 import anyio
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 
 from app.delivery import SAFETENSORS, ndjson_writes, once_compressed, wants_safetensors
-from app.model_choice import MODEL_HELP, chosen, parse_model
+from app.deps import (
+    CheckpointQuery,
+    ChosenModelDep,
+    InputQuery,
+    ServiceDep,
+    TraceRequestDep,
+    parse_checkpoint,
+    parse_input,
+)
 from app.schemas import Beam, ErrorResponse, Facts, Health, ModelCard, Trace, TraceStreamHeader, Weights
-from app.service import CachedTrace, ModelService, TraceRequest, dumps
-from app.time_machine import CHECKPOINT_HELP, CheckpointError
-from model.ablation import accepted as ablation_accepted
-from model.ablation import parse_ablation
-from model.parse import ACCEPTED, parse_number
-from recorder import check_ablation_traceable
+from app.serialize import dumps
+from app.service import CachedTrace
 
 router = APIRouter(prefix="/api", tags=["api"])
 NDJSON = "application/x-ndjson"
-INPUT_HELP = f"The number to run: {ACCEPTED}."
 BAD_INPUT = {422: {"model": ErrorResponse, "description": "The input is not a number the model can read, "
                                                          "or the model is not one of the shipped ones"}}
-
-
-class InputError(ValueError):
-    """A reader's input the model cannot take; answered with 422 and what is accepted."""
-
-    def __init__(self, message: str, accepted: str = ACCEPTED):
-        super().__init__(message)
-        self.accepted = accepted
-
-
-def parse_input(text: str | None) -> int:
-    if text is None:
-        raise InputError(f"the input parameter is missing; accepted: {ACCEPTED}")
-    try:
-        return parse_number(text)
-    except ValueError as e:
-        raise InputError(str(e)) from None
-
-
-def service(request: Request) -> ModelService:
-    return request.app.state.service
-
-
-def parse_checkpoint(svc: ModelService, text: str | None) -> int | None:
-    """The training snapshot asked for (app/time_machine.py), None for the shipped model."""
-    try:
-        return svc.checkpoints.parse(text)
-    except CheckpointError as e:
-        raise InputError(str(e)) from None
-
-
-ABLATE_HELP = ("Parts to switch off, comma-separated: heads such as `dec.1.cross.h2`, sub-layers such as "
-               "`enc.0.ffn` or `dec.1.self` (model/ablation.py). Greedy decoding runs without them and the graph "
-               "multiplies each one's output by a zero constant (`part.gate`, `part.off`). 2017 model only.")
-
-
-async def trace_request(request: Request, input: str | None, ablate: str | None = None,
-                        checkpoint: str | None = None, model: str | None = None) -> tuple[ModelService, TraceRequest]:
-    """One checked trace request from the query, and the service of the model it names: every trace
-    endpoint (and the page) goes through here."""
-    svc = (await chosen(request, parse_model(model)))[0]
-    number = parse_input(input)
-    cfg = svc.translator.model.cfg
-    try:
-        ablation = parse_ablation(ablate, cfg)
-        check_ablation_traceable(cfg, ablation)  # before the work is queued: trace() would refuse it there
-    except ValueError as e:
-        raise InputError(f"ablate: {e}", ablation_accepted(cfg)) from None
-    return svc, TraceRequest(number, ablation, parse_checkpoint(svc, checkpoint))
 
 
 def json_response(body: bytes, headers: dict[str, str] | None = None, status_code: int = 200) -> Response:
@@ -98,24 +52,23 @@ def cached(request: Request, etag: str, body: bytes, media_type: str = "applicat
 
 
 @router.get("/model", response_model=ModelCard, summary="The model card")
-async def get_model(request: Request, model: str | None = Query(None, description=MODEL_HELP)) -> Response:
+async def get_model(chosen: ChosenModelDep) -> Response:
     """Configuration, vocabulary, parameter count and shapes, model-level figures, training summary,
     and the weights version (a hash of the weights)."""
-    return json_response((await chosen(request, parse_model(model)))[1])
+    return json_response(chosen.card)
 
 
 @router.get("/weights", response_model=Weights, summary="Every parameter tensor",
             responses={304: {"description": "Not modified: the If-None-Match ETag is current"},
                        422: {"model": ErrorResponse, "description": "The model or the checkpoint is not a stored one"}})
-async def get_weights(request: Request, checkpoint: str | None = Query(None, description=CHECKPOINT_HELP),
-                      model: str | None = Query(None, description=MODEL_HELP)) -> Response:
+async def get_weights(request: Request, chosen: ChosenModelDep, checkpoint: CheckpointQuery = None) -> Response:
     """Every parameter under its trace id (weight matrices as (d_in, d_out)), flattened row-major.
     The ETag is the weights version; send it back as If-None-Match to get 304 Not Modified."""
-    svc, _, json_body, binary_body = await chosen(request, parse_model(model))
+    svc = chosen.service
     step = parse_checkpoint(svc, checkpoint)
     binary = wants_safetensors(request)  # the same numbers as raw little-endian float32 (app/delivery.py)
     if step is None:
-        version, body = svc.version, binary_body if binary else json_body
+        version, body = svc.version, chosen.weights(binary)
     else:
         body = await anyio.to_thread.run_sync(svc.checkpoints.weights_body, step, binary)
         version = svc.checkpoints.get(step).version
@@ -164,18 +117,14 @@ computed."""
 @router.get("/trace", response_model=Trace, summary="Every tensor of one translation", description=TRACE_DOC,
             responses={**BAD_INPUT, 200: {"content": {NDJSON: {"schema": {"type": "string"}}},
                                           "description": "The trace, as JSON or NDJSON"}})
-async def get_trace(request: Request, input: str | None = Query(None, description=INPUT_HELP),
-                    ablate: str | None = Query(None, description=ABLATE_HELP),
-                    checkpoint: str | None = Query(None, description=CHECKPOINT_HELP),
-                    model: str | None = Query(None, description=MODEL_HELP)) -> Response:
-    svc, req = await trace_request(request, input, ablate, checkpoint, model)
+async def get_trace(request: Request, asked: TraceRequestDep) -> Response:
     t0 = time.perf_counter()
-    entry = await svc.trace(req)
+    entry = await asked.run()
     timing = f"trace;dur={1000 * (time.perf_counter() - t0):.2f}"
     if NDJSON in request.headers.get("accept", ""):
         resp = await _stream_response(request, entry)
     else:
-        etag = f'"{svc.version}-{req.tag()}"'
+        etag = f'"{asked.service.version}-{asked.request.tag()}"'
         br = None if etag_matches(request, etag) else once_compressed(request, entry.br, entry.body_br)
         resp = cached(request, etag, entry.body, br=br)
     resp.headers["Vary"] = "Accept, Accept-Encoding"
@@ -187,23 +136,17 @@ async def get_trace(request: Request, input: str | None = Query(None, descriptio
             responses={**BAD_INPUT, 200: {"content": {NDJSON: {"schema": {"type": "string"}}},
                                           "description": "A TraceStreamHeader line, then node_count "
                                                          "TraceNode lines"}})
-async def get_trace_stream(request: Request, input: str | None = Query(None, description=INPUT_HELP),
-                           ablate: str | None = Query(None, description=ABLATE_HELP),
-                           checkpoint: str | None = Query(None, description=CHECKPOINT_HELP),
-                           model: str | None = Query(None, description=MODEL_HELP)) -> Response:
+async def get_trace_stream(request: Request, asked: TraceRequestDep) -> Response:
     """The same trace as `/api/trace`, as newline-delimited JSON: the header first (with `node_count`),
     then one node per line in the order computed, so a client can draw while the rest arrives."""
-    svc, req = await trace_request(request, input, ablate, checkpoint, model)
-    return await _stream_response(request, await svc.trace(req))
+    return await _stream_response(request, await asked.run())
 
 
 @router.get("/beam", response_model=Beam, summary="Beam search, step by step", responses=BAD_INPUT)
-async def get_beam(request: Request, input: str | None = Query(None, description=INPUT_HELP),
-                   model: str | None = Query(None, description=MODEL_HELP)) -> Response:
+async def get_beam(svc: ServiceDep, input: InputQuery = None) -> Response:
     """Beam search with beam 4 and length penalty α = 0.6 (§6.1 of the paper): every step's alive and
     finished hypotheses with their log-probabilities, penalties and scores; the finished list; the best."""
-    n = parse_input(input)
-    return json_response(await (await chosen(request, parse_model(model)))[0].beam(n))
+    return json_response(await svc.beam(parse_input(input)))
 
 
 @router.get("/facts", response_model=Facts, summary="The fact ledger")
@@ -219,4 +162,4 @@ health_router = APIRouter(tags=["health"])
 @health_router.get("/healthz", response_model=Health, summary="Liveness")
 async def healthz(request: Request) -> Response:
     """`ok` and the weights version, once the model is loaded."""
-    return json_response(dumps(service(request).health_doc()))
+    return json_response(dumps(request.app.state.service.health_doc()))

@@ -14,7 +14,8 @@
   after every write, so it still decodes write by write as it arrives.
 - **Weights as safetensors**: `/api/weights` sent with `Accept: application/octet-stream` answers the
   same parameters as raw little-endian float32 in the safetensors layout (an 8-byte header length, a
-  JSON header of dtype, shape and byte offsets, then the data), with the same ETag/304 behaviour.
+  JSON header of dtype, shape and byte offsets, then the data), with the same ETag/304 behaviour;
+  `weights_body` makes either form of any set of parameters (the shipped model's, a snapshot's).
 - **Browser libraries**: the files the pages load from node_modules are listed here; the app refuses
   to start, with one line naming what is missing, when `npm ci` has not been run.
 """
@@ -34,6 +35,9 @@ import numpy as np
 from fastapi import FastAPI, Request
 from safetensors.numpy import save
 from starlette_compress import CompressMiddleware, add_compress_type
+
+from app.schemas import Weights
+from app.serialize import dumps
 
 T = TypeVar("T")
 NDJSON = "application/x-ndjson"
@@ -179,3 +183,8 @@ def weights_safetensors(params: dict[str, np.ndarray], version: str) -> bytes:
     by name; the metadata keeps the parameters' own order (the JSON document's), comma-separated."""
     tensors = {k: np.ascontiguousarray(v, dtype="<f4") for k, v in params.items()}
     return save(tensors, metadata={"weights_version": version, "order": ",".join(params)})
+
+
+def weights_body(params: dict[str, np.ndarray], version: str, binary: bool = False) -> bytes:
+    """What /api/weights sends for these parameters: the Weights document as JSON, or as safetensors."""
+    return weights_safetensors(params, version) if binary else dumps(Weights.of(params, version))

@@ -12,14 +12,17 @@ from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
-from app import api, figure_routes, onnx_route, pages
-from app.api import InputError, json_response
+from app import api, figures, onnx_route, pages
+from app.api import json_response
 from app.content import load_content
-from app.delivery import VENDOR, add_compression, require_vendor, weights_safetensors
-from app.model_choice import ModelNameError
+from app.delivery import VENDOR, add_compression, require_vendor
+from app.deps import InputError
+from app.model_choice import ChosenModel, ModelNameError, loaded
 from app.schemas import ErrorDetail, ErrorResponse
 from app.security import SecurityHeaders, content_security_policy, csp_hash
-from app.service import BusyError, ModelService, dumps
+from app.serialize import dumps
+from app.service import BusyError, ModelService
+from model import models
 from model.parse import ACCEPTED
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,11 +46,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     svc: ModelService = state.service
     default = await svc.trace(int(pages.DEFAULT_INPUT))
     state.content = load_content(live={**svc.figures, **default.derived})
-    state.model_body = dumps(svc.model_doc())
-    state.weights_body = dumps(svc.weights_doc())
-    state.weights_safetensors = weights_safetensors(svc.params, svc.version)
+    loaded(state)[models.DEFAULT] = ChosenModel.of(svc)  # its card and weights bodies, made once
     state.facts_body = dumps(svc.facts_doc(state.content.facts))
-    state.figure_bodies = figure_routes.compute_model_figures(svc.translator.model, svc.attention)
+    state.figure_bodies = figures.compute_model_figures(svc.translator.model, svc.attention)
     yield
 
 
@@ -58,7 +59,7 @@ def create_app() -> FastAPI:
     app.include_router(api.router)
     app.include_router(onnx_route.router)  # /api/trace.onnx
     app.include_router(api.health_router)
-    app.include_router(figure_routes.router)
+    app.include_router(figures.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static", check_dir=False), name="static")
     for name, (folder, _) in VENDOR.items():

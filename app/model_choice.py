@@ -1,17 +1,21 @@
 """`?model=` on the page and the API: which shipped miniature answers (model/models.py names them).
 
-The default (2017) is the service the app loads at start-up; another is loaded on its first request
-and kept, with its own trace and beam caches and its own model card and weights bodies. A name not
-in the list is a ModelNameError, answered with 422 and the accepted names.
+Each loaded miniature is a `ChosenModel`: its service (with its own trace and beam caches) and the
+bodies that do not change while it runs, its model card and its weights. The default (2017) is loaded
+at start-up (app/main.py); another on its first request, and kept. A name not in the list is a
+ModelNameError, answered with 422 and the accepted names.
 """
 
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 
 import anyio
-from fastapi import Request
 
+from app.delivery import weights_body
+from app.serialize import dumps
+from app.service import ModelService
 from model import models
 
 MODEL_HELP = (f"Which miniature: {', '.join(models.NAMES)} (default {models.DEFAULT}): "
@@ -35,26 +39,40 @@ def parse_model(text: str | None) -> str:
     return text
 
 
-def _load(request: Request, name: str):
-    from app.delivery import weights_safetensors
-    from app.service import ModelService, dumps
+@dataclass(frozen=True)
+class ChosenModel:
+    """One loaded miniature: its service, and its model card and weights as the API sends them."""
 
-    state = request.app.state
-    with _lock:
-        extra = state.__dict__.setdefault("_extra_models", {})
-        if name not in extra:
-            svc = ModelService.load(model=name)
-            extra[name] = (svc, dumps(svc.model_doc()), dumps(svc.weights_doc()),
-                           weights_safetensors(svc.params, svc.version))
-        return extra[name]
+    service: ModelService
+    card: bytes  # /api/model's body
+    weights_json: bytes  # /api/weights's body
+    weights_safetensors: bytes  # the same parameters for `Accept: application/octet-stream`
+
+    @classmethod
+    def of(cls, svc: ModelService) -> ChosenModel:
+        return cls(svc, dumps(svc.model_doc()), weights_body(svc.params, svc.version),
+                   weights_body(svc.params, svc.version, binary=True))
+
+    def weights(self, binary: bool) -> bytes:
+        return self.weights_safetensors if binary else self.weights_json
 
 
-async def chosen(request: Request, name: str) -> tuple:
-    """(service, model card body, weights body as JSON, as safetensors) of a parsed model name."""
-    state = request.app.state
-    if name == models.DEFAULT:
-        return state.service, state.model_body, state.weights_body, state.weights_safetensors
-    extra = getattr(state, "_extra_models", {})
-    if name in extra:
-        return extra[name]
-    return await anyio.to_thread.run_sync(_load, request, name)
+def loaded(state) -> dict[str, ChosenModel]:
+    """The app's loaded miniatures by name (the default's put there at start-up, app/main.py)."""
+    if not hasattr(state, "models"):
+        state.models = {}
+    return state.models
+
+
+def _load(state, name: str) -> ChosenModel:
+    with _lock:  # two first requests for one model load it once
+        models_now = loaded(state)
+        if name not in models_now:
+            models_now[name] = ChosenModel.of(ModelService.load(model=name))
+        return models_now[name]
+
+
+async def chosen(state, name: str) -> ChosenModel:
+    """The loaded miniature of a parsed model name, loaded in a worker thread on first asking."""
+    hit = loaded(state).get(name)
+    return hit if hit is not None else await anyio.to_thread.run_sync(_load, state, name)

@@ -1,7 +1,7 @@
 """GET /api/trace.onnx: the trace of one request as an ONNX model file, beside the stage's PNG and CSV.
 
-The same request as /api/trace (input, ablate, checkpoint, model; checked by app/api.py's
-`trace_request`), built by recorder/onnx_model.py: open the file in Netron to see the graph, or run it
+The same request as /api/trace (input, ablate, checkpoint, model; checked once by app/deps.py's
+`TraceRequestDep`), built by recorder/onnx_model.py: open the file in Netron to see the graph, or run it
 with any ONNX runtime to get every tensor the stage draws.
 """
 
@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from functools import partial
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.api import ABLATE_HELP, BAD_INPUT, INPUT_HELP, etag_matches, trace_request
-from app.model_choice import MODEL_HELP
+from app.api import BAD_INPUT, etag_matches
+from app.deps import ModelQuery, TraceRequestDep
 from app.service import ModelService, TraceRequest
-from app.time_machine import CHECKPOINT_HELP
 from model import models
 from recorder import ONNX_MEDIA_TYPE, ONNX_OPSET, onnx_bytes, trace
 
@@ -39,22 +38,18 @@ def file_name(model: str, req: TraceRequest) -> str:
 
 def build(svc: ModelService, req: TraceRequest) -> bytes:
     """The request's trace, recorded afresh (the trace cache keeps serialised JSON, not nodes), as ONNX."""
-    snap = None if req.checkpoint is None else svc.checkpoints.get(req.checkpoint)
-    model, params, version = (snap.model, snap.params, snap.version) if snap else \
-        (svc.translator.model, svc.params, svc.version)
+    model, params, version = svc.weights_for(req)
     t = trace(model, req.number, params, version, ablation=req.ablation)
-    return onnx_bytes(t, params, "" if snap is None else f"Weights after {snap.step} training steps.")
+    note = "" if req.checkpoint is None else f"Weights after {req.checkpoint} training steps."
+    return onnx_bytes(t, params, note)
 
 
 @router.get("/trace.onnx", summary="The trace as an ONNX model (open it in Netron)", description=ONNX_DOC,
             response_class=Response,
             responses={**BAD_INPUT, 200: ONNX_FILE,
                        304: {"description": "Not modified: the If-None-Match ETag is current"}})
-async def get_trace_onnx(request: Request, input: str | None = Query(None, description=INPUT_HELP),
-                         ablate: str | None = Query(None, description=ABLATE_HELP),
-                         checkpoint: str | None = Query(None, description=CHECKPOINT_HELP),
-                         model: str | None = Query(None, description=MODEL_HELP)) -> Response:
-    svc, req = await trace_request(request, input, ablate, checkpoint, model)
+async def get_trace_onnx(request: Request, checked: TraceRequestDep, model: ModelQuery = None) -> Response:
+    svc, req = checked.service, checked.request
     etag = f'"{svc.version}-{req.tag()}.onnx"'  # as /api/trace's: the snapshots ship with the model
     headers = {"ETag": etag, "Cache-Control": "no-cache",
                "Content-Disposition": f'attachment; filename="{file_name(model or models.DEFAULT, req)}"'}

@@ -9,9 +9,9 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
-from app import figure_html, figure_routes
-from app.api import InputError, trace_request
+from app import figures
 from app.content import fill_live
+from app.deps import InputError, check_trace
 from app.model_choice import ModelNameError, parse_model
 from article import figure1
 from article.format import format_number
@@ -21,7 +21,7 @@ from model.parse import MAX_INPUT_CHARS
 ROOT = Path(__file__).resolve().parent.parent
 templates = Jinja2Templates(directory=ROOT / "templates")  # autoescapes .html templates
 templates.env.filters["number"] = format_number  # {{ value|number("int") }}: article/format.py's formats
-templates.env.globals.update(zip=zip, shade_paths=figure_html.shade_paths)
+templates.env.globals.update(zip=zip, shade_paths=figures.shade_paths)
 router = APIRouter(include_in_schema=False)
 DEFAULT_INPUT = "42"
 
@@ -51,7 +51,7 @@ async def index(request: Request, input: str | None = None, ablate: str | None =
     if input is not None or ablate or checkpoint:
         text = (input if input is not None else DEFAULT_INPUT)[:MAX_INPUT_CHARS]
         try:
-            _, req = await trace_request(request, input if input is not None else DEFAULT_INPUT, ablate, checkpoint)
+            req = check_trace(state.service, input if input is not None else DEFAULT_INPUT, ablate, checkpoint)
             number = req.number
             entry = await state.service.trace(req)
             live = {**state.service.figures, **entry.derived}
@@ -59,21 +59,21 @@ async def index(request: Request, input: str | None = None, ablate: str | None =
         except InputError as e:
             error, number = "; ".join(filter(None, (str(e), error))), int(DEFAULT_INPUT)
     # every figure's data as tables in the HTML (readable without scripts); the beam for this input
-    names = {n for _, html in steps for n in figure_html.PLACEHOLDER.findall(html)}
-    rendered = {n: h for n in names if (h := figure_html.figure_html(templates.env, state, n)) is not None}
+    names = {n for _, html in steps for n in figures.PLACEHOLDER.findall(html)}
+    rendered = {n: h for n in names if (h := figures.figure_html(templates.env, state, n)) is not None}
     if "beam" in names:
-        rendered["beam"] = figure_html.render(templates.env, "beam", orjson.loads(await state.service.beam(number)))
-    steps = [(s, figure_html.fill(html, rendered)) for s, html in steps]
+        rendered["beam"] = figures.render(templates.env, "beam", orjson.loads(await state.service.beam(number)))
+    steps = [(s, figures.fill(html, rendered)) for s, html in steps]
     fig1 = templates.env.get_template("figure1.html").module
     boxes, layers = figure1.placed_for(state.service), state.service.translator.model.cfg.n_layers
     partials = {"figure-1": str(fig1.overview(boxes, layers)),
                 "attention-by-word": templates.env.get_template("attention_words.html").render(),
                 "part-ablation": part_ablation_html(state.service.version)}
-    steps = [(s, figure_html.fill_partials(html, partials)) for s, html in steps]
+    steps = [(s, figures.fill_partials(html, partials)) for s, html in steps]
     svc = state.service
     return page(request, "index.html", content=content, steps=steps, input_value=text, input_error=error,
                 model=svc.figures, training=svc.training, version=svc.version,
-                figure_names=[*figure_routes.MODEL_FIGURES, *figure_routes.RESEARCH],
+                figure_names=figures.NAMES,
                 figure1_map=str(fig1.map(boxes, layers)),
                 model_name=model_name if model_name != models.DEFAULT else "",
                 model_title=models.TITLES[model_name])

@@ -4,7 +4,9 @@ What is sent is built from these definitions, never from a dict written beside t
 - the trace's header is recorder/record.py's `TraceHeader` (a dataclass), sent with the scene as
   `ServedTraceHeader`; orjson serialises the dataclasses as they are, and pydantic documents them;
 - the beam, the model card, the fact ledger and the health answer are `Document`s that the service
-  builds and dumps (an unknown field is refused when it is built, not sent undocumented).
+  builds and dumps (an unknown field is refused when it is built, not sent undocumented);
+- the weights are `Weights` (a dataclass), built by `Weights.of` for the shipped model and a training
+  snapshot alike; a trace's header names where they are sent (`weights_url`).
 The trace's nodes and the weights keep their data in numpy arrays for orjson's speed; `TraceNode` and
 `Tensor` document those, and tests/test_api.py checks every real response against its schema, both ways.
 """
@@ -13,10 +15,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from typing import Any
+from urllib.parse import urlencode
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.content import Fact
+from model import models
 from model.transformer import Config
 from recorder import TraceHeader, described
 from scene import Scene
@@ -108,16 +113,24 @@ class ModelCard(Document):
 
 # ---- tensors: documented here, sent from numpy arrays ----------------------------------------------
 
-class Tensor(BaseModel):
+@dataclass
+class Tensor:  # one parameter; its data is sent from the numpy array itself (orjson writes it as a list)
     id: str
     shape: list[int]
     dtype: str
-    data: list[Number] = Field(description="the values, flattened row-major")
+    data: list[Number] = described("the values, flattened row-major")
 
 
-class Weights(BaseModel):
+@dataclass
+class Weights:  # the shipped model's parameters, or a training snapshot's
     weights_version: str
-    parameters: list[Tensor] = Field(description="every parameter; weight matrices as (d_in, d_out)")
+    parameters: list[Tensor] = described("every parameter; weight matrices as (d_in, d_out)")
+
+    @classmethod
+    def of(cls, params: dict[str, np.ndarray], version: str) -> Weights:
+        """The document /api/weights sends for `params` (recorder.parameters: trace ids, in order)."""
+        return cls(version, [Tensor(k, list(v.shape), str(v.dtype), np.ascontiguousarray(v).ravel())
+                             for k, v in params.items()])
 
 
 class TraceNode(BaseModel):
@@ -133,6 +146,15 @@ class TraceNode(BaseModel):
 
 
 # ---- the trace: recorder/record.py's header, the scene, and the nodes ------------------------------------
+
+def weights_url(model: str = models.DEFAULT, checkpoint: int | None = None) -> str:
+    """Where /api/weights sends the parameters of `model` (at a training snapshot's `checkpoint`): the
+    query names what differs from the default model's shipped weights, which are the bare path."""
+    query: dict[str, str | int] = {} if model == models.DEFAULT else {"model": model}
+    if checkpoint is not None:
+        query["checkpoint"] = checkpoint
+    return "/api/weights" + (f"?{urlencode(query)}" if query else "")
+
 
 @dataclass(kw_only=True)
 class ServedTraceHeader(TraceHeader):

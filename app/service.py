@@ -18,9 +18,7 @@ from typing import Any
 
 import anyio
 import numpy as np
-import orjson
 import torch
-from pydantic import BaseModel
 
 from app.content import Fact
 from app.delivery import brotli_writes, ndjson_writes, precompress
@@ -37,7 +35,9 @@ from app.schemas import (
     Specials,
     TraceStreamHeader,
     TrainingSummary,
+    weights_url,
 )
+from app.serialize import dumps
 from app.time_machine import Checkpoints
 from article.stats import attention_peaks_per_head, model_figures, training_summary
 from article.tour import TourStep, load_tour
@@ -45,23 +45,13 @@ from model import models
 from model.data import heldout_numbers
 from model.decode import EXTRA_LENGTH, length_penalty
 from model.numbers import join_german
+from model.transformer import EncoderDecoder
 from model.translate import Translator
 from model.vocab import VOCAB
 from recorder import Node, parameters, trace, weights_version
 from scene import build_scene
 
-JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY  # −∞ (masked scores) and NaN serialise as null
 BEAM_SIZE, BEAM_ALPHA = 4, 0.6
-
-
-def _document(obj: Any) -> Any:
-    if isinstance(obj, BaseModel):  # app.schemas' documents; dataclasses and numpy orjson writes itself
-        return obj.model_dump()
-    raise TypeError(f"{type(obj).__name__} is not a document")
-
-
-def dumps(obj: Any) -> bytes:
-    return orjson.dumps(obj, default=_document, option=JSON_OPTIONS)
 
 
 class BusyError(RuntimeError):
@@ -154,7 +144,7 @@ class CachedTrace:
 
 @dataclass(frozen=True)
 class TraceRequest:
-    """What a trace is of: the input, the parts switched off and the training snapshot (app/api.py
+    """What a trace is of: the input, the parts switched off and the training snapshot (app/deps.py
     `trace_request` builds it, checked). The cache key and the ETag are made of all of it, so a new field
     keeps them distinct."""
 
@@ -186,6 +176,7 @@ class ModelService:
     max_waiting: int
     tour: list[TourStep] = field(default_factory=load_tour)  # content/steps front matter: the stage's tour
     checkpoints: Checkpoints = field(default_factory=Checkpoints)  # training snapshots (app/time_machine.py)
+    name: str = models.DEFAULT  # which shipped miniature (model/models.py): its traces name its weights
     _waiting: int = 0
 
     @classmethod
@@ -205,23 +196,29 @@ class ModelService:
                    attention, training_summary(folder), ByteLRU(cache_bytes), ByteLRU(8 * 2**20),
                    anyio.CapacityLimiter(workers), max_waiting,
                    # the time machine's snapshots are of the 2017 run; another model has none
-                   checkpoints=Checkpoints() if model == models.DEFAULT else Checkpoints(None))
+                   checkpoints=Checkpoints() if model == models.DEFAULT else Checkpoints(None), name=model)
 
     # -- per-input work, cached -------------------------------------------------------------
 
+    def weights_for(self, req: TraceRequest) -> tuple[EncoderDecoder, dict[str, np.ndarray], str]:
+        """The model, parameters and version that answer `req`: a training snapshot's, or the trained one's."""
+        if req.checkpoint is None:
+            return self.translator.model, self.params, self.version
+        snap = self.checkpoints.get(req.checkpoint)
+        return snap.model, snap.params, snap.version
+
     def trace_sync(self, req: TraceRequest | int) -> CachedTrace:
         req = TraceRequest.of(req)
-        snap = None if req.checkpoint is None else self.checkpoints.get(req.checkpoint)
-        model, params, version = (snap.model, snap.params, snap.version) if snap else \
-            (self.translator.model, self.params, self.version)
+        model, params, version = self.weights_for(req)
         key = (req, version)  # a snapshot's weights have their own version
         hit = self.traces.get(key)
         if hit is not None:
             return hit
         t = trace(model, req.number, params, version, ablation=req.ablation)
         scene = build_scene(t, model.cfg, params, self.tour)  # what the stage draws
-        entry = CachedTrace.build(ServedTraceHeader.of(t.header(), scene=scene, **(snap.header if snap else {})),
-                                  t.nodes)
+        header = ServedTraceHeader.of(t.header(), scene=scene, checkpoint=req.checkpoint,
+                                      weights_url=weights_url(self.name, req.checkpoint))
+        entry = CachedTrace.build(header, t.nodes)
         self.traces.put(key, entry, entry.nbytes)
         return entry
 
@@ -275,11 +272,6 @@ class ModelService:
         return hit if hit is not None else await self.run(self.beam_sync, number)
 
     # -- model-level documents, computed once -----------------------------------------------
-
-    def weights_doc(self) -> dict:
-        return {"weights_version": self.version,
-                "parameters": [{"id": k, "shape": list(v.shape), "dtype": str(v.dtype),
-                                "data": np.ascontiguousarray(v).ravel()} for k, v in self.params.items()]}
 
     def model_doc(self) -> ModelCard:
         return ModelCard(weights_version=self.version, config=self.translator.model.cfg,

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.delivery import weights_body
 from model.snapshots import SNAPSHOTS, batch_losses, load_snapshot, note, snapshot_steps, training_log
 from model.transformer import EncoderDecoder
 from recorder import parameters, weights_version
@@ -35,11 +36,6 @@ class Snapshot:
     model: EncoderDecoder
     params: dict[str, np.ndarray]
     version: str
-
-    @property
-    def header(self) -> dict:
-        """The fields the served trace header adds for this snapshot."""
-        return {"checkpoint": self.step, "weights_url": f"/api/weights?checkpoint={self.step}"}
 
 
 class Checkpoints:
@@ -80,20 +76,11 @@ class Checkpoints:
 
     def weights_body(self, step: int, binary: bool = False) -> bytes:
         """Snapshot `step`'s parameters as /api/weights sends them: JSON, or safetensors when `binary`."""
-        from app.delivery import weights_safetensors
-        from app.service import dumps
-
         with self._lock:
             body = self._weights.get((step, binary))
         if body is None:
             snap = self.get(step)
-            if binary:
-                body = weights_safetensors(snap.params, snap.version)
-            else:
-                body = dumps({"weights_version": snap.version,
-                              "parameters": [{"id": k, "shape": list(v.shape), "dtype": str(v.dtype),
-                                              "data": np.ascontiguousarray(v).ravel()}
-                                             for k, v in snap.params.items()]})
+            body = weights_body(snap.params, snap.version, binary)
             with self._lock:
                 self._weights[(step, binary)] = body
         return body

@@ -14,7 +14,8 @@ from pydantic import TypeAdapter
 
 from app.schemas import Beam, ErrorResponse, Facts, Health, ModelCard, Trace, TraceStreamHeader, Weights
 from app.security import csp_hash
-from app.service import ByteLRU, dumps
+from app.serialize import dumps
+from app.service import ByteLRU
 from model.decode import length_penalty
 from model.parse import ACCEPTED
 from model.vocab import VOCAB
@@ -113,7 +114,7 @@ def test_facts_are_the_ledger_file(client):
 
 
 def test_figures_are_documented(client):
-    from app.figure_routes import Figure, FigureList
+    from app.figures import Figure, FigureList
 
     names = documented(FigureList, client.get("/api/figures").json()).names
     assert names

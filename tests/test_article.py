@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from app import figure_routes, research_views
+from app import figures as app_figures
+from app import research_views
 from app.content import CONTENT, read_tsv, read_unused, split_front_matter
 from article import figures
 from article.format import format_number
@@ -22,7 +23,7 @@ from tests.test_page import Page
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
-FIGURE_NAMES = [*figure_routes.MODEL_FIGURES, *figure_routes.RESEARCH]
+FIGURE_NAMES = [*app_figures.MODEL_FIGURES, *app_figures.RESEARCH]
 STEP_BLOCK = re.compile(r'<section id="step-(\d+)" class="step".*?</section>', re.S)
 
 
@@ -98,10 +99,10 @@ def test_references_how_it_was_made_and_cite_follow_the_steps(index_html):
     tail = index_html.split('<section id="step-29"', 1)[1]
     assert '<ol class="references">' in tail and 'id="ref-1"' in tail
     made = re.search(r'<section id="how-made".*?</section>', tail, re.S).group(0)
-    for command in ("python -m model train", "python -m model eval", "python -m app.figure_routes NAME",
+    for command in ("python -m model train", "python -m model eval", "python -m app.figures NAME",
                     "python -m research ablations"):
         assert command in made
-    for name in figure_routes.MODEL_FIGURES:
+    for name in app_figures.MODEL_FIGURES:
         assert f"<code>{name}</code>" in made
     cite = re.search(r'<section id="cite".*?</section>', tail, re.S).group(0)
     assert re.search(r"<pre class=\"bibtex\">@misc\{anatomy-of-the-transformer,.*title\s*=.*year\s*=", cite, re.S)
@@ -177,12 +178,12 @@ def test_param_count_matches_the_model_and_the_paper_formula(client):
     assert round(data["paper"]["base"] / 1e6, 2) == 63.08 and round(data["paper"]["big"] / 1e6, 2) == 214.25
 
 
-@pytest.mark.parametrize("name", list(figure_routes.RESEARCH))
+@pytest.mark.parametrize("name", list(app_figures.RESEARCH))
 def test_research_figures_show_committed_results_or_say_not_yet_run(client, name):
     from research.results import load
 
     data = figure(client, name)
-    record = load(figure_routes.RESEARCH[name])  # recomputed from the results, not read from the view file
+    record = load(app_figures.RESEARCH[name])  # recomputed from the results, not read from the view file
     assert data["command"].startswith("python -m research")
     assert data["claim_html"] and data["hypothesis_html"] and data["design_html"]
     parts = record.get("parts") or [record]
@@ -199,8 +200,8 @@ def test_research_figures_show_committed_results_or_say_not_yet_run(client, name
 def test_the_research_figures_are_the_view_files_the_desk_wrote():
     from research.views import pages
 
-    assert sorted(figure_routes.RESEARCH.values()) == sorted(pages())
-    assert all(name == f"research-{view}" for name, view in figure_routes.RESEARCH.items())
+    assert sorted(app_figures.RESEARCH.values()) == sorted(pages())
+    assert all(name == f"research-{view}" for name, view in app_figures.RESEARCH.items())
 
 
 def test_a_broken_or_missing_view_file_does_not_break_the_page(client, monkeypatch, tmp_path):
@@ -230,7 +231,7 @@ def test_the_app_never_imports_the_research_desk():
     import subprocess
     import sys
 
-    check = ("import sys, app.main, app.figure_routes as f; f.research_body('research-extrapolation'); "
+    check = ("import sys, app.main, app.figures as f; f.research_body('research-extrapolation'); "
              "assert not [m for m in sys.modules if m.split('.')[0] == 'research'], 'research imported'")
     subprocess.run([sys.executable, "-c", check], cwd=ROOT, check=True, timeout=120)
 
@@ -305,7 +306,7 @@ def test_every_figure_is_drawn_and_a_marked_number_opens_its_entry(browser, live
     for name, state, canvases, tables, not_run in drawn:
         assert state == "true", name
         assert canvases or tables or not_run, name
-    for name in figure_routes.RESEARCH:  # a part without results says so instead of drawing numbers
+    for name in app_figures.RESEARCH:  # a part without results says so instead of drawing numbers
         data = client.get(f"/api/figures/{name}").json()["data"]
         missing = sum(p["status"] != "results" for p in data["parts"])
         shown = page.locator(f'figure[data-figure="{name}"] .not-run').count()

@@ -21,7 +21,7 @@ import zstandard
 from safetensors.numpy import load
 
 from app import delivery
-from app.service import dumps
+from app.serialize import dumps
 from recorder import trace
 
 DECODE = {"gzip": gzip.decompress, "br": brotli.decompress,

@@ -233,6 +233,18 @@ def test_api_serves_the_modern_model_when_asked_and_2017_by_default(client):
     assert beam["german_pieces"] == ["zwei", "und", "vierzig"] and beam["weights_version"] == card["weights_version"]
 
 
+def test_a_modern_trace_names_the_modern_weights(client):
+    """The header's weights_url is where the weights the trace read are sent: for ?model=modern the
+    modern model's (the stage fetches what it names), in the JSON trace and the stream's header alike."""
+    query = {"input": "42", "model": "modern"}
+    t = client.get("/api/trace", params=query).json()
+    head = orjson.loads(client.get("/api/trace/stream", params=query).text.split("\n")[0])
+    assert t["weights_url"] == head["weights_url"] == "/api/weights?model=modern"
+    weights = client.get(t["weights_url"]).json()
+    assert weights["weights_version"] == t["weights_version"] != client.get("/api/weights").json()["weights_version"]
+    assert client.get("/api/trace", params={"input": "42"}).json()["weights_url"] == "/api/weights"
+
+
 @pytest.mark.parametrize("path", ["/api/trace?input=42", "/api/trace/stream?input=42", "/api/weights",
                                   "/api/model", "/api/beam?input=42"])
 @pytest.mark.parametrize("bad", ["gpt", "2018", "MODERN", "modern ", "x" * 500])

@@ -72,6 +72,15 @@ ADDED_KEYS: list[str] = [
 ]
 
 
+# Values changed on purpose since the pin, as (key of the header, value now, value pinned): the pinned value
+# is put back before comparing, for exactly these values, so any other change still fails.
+CHANGED_KEYS: list[tuple[str, object, object]] = [
+    # issue 20: a modern trace names the modern weights; the pin sent the 2017 model's URL for it (a bug
+    # the stage papered over by fetching ?model= itself)
+    ("weights_url", "/api/weights?model=modern", "/api/weights"),
+]
+
+
 def _without(obj, path: list[str]):
     if not path or obj is None:
         return obj
@@ -86,9 +95,12 @@ def _without(obj, path: list[str]):
 
 
 def pinned_part(trace: dict) -> dict:
-    """The trace document less the keys added since the pin."""
+    """The trace document less the keys added since the pin, with the deliberately changed values as pinned."""
     for path in ADDED_KEYS:
         trace = _without(trace, path.split("."))
+    for key, now, pinned in CHANGED_KEYS:
+        if trace.get(key) == now:
+            trace = {**trace, key: pinned}
     return trace
 
 
