@@ -13,10 +13,13 @@ from app import figures
 from app.content import fill_live
 from app.deps import InputError, check_trace
 from app.model_choice import ModelNameError, parse_model
+from app.service import ModelService
 from article import figure1
 from article.format import format_number
 from model import models
 from model.parse import MAX_INPUT_CHARS
+from recorder import trace
+from scene import build_scene
 
 ROOT = Path(__file__).resolve().parent.parent
 templates = Jinja2Templates(directory=ROOT / "templates")  # autoescapes .html templates
@@ -28,6 +31,19 @@ DEFAULT_INPUT = "42"
 # The one inline script; its sha256 goes into the Content-Security-Policy (app/main.py).
 IMPORT_MAP = ('{"imports": {"three": "/vendor/three/build/three.module.js", '
               '"three/addons/": "/vendor/three/examples/jsm/"}}')
+
+
+_figure1: dict[str, dict[str, figure1.PlacedBox]] = {}
+
+
+def figure1_boxes(svc: ModelService) -> dict[str, figure1.PlacedBox]:
+    """Figure 1's boxes with their steps for the served model, placed on its scene (of 42: the blocks and
+    the tour do not depend on the input), once per weights version."""
+    if svc.version not in _figure1:
+        model = svc.translator.model
+        scene = build_scene(trace(model, 42, svc.params, svc.version), model.cfg, svc.params, svc.tour)
+        _figure1[svc.version] = figure1.place(scene)
+    return _figure1[svc.version]
 
 
 def page(request: Request, name: str, status_code: int = 200, **context) -> HTMLResponse:
@@ -65,7 +81,7 @@ async def index(request: Request, input: str | None = None, ablate: str | None =
         rendered["beam"] = figures.render(templates.env, "beam", orjson.loads(await state.service.beam(number)))
     steps = [(s, figures.fill(html, rendered)) for s, html in steps]
     fig1 = templates.env.get_template("figure1.html").module
-    boxes, layers = figure1.placed_for(state.service), state.service.translator.model.cfg.n_layers
+    boxes, layers = figure1_boxes(state.service), state.service.translator.model.cfg.n_layers
     partials = {"figure-1": str(fig1.overview(boxes, layers)),
                 "attention-by-word": templates.env.get_template("attention_words.html").render(),
                 "part-ablation": part_ablation_html(state.service.version)}

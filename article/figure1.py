@@ -103,19 +103,3 @@ def place(scene) -> dict[str, PlacedBox]:
         mine = members(box, ids)
         out[box.id] = PlacedBox(box, [s.step for s in scene.steps if mine & set(s.subject)])
     return out
-
-
-_placed: dict[str, dict[str, PlacedBox]] = {}
-
-
-def placed_for(service) -> dict[str, PlacedBox]:
-    """The boxes with their steps for the served model: its scene (from the input 42; the blocks and the
-    tour do not depend on the input), computed once per weights version."""
-    if service.version not in _placed:
-        from recorder import trace
-        from scene import build_scene
-
-        model = service.translator.model
-        scene = build_scene(trace(model, 42, service.params, service.version), model.cfg, service.params, service.tour)
-        _placed[service.version] = place(scene)
-    return _placed[service.version]
