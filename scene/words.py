@@ -38,10 +38,8 @@ def _swiglu_words(cfg: Config) -> dict[str, tuple[str, str]]:
 
 
 def _swiglu(name: ids.Name, cfg: Config) -> tuple[str, str] | None:
-    # Looked up by role alone, before the heads' words, so with SwiGLU a head's output (role `out`) is worded
-    # as the feed-forward's ("FFN(x) = hidden·W_{2}"): a slip of the modern scene, kept as the golden scenes
-    # pin it (tests/test_golden.py); checking `name.sublayer == "ffn"` here fixes it once the pin is retaken.
-    if cfg.ffn != "swiglu":
+    # the feed-forward's own tensors only: a head's output has the role `out` too
+    if cfg.ffn != "swiglu" or name.sublayer != "ffn":
         return None
     return _swiglu_words(cfg).get(name.role)
 

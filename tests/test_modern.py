@@ -211,6 +211,10 @@ def test_the_stage_draws_rmsnorm_with_gamma_only_and_swiglus_three_matrices(mode
     assert scene.block("enc.0.self.W_q").gap_every == modern.cfg.d_k  # head slices, through the rotation
     arcs = next(c for c in scene.connectors if c.kind == "arc")
     assert len(arcs.lines) == 2 * modern.cfg.n_layers  # memory to every cross-attention's W^K and W^V
+    # a head's output is worded as a head's, not as the SwiGLU feed-forward's output (both have the role `out`)
+    assert scene.block("dec.1.cross.h3.out").label == "head 4"
+    assert scene.block("dec.1.cross.h3.out").description == "head 4 output = weights·V"
+    assert scene.block("dec.1.ffn.out").label == "FFN(x) = hidden·W_{2}"
 
 
 # ---- the API ---------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -94,6 +95,23 @@ def _without(obj, path: list[str]):
     return obj
 
 
+# Words mended on purpose since the pin, put back as pinned: with SwiGLU (the modern model) the scene named
+# every attention head's output as the feed-forward's output (its words were looked up by role alone).
+SWIGLU_FFN_OUT = ("FFN(x) = hidden·W_{2}", "FFN(x) = (SiLU(x·W₁) ⊙ x·W₃)·W₂")
+
+
+def _head_outputs_as_pinned(scene: dict) -> dict:
+    if scene.get("config", {}).get("ffn") != "swiglu":
+        return scene
+    label, description = SWIGLU_FFN_OUT
+    heads = re.compile(r"^head \d+$")
+    blocks = [{**b, "label": label, "description": description}
+              if re.fullmatch(r"(enc|dec)\.\d+\.(self|cross)\.h\d+\.out", b["id"]) else b for b in scene["blocks"]]
+    labels = [{**x, "text": label} if x.get("role") == "block" and heads.match(x["text"]) else x
+              for x in scene["labels"]]
+    return {**scene, "blocks": blocks, "labels": labels}
+
+
 def pinned_part(trace: dict) -> dict:
     """The trace document less the keys added since the pin, with the deliberately changed values as pinned."""
     for path in ADDED_KEYS:
@@ -101,6 +119,8 @@ def pinned_part(trace: dict) -> dict:
     for key, now, pinned in CHANGED_KEYS:
         if trace.get(key) == now:
             trace = {**trace, key: pinned}
+    if trace.get("scene"):
+        trace = {**trace, "scene": _head_outputs_as_pinned(trace["scene"])}
     return trace
 
 
