@@ -11,11 +11,14 @@ const api = window.anatomyStage = {
   ready: false, error: null, stats: null, stage: null, traceCount: 0,
 };
 
+/** Adds stage.css; resolves once it applies (the views keep clear of overlays that it places). */
 function injectStyles() {
-  if (document.querySelector('link[data-stage-css]')) return;
+  if (document.querySelector('link[data-stage-css]')) return Promise.resolve();
   const l = document.createElement('link');
   l.rel = 'stylesheet'; l.href = new URL('./stage.css', import.meta.url).href; l.dataset.stageCss = '';
+  const loaded = new Promise(resolve => { l.onload = l.onerror = resolve; });
   document.head.appendChild(l);
+  return loaded;
 }
 
 /** Draws a trace (a bad one keeps the stage as it is); true when drawn. */
@@ -29,10 +32,11 @@ function apply(stage, trace) {
 
 /** show(trace) → whether it was drawn: a trace names the URL of the weights it read (a training
  *  snapshot's, another model's differ from the shipped model's); those are fetched, and set, first. */
-function traceShower(stage) {
+function traceShower(stage, styled) {
   let weightsUrl = null, latest = null;
   return async (trace) => {
     latest = trace;
+    await styled;
     const url = trace?.weights_url;
     if (url && url !== weightsUrl) {
       let w;
@@ -48,8 +52,8 @@ function traceShower(stage) {
 
 async function start() {
   if (!container) return;
-  injectStyles();
-  const stage = new Stage(container), show = traceShower(stage), early = window.anatomy;
+  const styled = injectStyles();
+  const stage = new Stage(container), show = traceShower(stage, styled), early = window.anatomy;
   api.stage = stage; api.stats = stage.stats;
   // page.js may have announced the trace, a deep-linked step, a pinned input and a cell to explain
   // before this module loaded; the comparison and the cell wait for the first drawn trace
@@ -59,17 +63,20 @@ async function start() {
     if (pendingCompare !== undefined) { stage.setCompare(pendingCompare); pendingCompare = undefined; }
     if (pendingSelect) { const c = pendingSelect; pendingSelect = null; stage.select(c.id, c.row, c.col, { how: 'link' }); }
   };
-  document.addEventListener('anatomy:trace', async e => { if (await show(e.detail)) flush(); });
+  // the first trace drawn, then the linked step, and only then the comparison and the cell (a step
+  // change would close a cell's panel opened before it); later traces need only the waiting ones
+  let booted = false;
+  const drawn = () => {
+    if (!booted && lastStep) stage.applyStep(lastStep, { cut: true });
+    booted = true; flush();
+  };
+  document.addEventListener('anatomy:trace', async e => { if (await show(e.detail)) drawn(); });
   document.addEventListener('anatomy:step', e => { lastStep = e.detail; stage.applyStep(e.detail, api.ready ? {} : { animate: false }); });
   document.addEventListener('anatomy:compare', e => { pendingCompare = e.detail || null; flush(); });
   document.addEventListener('anatomy:select', e => { pendingSelect = e.detail; flush(); });
   if (lastStep) stage.applyStep(lastStep, { animate: false });
   const first = early ? early.trace : await ownTrace(stage, show);
-  if (!first || !(await show(first))) return;
-  // the first trace, then the linked step, and only then the comparison and the cell (a step change
-  // would close a cell's panel opened before it)
-  if (lastStep) stage.applyStep(lastStep, { cut: true });
-  flush();
+  if (first && (await show(first))) drawn();
 }
 
 /** No page.js (the stage on its own): the URL's input, and the stage answers its own switches. */
