@@ -5,9 +5,10 @@ import { fetchWeightBytes } from '../js/api.js';
 
 const parsed = new Map();
 
-/** Every parameter tensor of the weights a trace names (its `weights_url`), fetched once per page and
- *  URL through the API client (safetensors: raw float32, a third of the JSON's bytes). */
-export function fetchWeights(url) {
+/** Every parameter tensor of the weights a trace names (its `weights_url`; by default the shipped
+ *  model's), fetched once per page and URL through the API client (safetensors: raw float32, a third
+ *  of the JSON's bytes). */
+export function fetchWeights(url = '/api/weights') {
   if (!parsed.has(url)) parsed.set(url, fetchWeightBytes(url).then(parseSafetensors).catch(e => { parsed.delete(url); throw e; }));
   return parsed.get(url);
 }
