@@ -59,3 +59,16 @@ def test_eslint_checks_the_browser_code(path: str) -> None:
     proc = eslint("--stdin", "--stdin-filename", path, stdin=UNUSED)
     assert proc.returncode == 1 and "no-unused-vars" in proc.stdout, report(f"eslint on an unused variable in {path}",
                                                                           proc)
+
+
+LONG_FUNCTION = "export function long() {\n" + "  console.log(1);\n" * 60 + "}\n"  # 62 lines
+LONG_FILE = "console.log(1);\n" * 401
+
+
+@pytest.mark.parametrize("path", ["static/js/lint_probe.js", "static/stage/lint_probe.js"])
+def test_eslint_keeps_the_browser_code_within_the_size_limits(path: str) -> None:
+    """No function over 60 lines, no file over 400 (eslint.config.mjs), under static/."""
+    proc = eslint("--stdin", "--stdin-filename", path, stdin=LONG_FUNCTION)
+    assert proc.returncode == 1 and "max-lines-per-function" in proc.stdout, report(f"a long function in {path}", proc)
+    proc = eslint("--stdin", "--stdin-filename", path, stdin=LONG_FILE)
+    assert proc.returncode == 1 and "max-lines" in proc.stdout, report(f"eslint on a 401-line file in {path}", proc)

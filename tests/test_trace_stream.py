@@ -1,4 +1,4 @@
-"""The page's one NDJSON reader (static/js/trace-stream.js), run in Node against a real server: it
+"""The page's one NDJSON reader (static/js/api.js), run in Node against a real server: it
 rebuilds the trace /api/trace sends, calls back per header and node, and passes on a refusal."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node to run static/js/trace-stream.js")
+pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node to run static/js/api.js")
 
 READ = """
-import { readTraceStream } from './static/js/trace-stream.js';
+import { readTraceStream } from './static/js/api.js';
 const [url] = process.argv.slice(1);
 let headers = 0, nodes = 0, count = null, order = true;
 try {
@@ -52,6 +52,6 @@ def test_the_reader_passes_on_the_servers_refusal(live_server):
 def test_the_page_has_one_ndjson_reader_and_no_unheard_trace_events():
     scripts = {p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8") for p in (ROOT / "static").rglob("*.js")}
     readers = [name for name, text in scripts.items() if "x-ndjson" in text]
-    assert readers == ["static/js/trace-stream.js"], readers
+    assert readers == ["static/js/api.js"], readers
     dispatched = {e for text in scripts.values() for e in re.findall(r"CustomEvent\(['\"](anatomy:[\w-]+)", text)}
     assert not dispatched & {"anatomy:trace-header", "anatomy:trace-node"}

@@ -10,6 +10,7 @@ export class CameraRig {
     this.camera = camera; this.dom = dom; this.onChange = onChange;
     this.key = { target: new THREE.Vector3(), azimuth: 0, elevation: 0.15, distance: 600 };
     this.tween = null;
+    this.fitExtra = 0;  // the fit rule's extra distance: scene.camera.fit_extra, set with each scene
     this.bind();
   }
 
@@ -49,7 +50,7 @@ export class CameraRig {
     const [minX, maxX, minY, maxY] = view.box, m = view.margin;
     const t = Math.tan(THREE.MathUtils.degToRad(this.camera.fov) / 2);
     const free = 1 - cover.top - cover.bottom;
-    const dist = Math.max((maxY - minY) * m / 2 / (t * free), (maxX - minX) * m / 2 / (t * aspect)) + 4;
+    const dist = Math.max((maxY - minY) * m / 2 / (t * free), (maxX - minX) * m / 2 / (t * aspect)) + this.fitExtra;
     const target = new THREE.Vector3(...view.target);
     target.y += (cover.top - cover.bottom) * dist * t;  // half the screen's height is dist·t in the z = 0 plane
     return { target, azimuth: view.azimuth, elevation: view.elevation, distance: dist };

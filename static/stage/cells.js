@@ -21,7 +21,7 @@ const vertexShader = /* glsl */`
   attribute vec2 aRC;       // drawn row, column
   attribute float aBlock;   // row of the state texture
   uniform sampler2D uState, uDiverging, uSequential;
-  uniform float uH, uFootprint;
+  uniform float uH, uFootprint, uFlatH, uMaskedH, uMinH;  // scene.cell's heights
   uniform vec3 uMasked, uReluZero, uBoolTrue, uIds, uAbsent;
   uniform vec3 uTarget;     // the marked cell: block, drawn row, column (block < 0: none)
   varying vec3 vColor;
@@ -44,15 +44,15 @@ const vertexShader = /* glsl */`
     float x = sc > 0.0 ? clamp(v / sc, -1.0, 1.0) : 0.0;
     float h; vec3 c;
     if (kind == 1.0) { h = clamp(v, 0.0, 1.0) * uH; c = ramp(uSequential, clamp(v, 0.0, 1.0)); }
-    else if (kind == 4.0) { h = 0.15; c = v > 0.5 ? uBoolTrue : uMasked; }
-    else if (kind == 5.0) { h = 0.15; c = uIds; }
+    else if (kind == 4.0) { h = uFlatH; c = v > 0.5 ? uBoolTrue : uMasked; }
+    else if (kind == 5.0) { h = uFlatH; c = uIds; }
     else { h = x * uH; c = ramp(uDiverging, 0.5 + 0.5 * x); }
-    if (inf) { h = 0.12; c = uMasked; }
+    if (inf) { h = uMaskedH; c = uMasked; }
     if (absent) { h = 0.1; c = uAbsent * (mod(aRC.x + aRC.y, 2.0) < 0.5 ? 1.0 : 0.62); }  // hatched: not a zero
     if (kind == 3.0 && aVal.x == 0.0 && t >= 1.0) c = uReluZero;
     if (s1.y > 0.0 && hash(aRC, s1.y) < 0.1) { h = 0.0; c = vec3(0.08); }     // dropout mask (illustration)
     if (aRC.x >= s1.x) { h = 0.0; c = mix(c, vec3(0.12, 0.13, 0.15), 0.85); }  // not computed yet
-    if (abs(h) < 0.06) h = h < 0.0 ? -0.06 : 0.06;
+    if (abs(h) < uMinH) h = h < 0.0 ? -uMinH : uMinH;
     float lit = s0.w;
     if (s1.w > 0.5) {
       bool inA = aRC.x >= s2.x && aRC.x <= s2.y && aRC.y >= s2.z && aRC.y <= s2.w;
@@ -123,6 +123,7 @@ export class CellField {
       uniforms: {
         uState: { value: null }, uDiverging: { value: rampTexture(p.diverging) }, uSequential: { value: rampTexture(p.sequential) },
         uH: { value: cell.max_height }, uFootprint: { value: cell.footprint },
+        uFlatH: { value: cell.flat_height }, uMaskedH: { value: cell.masked_height }, uMinH: { value: cell.min_height },
         uMasked: { value: rgb(p.masked) }, uReluZero: { value: rgb(p.relu_zero) }, uBoolTrue: { value: rgb(p.bool_true) },
         uIds: { value: rgb(p.ids) }, uAbsent: { value: rgb(p.absent || p.relu_zero) }, uBg: { value: rgb(p.background) },
         uTarget: { value: new THREE.Vector3(-1, 0, 0) },

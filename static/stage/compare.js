@@ -4,7 +4,8 @@
 // hatched, never as a zero. Where either value is −∞ (a masked score) the cell stays masked.
 // Parameters are the same for both inputs and are drawn as they are.
 import { ABSENT } from './cells.js';
-import { tensorIndex } from './inspector.js';
+import { tensorIndex } from './cellmap.js';
+import { drawnValues, traceTensors } from './data.js';
 
 /** B's element at A's tensor coordinates (row, col), or undefined where B has no such element. */
 export function otherValue(tb, row, col) {
@@ -49,4 +50,44 @@ export function compareSummary(scene, traceA, traceB) {
   if (onlyA.length) notes.push(`hatched: ${onlyA.join(', ')}, which only ${a} has`);
   if (onlyB.length) notes.push(`${b} has ${onlyB.join(' and ')} more (not drawn)`);
   return { a, b, notes };
+}
+
+/** Compare mode on the stage: the pinned trace, its tensors, and the banner that says what is drawn. */
+export class CompareMode {
+  constructor(stage) {
+    this.stage = stage;
+    this.trace = null; this.tensors = null;  // the pinned input
+    this.banner = Object.assign(document.createElement('div'), { className: 'stage-banner', hidden: true });
+    this.banner.setAttribute('aria-live', 'polite');
+  }
+
+  /** True when a pinned input other than the one drawn is set: activations show A − B. */
+  get on() {
+    const drawn = this.stage.trace;
+    return !!(this.trace && drawn && this.trace.input?.number !== drawn.input?.number);
+  }
+
+  /** Pins a trace (null, or one without nodes: compare mode off). */
+  pin(trace) {
+    this.trace = trace && Array.isArray(trace.nodes) && trace.nodes.length ? trace : null;
+    this.tensors = this.trace ? traceTensors(this.trace) : null;
+  }
+
+  /** A block's values as drawn: in compare mode an activation's difference, else its own values. */
+  values(block, tensors) {
+    return this.on && !block.param ? compareValues(block, tensors.get(block.id), this.tensors.get(block.id)) : drawnValues(block, tensors.get(block.id));
+  }
+
+  refreshBanner() {
+    const el = this.banner, s = this.stage;
+    if (!this.trace || !s.trace) { el.hidden = true; el.replaceChildren(); return; }
+    if (!this.on) {
+      el.textContent = `Pinned ${this.trace.input.number}: type another input to see the difference.`;
+    } else {
+      const sum = compareSummary(s.scene, s.trace, this.trace);
+      el.replaceChildren(Object.assign(document.createElement('strong'), { textContent: `Colours: ${sum.a} − ${sum.b}` }),
+        ' (activations; parameters as they are)', ...sum.notes.map(n => Object.assign(document.createElement('div'), { textContent: n })));
+    }
+    el.hidden = false;
+  }
 }

@@ -1,20 +1,16 @@
 // The numbers the stage draws: the trace's nodes (per input) and the parameters (fetched once).
-import { tensorIndex } from './inspector.js';
+import { tensorIndex } from './cellmap.js';
 import { shortestFloat32 } from '../js/format.js';
+import { fetchWeightBytes } from '../js/api.js';
 
-const weightsPromises = new Map();
+const parsed = new Map();
 
-/** Every parameter tensor, fetched once per page and URL (a trace names its weights' URL: a training
- *  snapshot's are another document) as safetensors (raw float32, a third of the JSON's bytes); the
- *  browser revalidates it with the ETag. */
+/** Every parameter tensor of the weights a trace names (its `weights_url`; by default the shipped
+ *  model's), fetched once per page and URL through the API client (safetensors: raw float32, a third
+ *  of the JSON's bytes). */
 export function fetchWeights(url = '/api/weights') {
-  if (!weightsPromises.has(url)) {
-    weightsPromises.set(url, fetch(url, { headers: { Accept: 'application/octet-stream' } }).then(r => {
-      if (!r.ok) throw new Error(`weights: HTTP ${r.status}`);
-      return r.arrayBuffer();
-    }).then(parseSafetensors).catch(e => { weightsPromises.delete(url); throw e; }));
-  }
-  return weightsPromises.get(url);
+  if (!parsed.has(url)) parsed.set(url, fetchWeightBytes(url).then(parseSafetensors).catch(e => { parsed.delete(url); throw e; }));
+  return parsed.get(url);
 }
 
 /** /api/weights' JSON document ({parameters: [{id, shape, data}]}) as tensors by id. The numbers are kept as
@@ -58,13 +54,4 @@ export function drawnValues(block, tensor) {
   const out = new Float64Array(block.rows * block.cols);
   for (let r = 0, i = 0; r < block.rows; r++) for (let c = 0; c < block.cols; c++, i++) out[i] = tensor.data[tensorIndex(block, r, c).flat];
   return out;
-}
-
-/** The trace of one input as plain JSON (the page streams it; this is for the stage on its own). */
-export async function fetchTrace(input, ablation = []) {
-  const off = ablation.length ? `&ablate=${encodeURIComponent(ablation.join(','))}` : '';
-  const r = await fetch(`/api/trace?input=${encodeURIComponent(input)}${off}`, { headers: { Accept: 'application/json' } });
-  const body = await r.json().catch(() => null);
-  if (!r.ok) throw new Error(body?.detail?.message || `HTTP ${r.status}`);
-  return body;
 }

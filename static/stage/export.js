@@ -83,3 +83,38 @@ export async function copyText(text) {
 export function fileName(input, id, ext) {
   return `anatomy-${input ?? 'trace'}${id ? `-${id.replace(/[^A-Za-z0-9_.-]+/g, '_')}` : ''}.${ext}`;
 }
+
+/** The stage's exports: its PNG and CSV buttons (lasting overlays: views keep clear of them) and what
+ *  they download. */
+export class Exports {
+  constructor(stage) {
+    this.stage = stage;
+    this.tools = Object.assign(document.createElement('div'), { className: 'stage-tools' });
+    const tool = (className, text, title, fn) => {
+      const bt = Object.assign(document.createElement('button'), { type: 'button', textContent: text, title });
+      bt.addEventListener('click', fn); bt.className = className; this.tools.append(bt); return bt;
+    };
+    tool('stage-png', 'PNG', 'Download the stage as a PNG image, at its size', () => this.downloadPng());
+    tool('stage-csv', 'CSV', 'Download the block under the cursor as CSV (rows and columns labelled)', () => this.downloadCsv());
+    tool('stage-onnx', 'ONNX', 'Download the whole trace as an ONNX model (open it in Netron)', () => downloadOnnx(this.stage.trace));
+    this.tools.dataset.coversStage = '';
+  }
+
+  /** A block (a head slice: its block) as CSV text. */
+  csv(id) {
+    const s = this.stage, { block } = s.drawnIn(id);
+    return block ? blockCsv(s.scene, block, s.tensors.get(block.id)) : null;
+  }
+
+  downloadCsv(id = this.stage.explained?.id || this.stage.cursor?.id) {
+    const s = this.stage, { block } = id ? s.drawnIn(id) : { block: null };
+    if (!block) { s.message('Point at a block (or explain a cell) first: the CSV is of that block.'); return false; }
+    download(fileName(s.trace?.input?.number, block.id, 'csv'), this.csv(block.id), 'text/csv');
+    return true;
+  }
+
+  /** The stage as a PNG data URL, at the canvas's size. */
+  png() { const s = this.stage; return canvasPng(s.renderer, s.world, s.camera); }
+
+  downloadPng() { download(fileName(this.stage.trace?.input?.number, null, 'png'), dataUrlBlob(this.png())); }
+}

@@ -4,17 +4,9 @@
 // tensor by name. Also the legend: the hovered block's colour scale.
 
 import { formatNumber } from '../js/format.js';
+import { sliceAlias, tensorIndex } from './cellmap.js';
 
 const fmt = v => (v === -Infinity ? '−∞' : formatNumber(v, Number.isInteger(v) ? 'text' : 'sig5'));
-
-/** Tensor coordinates of a drawn cell: {row, col, flat} (1-D: index in col or row; transposed swaps). */
-export function tensorIndex(block, r, c) {
-  const shape = block.shape;
-  if (shape.length === 0) return { row: 0, col: 0, flat: 0 };
-  if (shape.length === 1) { const k = block.rows === 1 ? c : r; return { row: block.rows === 1 ? 0 : k, col: block.rows === 1 ? k : 0, flat: k }; }
-  const [row, col] = block.transposed ? [c, r] : [r, c];
-  return { row, col, flat: row * shape[1] + col };
-}
 
 function rowStats(data, cols, row) {
   let s = 0, s2 = 0;
@@ -42,8 +34,8 @@ export function cellInfo(scene, block, tensors, r, c) {
   }
   if (block.row_stats && two) { const s = rowStats(t.data, shape[1], row); info.rowMean = s.mean; info.rowStd = s.std; }
   if (block.mask) { const m = tensors.get(block.mask); if (m && two) info.masked = !m.data[row * m.shape[1] + col]; }
-  const slice = scene.slices.find(s => s.of === block.id && col >= s.col_offset && col < s.col_offset + s.cols);
-  if (slice) info.alias = `${slice.id}[${row}, ${col - slice.col_offset}]`;
+  const alias = sliceAlias(scene, block, row, col);
+  if (alias) info.alias = alias;
   if (block.transposed) info.note = `drawn transposed: this cell is ${block.id}[${row}, ${col}] shown at (${r}, ${c})`;
   return info;
 }

@@ -76,6 +76,28 @@ export function styleLabels(labels, colors) {
  *  color, weight, maxWidth, minPx, maxScale, maxPx, room}] in world units (room: the widest the label may grow
  *  to, not to run into its neighbour). Returns a THREE.Mesh. */
 export function buildLabels(labels) {
+  const { canvas, slots } = drawAtlas(labels);
+  const tex = new THREE.CanvasTexture(canvas);
+  tex.colorSpace = THREE.SRGBColorSpace; tex.anisotropy = 4; tex.generateMipmaps = true;
+  tex.minFilter = THREE.LinearMipmapLinearFilter;
+  const m = new THREE.ShaderMaterial({
+    vertexShader, fragmentShader, transparent: true, depthWrite: false, side: THREE.DoubleSide,
+    uniforms: { uMap: { value: tex }, uPxPerUnit: { value: 1 } },
+  });
+  m.map = tex;  // so that the stage's dispose() frees the atlas too
+  const mesh = new THREE.Mesh(labelQuads(labels, slots, canvas), m);
+  mesh.renderOrder = 2;
+  mesh.frustumCulled = false;  // quads grow in the shader; the anchors' sphere would cull too early
+  const size = new THREE.Vector2();
+  mesh.onBeforeRender = (renderer, scene, camera) => {
+    renderer.getSize(size);
+    m.uniforms.uPxPerUnit.value = size.y / (2 * Math.tan(THREE.MathUtils.degToRad(camera.fov) / 2));
+  };
+  return mesh;
+}
+
+/** Every label's text in one canvas (rows of PX pixels), and where each sits in it. */
+function drawAtlas(labels) {
   const canvas = document.createElement('canvas');
   const ctx = canvas.getContext('2d');
   const W = 2048;
@@ -99,10 +121,12 @@ export function buildLabels(labels) {
       cx += ctx.measureText(seg.s).width;
     }
   });
-  const tex = new THREE.CanvasTexture(canvas);
-  tex.colorSpace = THREE.SRGBColorSpace; tex.anisotropy = 4; tex.generateMipmaps = true;
-  tex.minFilter = THREE.LinearMipmapLinearFilter;
-  const n = labels.length;
+  return { canvas, slots };
+}
+
+/** One quad per label, pinned at its anchor, with its world size and how it may grow on screen. */
+function labelQuads(labels, slots, canvas) {
+  const W = canvas.width, n = labels.length;
   const pos = new Float32Array(n * 12), off = new Float32Array(n * 8), sz = new Float32Array(n * 16), uv = new Float32Array(n * 8), idx = [];
   labels.forEach((l, i) => {
     const s = slots[i];
@@ -131,18 +155,5 @@ export function buildLabels(labels) {
   g.setAttribute('uv', new THREE.BufferAttribute(uv, 2));
   g.setIndex(idx);
   g.computeBoundingSphere();
-  const m = new THREE.ShaderMaterial({
-    vertexShader, fragmentShader, transparent: true, depthWrite: false, side: THREE.DoubleSide,
-    uniforms: { uMap: { value: tex }, uPxPerUnit: { value: 1 } },
-  });
-  m.map = tex;  // so that the stage's dispose() frees the atlas too
-  const mesh = new THREE.Mesh(g, m);
-  mesh.renderOrder = 2;
-  mesh.frustumCulled = false;  // quads grow in the shader; the anchors' sphere would cull too early
-  const size = new THREE.Vector2();
-  mesh.onBeforeRender = (renderer, scene, camera) => {
-    renderer.getSize(size);
-    m.uniforms.uPxPerUnit.value = size.y / (2 * Math.tan(THREE.MathUtils.degToRad(camera.fov) / 2));
-  };
-  return mesh;
+  return g;
 }

@@ -1,84 +1,91 @@
-// Entry point: finds #stage, loads the weights once, draws each trace the page announces, and
-// follows the article's steps. The public object is window.anatomyStage (see README.md).
+// Entry point: finds #stage, draws each trace the page announces (with the weights the trace names in
+// `weights_url`, fetched before it is drawn) and follows the article's steps. The public object is
+// window.anatomyStage (see README.md).
 import { Stage } from './stage.js';
-import { fetchWeights, fetchTrace, parseWeights } from './data.js';
+import { fetchWeights, parseWeights } from './data.js';
+import { fetchTrace } from '../js/api.js';
+import { answerSwitches } from '../js/ablation.js';
 
 const container = document.getElementById('stage');
 const api = window.anatomyStage = {
   ready: false, error: null, stats: null, stage: null, traceCount: 0,
 };
 
+/** Adds stage.css; resolves once it applies (the views keep clear of overlays that it places). */
 function injectStyles() {
-  if (document.querySelector('link[data-stage-css]')) return;
+  if (document.querySelector('link[data-stage-css]')) return Promise.resolve();
   const l = document.createElement('link');
   l.rel = 'stylesheet'; l.href = new URL('./stage.css', import.meta.url).href; l.dataset.stageCss = '';
+  const loaded = new Promise(resolve => { l.onload = l.onerror = resolve; });
   document.head.appendChild(l);
+  return loaded;
+}
+
+/** Draws a trace (a bad one keeps the stage as it is); true when drawn. */
+function apply(stage, trace) {
+  if (!trace || !Array.isArray(trace.nodes) || !trace.nodes.length) return false;  // bad input: keep the stage
+  try { stage.setTrace(trace); } catch (e) { console.warn('stage: trace not drawn:', e.message); return false; }
+  api.traceCount++; api.input = trace.input; api.ready = true;
+  container.dataset.ready = 'true';
+  return true;
+}
+
+/** show(trace) → whether it was drawn: a trace names the URL of the weights it read (a training
+ *  snapshot's, another model's differ from the shipped model's); those are fetched, and set, first. */
+function traceShower(stage, styled) {
+  let weightsUrl = null, latest = null;
+  return async (trace) => {
+    latest = trace;
+    await styled;
+    const url = trace?.weights_url;
+    if (url && url !== weightsUrl) {
+      let w;
+      try { w = await fetchWeights(url); } catch (e) {
+        api.error = String(e.message || e); container.dataset.error = api.error; console.warn('stage:', api.error); return false;
+      }
+      if (latest !== trace) return false;  // a newer trace came meanwhile
+      weightsUrl = url; stage.setWeights(w);
+    }
+    return apply(stage, trace);
+  };
 }
 
 async function start() {
   if (!container) return;
-  injectStyles();
-  const stage = new Stage(container);
+  const styled = injectStyles();
+  const stage = new Stage(container), show = traceShower(stage, styled), early = window.anatomy;
   api.stage = stage; api.stats = stage.stats;
   // page.js may have announced the trace, a deep-linked step, a pinned input and a cell to explain
-  // before this module loaded
-  let pending = window.anatomy?.trace || null, weights = null, lastStep = window.anatomy?.stepDetail || null;
-  let pendingCompare = window.anatomy?.compareTrace ?? undefined, pendingSelect = window.anatomy?.cellDetail || null;
-  const flush = () => {  // what waited for the first drawn trace: the comparison, then the cell
+  // before this module loaded; the comparison and the cell wait for the first drawn trace
+  let lastStep = early?.stepDetail || null, pendingCompare = early?.compareTrace ?? undefined, pendingSelect = early?.cellDetail || null;
+  const flush = () => {
     if (!api.ready) return;
     if (pendingCompare !== undefined) { stage.setCompare(pendingCompare); pendingCompare = undefined; }
     if (pendingSelect) { const c = pendingSelect; pendingSelect = null; stage.select(c.id, c.row, c.col, { how: 'link' }); }
   };
-  const apply = (trace) => {
-    if (!trace || !Array.isArray(trace.nodes) || !trace.nodes.length) return false;  // bad input: keep the stage
-    try { stage.setTrace(trace); } catch (e) { console.warn('stage: trace not drawn:', e.message); return false; }
-    api.traceCount++; api.input = trace.input; api.ready = true;
-    container.dataset.ready = 'true';
-    return true;
+  // the first trace drawn, then the linked step, and only then the comparison and the cell (a step
+  // change would close a cell's panel opened before it); later traces need only the waiting ones
+  let booted = false;
+  const drawn = () => {
+    if (!booted && lastStep) stage.applyStep(lastStep, { cut: true });
+    booted = true; flush();
   };
-  // A trace names the URL of the weights it read (`weights_url`; a training snapshot's differ from the
-  // shipped model's): those are fetched, and set, before the trace is drawn.
-  let weightsUrl = null, latest = null;
-  const show = async (trace, { then = flush } = {}) => {  // then: what runs once it is drawn
-    latest = trace;
-    const url = trace?.weights_url || '/api/weights';
-    if (url !== weightsUrl) {
-      let w;
-      try { w = await fetchWeights(url); } catch (e) { console.warn('stage:', e.message); return; }
-      if (latest !== trace) return;  // a newer trace came meanwhile
-      weights = w; weightsUrl = url; stage.setWeights(w);
-    }
-    apply(trace); then();
-  };
-  document.addEventListener('anatomy:trace', e => { if (weights) show(e.detail); else pending = e.detail; });
-  document.addEventListener('anatomy:step', e => { lastStep = e.detail; if (api.ready) stage.applyStep(e.detail); else stage.applyStep(e.detail, { animate: false }); });
+  document.addEventListener('anatomy:trace', async e => { if (await show(e.detail)) drawn(); });
+  document.addEventListener('anatomy:step', e => { lastStep = e.detail; stage.applyStep(e.detail, api.ready ? {} : { animate: false }); });
   document.addEventListener('anatomy:compare', e => { pendingCompare = e.detail || null; flush(); });
   document.addEventListener('anatomy:select', e => { pendingSelect = e.detail; flush(); });
-  if (!window.anatomy) {  // no page.js: the stage answers its own switches
-    document.addEventListener('anatomy:ablate', async e => {
-      try { const t = await fetchTrace(api.input?.number ?? '42', e.detail?.ablation || []); apply(t); }
-      catch (err) { stage.message?.(String(err.message || err)); }
-    });
-  }
   if (lastStep) stage.applyStep(lastStep, { animate: false });
-  try {
-    const model = document.getElementById('input-form')?.dataset.model;  // ?model=, named by the server
-    weights = await fetchWeights(model ? `/api/weights?model=${encodeURIComponent(model)}` : undefined);
-  } catch (e) {
-    api.error = String(e.message || e); container.dataset.error = api.error; console.warn('stage:', api.error); return;
-  }
-  stage.setWeights(weights); weightsUrl = '/api/weights';
-  if (!pending && window.anatomy?.trace) pending = window.anatomy.trace;
-  if (!pending && !window.anatomy) {
-    // No page.js (the stage on its own): fetch the URL's input.
-    const input = new URLSearchParams(location.search).get('input') || '42';
-    try { pending = await fetchTrace(input); } catch (e) { api.error = String(e.message || e); }
-  }
-  // the first trace, then the linked step, and only then the comparison and the cell (a step change
-  // would close a cell's panel opened before it)
-  if (pending) await show(pending, { then: () => {} });
-  if (lastStep) stage.applyStep(lastStep, { cut: true });
-  flush();
+  const first = early ? early.trace : await ownTrace(stage, show);
+  if (first && (await show(first))) drawn();
+}
+
+/** No page.js (the stage on its own): the URL's input, and the stage answers its own switches. */
+async function ownTrace(stage, show) {
+  answerSwitches(async parts => {
+    try { await show(await fetchTrace(api.input?.number ?? '42', { ablation: parts })); } catch (err) { stage.message(String(err.message || err)); }
+  }, () => api.stage?.trace?.ablation || []);
+  const input = new URLSearchParams(location.search).get('input') || '42';
+  try { return await fetchTrace(input); } catch (e) { api.error = String(e.message || e); return null; }
 }
 
 Object.assign(api, {
@@ -88,8 +95,7 @@ Object.assign(api, {
   project: (id, row, col) => api.stage?.project(id, row, col) ?? null,
   /** Fetches the trace of a new input and animates to it; resolves to false on a bad input. */
   load: async (input) => {
-    try { const t = await fetchTrace(input); return !!(t.nodes && api.stage && (api.stage.setTrace(t), api.traceCount++, api.input = t.input, true)); }
-    catch { return false; }
+    try { const t = await fetchTrace(input); return !!(t.nodes && api.stage && (api.stage.setTrace(t), api.traceCount++, api.input = t.input, true)); } catch { return false; }
   },
   /** Draws another model (a research variant, say): its trace (with its scene) and its weights document. */
   drawModel: (trace, weights) => {

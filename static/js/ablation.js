@@ -1,0 +1,26 @@
+// Switching parts off, in one place: the stage's switches announce `anatomy:ablate` (detail =
+// {ablation: the parts to switch off}) and buttons with data-ablate-part (step 29's table) toggle one
+// part; both end in the one `ablate(parts)` the caller gives (page.js: its input on that ablation; the
+// stage on its own: that trace fetched and drawn). An ablate= value in the address names the parts.
+
+/** The parts named in an ablate= value (the server checks them). */
+export function parseAblation(text) {
+  return String(text || "").split(",").map((s) => s.trim()).filter(Boolean);
+}
+
+/** The table's buttons pressed for the parts switched off. */
+export function showAblation(parts) {
+  const off = new Set(parts);
+  for (const b of document.querySelectorAll("[data-ablate-part]")) b.setAttribute("aria-pressed", String(off.has(b.dataset.ablatePart)));
+}
+
+/** Answers the switches: ablate(parts) for each press; current() → the parts switched off now. */
+export function answerSwitches(ablate, current) {
+  document.addEventListener("anatomy:ablate", (event) => ablate(event.detail?.ablation || []));
+  document.addEventListener("click", (event) => {
+    const b = event.target instanceof Element ? event.target.closest("[data-ablate-part]") : null;
+    if (!b) return;
+    const part = b.dataset.ablatePart, now = current();
+    ablate(now.includes(part) ? now.filter((p) => p !== part) : [...now, part]);
+  });
+}

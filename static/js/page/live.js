@@ -1,0 +1,10 @@
+// The live values: every [data-live] element of the article shows that figure of the input on show
+// (the trace's derived numbers over the model's own), formatted as its data-format says.
+import { formatNumber } from "../format.js";
+
+export function fillLive(values) {
+  for (const el of document.querySelectorAll("[data-live]")) {
+    const key = el.dataset.live;
+    if (key in values) el.textContent = formatNumber(values[key], el.dataset.format || "text");
+  }
+}

@@ -1,0 +1,63 @@
+// Running an input: its trace streamed (with the parts switched off and the training snapshot now
+// shown), the live values filled, the address kept, and anatomy:trace announced; the form's submit,
+// switching parts off (static/js/ablation.js) and the time machine of step 21 all end here.
+import { fetchWeightBytes, streamTrace } from "../api.js";
+import { answerSwitches, showAblation } from "../ablation.js";
+import { fillLive } from "./live.js";
+import { MODEL, anatomy, announce, clearError, currentInput, field, form, showError, updateUrl } from "./state.js";
+
+let requestSeq = 0;
+
+// The header names the weights the trace read: fetching them starts at once (the stage reads the same
+// cache once the trace is announced).
+const warmWeights = (header) => { if (header.weights_url) fetchWeightBytes(header.weights_url).catch(() => {}); };
+
+// Fetch and show one input's trace with the given parts switched off (by default the ones off now);
+// true when it worked. A failure keeps the last good trace.
+export async function run(input, ablation = anatomy.ablation) {
+  const seq = ++requestSeq;
+  form.setAttribute("aria-busy", "true");
+  try {
+    const trace = await streamTrace(input, { ablation, checkpoint: anatomy.checkpoint, model: MODEL }, { onHeader: warmWeights });
+    if (seq !== requestSeq) return; // a newer input won
+    anatomy.trace = trace;
+    anatomy.ablation = trace.ablation || [];
+    showAblation(anatomy.ablation);
+    clearError();
+    if (!MODEL) fillLive({ ...(anatomy.model?.figures || {}), ...trace.derived });  // the article is the 2017 model's
+    updateUrl();
+    anatomy.ready = true;
+    announce("anatomy:trace", trace);
+    return true;
+  } catch (err) {
+    if (seq === requestSeq) showError(err.message); // the last good trace stays
+    return false;
+  } finally {
+    if (seq === requestSeq) form.removeAttribute("aria-busy");
+  }
+}
+
+// Shows the current input on the snapshot after `step` training steps (null: the trained model); true
+// when it worked. A refused checkpoint keeps the last good one, and the message says what is accepted.
+export async function setCheckpoint(step) {
+  const previous = anatomy.checkpoint;
+  anatomy.checkpoint = step === null || step === undefined || String(step).trim() === "" ? null : String(step).trim();
+  const ok = await run(currentInput());
+  if (!ok) anatomy.checkpoint = previous;
+  updateUrl();
+  announce("anatomy:checkpoint", { checkpoint: anatomy.checkpoint });
+  return ok;
+}
+
+// Switching parts off: the stage's switches and step 29's table; the same input, another ablation.
+export const ablate = (ablation) => run(currentInput(), ablation);
+
+export function bindRun() {
+  anatomy.setCheckpoint = setCheckpoint;
+  anatomy.ablate = ablate;
+  answerSwitches(ablate, () => anatomy.ablation);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    run(field.value);
+  });
+}

@@ -1,0 +1,47 @@
+// What the page holds and the address keeps. window.anatomy = {trace, step, stepDetail, compareTrace,
+// cell, cellDetail, model, checkpoint, ablation, ready} for the other modules, tests and the console.
+// The address keeps the input, the parts switched off (ablate=), the step (#step-N), the pinned input
+// (compare=), the explained cell (cell=id:row:col) and the training snapshot (checkpoint=N), so a link
+// reproduces the picture.
+
+export const DEFAULT_INPUT = "42";
+// ?model=: the server names the miniature the stage draws (data-model, absent for the default)
+export const form = document.getElementById("input-form");
+export const MODEL = form?.dataset.model || "";
+export const field = document.getElementById("number-input");
+export const errorBox = document.getElementById("input-error");
+export const sections = [...document.querySelectorAll("section.step")];
+
+export const anatomy = (window.anatomy = { trace: null, step: null, stepDetail: null, compareTrace: null, cell: null, cellDetail: null,
+  model: null, checkpoint: null, ready: false, ablation: [] });
+
+/** Announces a page event to the stage, the figures and the progress bar. */
+export const announce = (name, detail) => document.dispatchEvent(new CustomEvent(name, { detail }));
+
+export function showError(message) {
+  errorBox.textContent = message;
+  field.setAttribute("aria-invalid", "true");
+}
+
+export function clearError() {
+  errorBox.textContent = "";
+  field.removeAttribute("aria-invalid");
+}
+
+/** The input on show now (or the one typed, or the default). */
+export const currentInput = () => (anatomy.trace ? String(anatomy.trace.input.number) : field.value || DEFAULT_INPUT);
+
+export function updateUrl() {
+  const url = new URL(window.location.href);
+  if (anatomy.trace) url.searchParams.set("input", String(anatomy.trace.input.number));
+  if (anatomy.ablation.length) url.searchParams.set("ablate", anatomy.ablation.join(","));
+  else url.searchParams.delete("ablate");
+  if (anatomy.compareTrace) url.searchParams.set("compare", String(anatomy.compareTrace.input.number));
+  else url.searchParams.delete("compare");
+  if (anatomy.cell) url.searchParams.set("cell", `${anatomy.cell.id}:${anatomy.cell.row}:${anatomy.cell.col}`);
+  else url.searchParams.delete("cell");
+  if (anatomy.checkpoint !== null) url.searchParams.set("checkpoint", String(anatomy.checkpoint));
+  else url.searchParams.delete("checkpoint");
+  url.hash = anatomy.step ? `step-${anatomy.step}` : url.hash;
+  history.replaceState(null, "", url);
+}

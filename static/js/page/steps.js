@@ -1,0 +1,109 @@
+// Which step is in view: a step is current when it crosses a line 40% down the viewport (or down the
+// article's own scroller on a phone); the arrow keys go to the previous or next step; a linked step is
+// held at the top while the page settles. Each change announces anatomy:step (detail = {step}): what
+// the stage shows for it is the scene's (the tour).
+import { anatomy, announce, sections, updateUrl } from "./state.js";
+
+const article = document.getElementById("article");
+const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+
+export function setStep(section) {
+  const detail = { step: Number(section.dataset.step) };
+  if (detail.step === anatomy.step) return;
+  anatomy.step = detail.step;
+  anatomy.stepDetail = detail;  // for a stage that loads after this event
+  for (const s of sections) s.classList.toggle("current", s === section);
+  updateUrl();
+  announce("anatomy:step", detail);
+}
+
+// A step chosen with the arrow keys stays the current one while the smooth scroll runs (a figure drawn
+// on the way changes heights, and Chrome's smooth scroll may then stop short or overshoot); when the
+// scroll ends, the step is put exactly at the top.
+let heading = null, headingTimer = 0;
+
+export function goTo(section) {
+  if (!section) return;
+  setStep(section);
+  heading = section;
+  clearTimeout(headingTimer);
+  headingTimer = setTimeout(arrive, 1500);
+  section.scrollIntoView({ behavior: reducedMotion.matches ? "auto" : "smooth", block: "start" });
+}
+
+function arrive() {
+  if (!heading) return;
+  const section = heading;
+  heading = null;
+  clearTimeout(headingTimer);
+  const scroller = getComputedStyle(article).overflowY !== "visible" ? article : document.documentElement;
+  const pad = parseFloat(getComputedStyle(scroller).scrollPaddingTop) || 0;
+  const top = section.getBoundingClientRect().top - (scroller === article ? article.getBoundingClientRect().top : 0);
+  if (Math.abs(top - pad) > 8) section.scrollIntoView({ block: "start" });
+  setStep(section);
+}
+
+// A linked step stays at the top while the page settles: fonts, formulas, live values and the lazily
+// drawn figures above it change the heights after the first scroll. Every change of a section's size
+// re-anchors the step; the pin lets go when the reader scrolls, types or clicks, or once nothing has
+// moved for three seconds (at most thirty after the load).
+let pinned = null;
+
+export function pin(section) {
+  pinned = section;
+  let quiet = null;
+  const release = () => {
+    pinned = null;
+    resize.disconnect();
+    clearTimeout(quiet); clearTimeout(cap);
+    for (const e of events) window.removeEventListener(e, release, true);
+  };
+  const settle = () => { clearTimeout(quiet); quiet = setTimeout(release, 3000); };
+  const hold = () => {
+    if (!pinned) return;
+    pinned.scrollIntoView({ block: "start" });
+    if (anatomy.step !== Number(pinned.dataset.step)) setStep(pinned);
+    settle();
+  };
+  const resize = new ResizeObserver(hold);
+  for (const s of sections) resize.observe(s);
+  document.fonts?.ready.then(hold);
+  const events = ["wheel", "touchstart", "keydown", "pointerdown"];
+  for (const e of events) window.addEventListener(e, release, { capture: true, passive: true });
+  const cap = setTimeout(release, 30000);
+  settle();
+}
+
+let observer = null;
+
+function observeSteps() {
+  const ownScroller = article && getComputedStyle(article).overflowY !== "visible";
+  observer?.disconnect();
+  observer = new IntersectionObserver((entries) => {
+    if (pinned || heading) return;
+    const hit = entries.filter((e) => e.isIntersecting).sort((a, b) => a.boundingClientRect.top - b.boundingClientRect.top)[0];
+    if (hit) setStep(hit.target);
+  }, { root: ownScroller ? article : null, rootMargin: "-40% 0px -59% 0px" });
+  for (const s of sections) observer.observe(s);
+}
+
+function onArrow(event) {
+  // The stage, when focused, uses the arrows to move its cell cursor (and prevents the default).
+  if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
+  const t = event.target;
+  if (t instanceof HTMLElement && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+  const i = sections.findIndex((s) => Number(s.dataset.step) === anatomy.step);
+  const next = sections[Math.min(sections.length - 1, Math.max(0, (i < 0 ? 0 : i) + (event.key === "ArrowRight" ? 1 : -1)))];
+  event.preventDefault();
+  goTo(next);
+}
+
+export function bindSteps() {
+  // The same navigation for other parts of the page (the Figure 1 boxes): to step n, moving the stage.
+  anatomy.goTo = (n) => goTo(sections.find((s) => Number(s.dataset.step) === n));
+  document.addEventListener("scrollend", arrive, true);
+  observeSteps();
+  window.matchMedia("(max-width: 760px)").addEventListener("change", observeSteps);
+  document.addEventListener("keydown", onArrow);
+}

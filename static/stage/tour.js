@@ -1,0 +1,156 @@
+// The tour and the camera: each step of the scene lit, framed and animated (the scene says what), the
+// whole machine, back to the step's view, replay; the framing of a box of blocks (the explanation's);
+// and how a step's subject sits on screen (framing(), for tests/test_framing.py).
+import * as THREE from 'three';
+import { ANIMATIONS } from './animations.js';
+import { restingOpacity } from './connectors.js';
+
+const MOVE_MS = 650, DIM = 0.32, DIM_COMPUTED = 0.16;
+const COVER_MIN_HEIGHT = 480;  // CSS px: below it, views ignore the overlays (covered())
+
+export class Tour {
+  constructor(stage) { this.stage = stage; }
+
+  get moveMs() { return this.stage.reduced ? 0 : MOVE_MS; }
+
+  keyframe(view) { const s = this.stage; return s.rig.frame(view, s.camera.aspect, this.covered()); }
+
+  /** Eases the camera to a scene view (a cut with reduced motion). */
+  moveTo(view, cut = false) { this.stage.rig.moveTo(this.keyframe(view), cut ? 0 : this.moveMs); }
+
+  /** The share of the stage's height that lasting overlays cover at its top and at its bottom: every
+   *  visible element marked data-covers-stage (the key hints, PNG and CSV, the map's button), each counted
+   *  at the edge it is nearer. What comes and goes (the hover inspector, the legend, a banner) is not
+   *  counted: a view must not move when it shows, nor depend on whether it had shown yet (a link).
+   *  A phone's stage (about 350 px) has no height to spare: keeping clear of its overlays would take a
+   *  fifth of it and shrink the cells under the 6 px tests/test_framing.py asks, so there nothing counts. */
+  covered() {
+    const box = this.stage.el.getBoundingClientRect(), cover = { top: 0, bottom: 0 };
+    if (box.height < COVER_MIN_HEIGHT) return cover;
+    for (const e of document.querySelectorAll('[data-covers-stage]')) {
+      const r = e.getBoundingClientRect();
+      if (e.hidden || !r.height || r.bottom <= box.top || r.top >= box.bottom || r.right <= box.left || r.left >= box.right) continue;
+      if (r.top + r.bottom < box.top + box.bottom) cover.top = Math.max(cover.top, (r.bottom - box.top) / box.height);
+      else cover.bottom = Math.max(cover.bottom, (box.bottom - r.top) / box.height);
+    }
+    return cover;
+  }
+
+  stepOf(n) { const sc = this.stage.scene; return sc?.steps.find(s => s.step === n) || sc?.steps[0] || null; }
+
+  showOverview() { const s = this.stage; if (s.scene) { s.markInput(); this.moveTo(s.scene.overview); } }
+  returnToStep() { const s = this.stage; if (s.step) { s.markInput(); this.moveTo(s.step.view); } }
+  replay() { const s = this.stage; if (s.step) { s.markInput(); this.runAnimation(); } }
+
+  /** detail: {step}; the scene says what the step lights, frames and animates. A new step closes the
+   *  explanation (keepExplained: a new trace keeps it, to explain the same cell of the new input). */
+  applyStep(detail, { cut = false, animate = true, keepCamera = false, keepExplained = false } = {}) {
+    const s = this.stage;
+    s.stepNo = Number(detail?.step) || s.stepNo;
+    if (!s.scene) return;
+    if (!keepExplained) s.explanation.close({ restore: false });
+    s.step = this.stepOf(s.stepNo);
+    s.markInput();
+    if (!keepCamera) this.moveTo(s.step.view, cut);
+    this.resetEffects();
+    s.pointer.hide();
+    this.applyHighlight(cut);
+    if (animate) this.runAnimation(); else ANIMATIONS[s.step.animation.name]?.(s, s.step.animation, true);
+  }
+
+  applyHighlight(cut) {
+    const s = this.stage, lit = new Set(s.step.lit), paramsOnly = s.step.animation.name === 'parameters';
+    const from = new Map(), to = new Map();
+    for (const [id, b] of s.blockById) {
+      let d = !lit.size || lit.has(id) ? 1 : DIM;
+      if (paramsOnly && !b.param) d = Math.min(d, DIM_COMPUTED);
+      from.set(id, s.cells.get(id, 'dim')); to.set(id, d);
+    }
+    const set = e => { for (const [id, d] of to) s.cells.set(id, { dim: from.get(id) + (d - from.get(id)) * e }); };
+    if (cut) set(1); else s.tween(300, set);
+  }
+
+  /** Stops the step's animation where it is. */
+  stopAnimation() { const s = this.stage; if (s.anim) { s.tweens.delete(s.anim); s.anim = null; } }
+
+  resetEffects() {
+    const s = this.stage;
+    this.stopAnimation();
+    s.cells.setAll({ reveal: 1e9, focus: null, drop: 0, glow: 0, fromZero: false, t: 1 });
+    for (const c of s.connectors?.children || []) { c.geometry.setDrawRange(0, Infinity); c.material.opacity = restingOpacity(c.name); }
+  }
+
+  runAnimation() {
+    const s = this.stage;
+    this.resetEffects();
+    ANIMATIONS[s.step.animation.name]?.(s, s.step.animation, s.reduced);
+    s.invalidate();
+  }
+
+  /** After the cells are rebuilt: the step's highlight and its animation's end, the explanation on top. */
+  restyle() {
+    const s = this.stage;
+    this.resetEffects();
+    this.applyHighlight(true);
+    if (s.explained) s.explanation.paint();
+    else ANIMATIONS[s.step?.animation.name]?.(s, s.step.animation, true);
+    s.invalidate();
+  }
+
+  /** Frames the given blocks (each with the room of its label above) from the camera's present angles. */
+  frameBlocks(ids) {
+    const s = this.stage, room = s.scene.camera.label_room;
+    let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    for (const id of ids) {
+      const b = s.blockById.get(id);
+      if (!b) continue;
+      x0 = Math.min(x0, b.x); x1 = Math.max(x1, b.x + b.w); y0 = Math.min(y0, b.y - b.rows); y1 = Math.max(y1, b.y + room);
+    }
+    if (!Number.isFinite(x0)) return;
+    const k = s.rig.key, box = [x0, x1, y0, y1];
+    this.moveTo({ box, target: [(x0 + x1) / 2, (y0 + y1) / 2, 0], azimuth: k.azimuth, elevation: k.elevation, margin: s.scene.camera.explain_margin });
+  }
+
+  /** Screen (client) position of a cell's centre, tensor coordinates. */
+  project(id, row, col) {
+    const s = this.stage, cell = s.resolve(id, row, col);
+    if (!cell) return null;
+    const p = s.pointer.cellCentre(s.blockById.get(cell.id), cell.r, cell.c).project(s.camera);
+    const rect = s.renderer.domElement.getBoundingClientRect();
+    return { x: rect.left + (p.x + 1) / 2 * rect.width, y: rect.top + (1 - p.y) / 2 * rect.height, visible: Math.abs(p.x) <= 1 && Math.abs(p.y) <= 1 && p.z < 1 };
+  }
+
+  /** How the given blocks sit on screen: their bounding box (clipped) as shares of the stage, and the
+   *  median cell's size in CSS pixels. */
+  framing(ids) {
+    const s = this.stage, rect = s.renderer.domElement.getBoundingClientRect(), W = rect.width, H = rect.height;
+    const px = v => { const p = v.clone().project(s.camera); return [(p.x + 1) / 2 * W, (1 - p.y) / 2 * H]; };
+    let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    const sizes = [];
+    for (const id of ids) {
+      const b = s.blockById.get(id);
+      if (!b) continue;
+      for (const [x, y] of [[b.x, b.y], [b.x + b.w, b.y], [b.x, b.y - b.rows], [b.x + b.w, b.y - b.rows]].map(([x, y]) => px(new THREE.Vector3(x, y, 0)))) {
+        x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+      }
+      sizes.push([this.cellPx(b, px), b.rows * b.cols]);
+    }
+    sizes.sort((a, b) => a[0] - b[0]);
+    const total = sizes.reduce((sum, [, n]) => sum + n, 0);
+    let acc = 0, median = 0;
+    for (const [size, n] of sizes) { acc += n; if (acc >= total / 2) { median = size; break; } }
+    const w = Math.max(0, Math.min(W, x1) - Math.max(0, x0)), h = Math.max(0, Math.min(H, y1) - Math.max(0, y0));
+    const cover = this.covered();
+    return { stageWidth: W, stageHeight: H, covered: cover.top + cover.bottom, areaShare: w * h / (W * H), widthShare: w / W, heightShare: h / H, medianCellPx: median,
+      clipped: x0 < -1 || y0 < -1 || x1 > W + 1 || y1 > H + 1 };
+  }
+
+  /** A cell's on-screen size at a block's middle: the geometric mean of its projected pitch. */
+  cellPx(b, px) {
+    const centre = (r, c) => px(this.stage.pointer.cellCentre(b, r, c));
+    const r = Math.floor(b.rows / 2), c = Math.floor(b.cols / 2), c2 = c + 1 < b.cols ? c + 1 : c - 1, r2 = r + 1 < b.rows ? r + 1 : r - 1;
+    const p = centre(r, c), pc = c2 >= 0 ? centre(r, c2) : null, pr = r2 >= 0 ? centre(r2, c) : null;
+    const dx = pc ? Math.hypot(pc[0] - p[0], pc[1] - p[1]) : null, dy = pr ? Math.hypot(pr[0] - p[0], pr[1] - p[1]) : null;
+    return dx && dy ? Math.sqrt(dx * dy) : (dx || dy || 0);
+  }
+}
