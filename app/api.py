@@ -17,7 +17,6 @@ from app.time_machine import CHECKPOINT_HELP, CheckpointError
 from model.ablation import accepted as ablation_accepted
 from model.ablation import parse_ablation
 from model.parse import ACCEPTED, parse_number
-from recorder import check_ablation_traceable
 
 router = APIRouter(prefix="/api", tags=["api"])
 NDJSON = "application/x-ndjson"
@@ -69,7 +68,6 @@ async def trace_request(request: Request, input: str | None, ablate: str | None 
     cfg = svc.translator.model.cfg
     try:
         ablation = parse_ablation(ablate, cfg)
-        check_ablation_traceable(cfg, ablation)  # before the work is queued: trace() would refuse it there
     except ValueError as e:
         raise InputError(f"ablate: {e}", ablation_accepted(cfg)) from None
     return svc, TraceRequest(number, ablation, parse_checkpoint(svc, checkpoint))
