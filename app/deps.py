@@ -22,7 +22,6 @@ from app.time_machine import CHECKPOINT_HELP, CheckpointError
 from model.ablation import accepted as ablation_accepted
 from model.ablation import parse_ablation
 from model.parse import ACCEPTED, parse_number
-from recorder import check_ablation_traceable
 
 INPUT_HELP = f"The number to run: {ACCEPTED}."
 ABLATE_HELP = ("Parts to switch off, comma-separated: heads such as `dec.1.cross.h2`, sub-layers such as "
@@ -92,7 +91,6 @@ def check_trace(svc: ModelService, input: str | None, ablate: str | None = None,
     cfg = svc.translator.model.cfg
     try:
         ablation = parse_ablation(ablate, cfg)
-        check_ablation_traceable(cfg, ablation)  # before the work is queued: trace() would refuse it there
     except ValueError as e:
         raise InputError(f"ablate: {e}", ablation_accepted(cfg)) from None
     return TraceRequest(number, ablation, parse_checkpoint(svc, checkpoint))

@@ -39,6 +39,7 @@ from app.schemas import (
 )
 from app.serialize import dumps
 from app.time_machine import Checkpoints
+from article.derived import with_figures
 from article.stats import attention_peaks_per_head, model_figures, training_summary
 from article.tour import TourStep, load_tour
 from model import models
@@ -214,7 +215,7 @@ class ModelService:
         hit = self.traces.get(key)
         if hit is not None:
             return hit
-        t = trace(model, req.number, params, version, ablation=req.ablation)
+        t = with_figures(trace(model, req.number, params, version, ablation=req.ablation), model)
         scene = build_scene(t, model.cfg, params, self.tour)  # what the stage draws
         header = ServedTraceHeader.of(t.header(), scene=scene, checkpoint=req.checkpoint,
                                       weights_url=weights_url(self.name, req.checkpoint))

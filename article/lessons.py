@@ -1,5 +1,5 @@
 """The per-input numbers that the article's teaching steps quote (issue 14, parts 2–4), computed from
-a trace's own tensors; recorder/record.py's `derived_figures` adds them to the trace's `derived` block.
+a trace's own tensors; article/derived.py's `derived_figures` adds them to the trace's `derived` block.
 
 The worked attention row (steps 7–9) is one definition used twice: these numbers, and the cells the
 scene frames on the stage for step 9 (scene/layout.py reads `WORKED` and `worked_blocks`), so the text

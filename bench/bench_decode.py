@@ -73,8 +73,9 @@ def main() -> None:
     # the cold trace's work in process, beside a plain greedy translation of the same number
     from app.schemas import ServedTraceHeader
     from app.service import CachedTrace
+    from article.derived import derived_figures, with_figures
     from article.tour import load_tour
-    from recorder import derived_figures, parameters, trace, weights_version
+    from recorder import parameters, trace, weights_version
     from scene import build_scene
 
     params, version, tour = parameters(model), weights_version(model), load_tour()
@@ -82,7 +83,7 @@ def main() -> None:
     rows: dict[str, list[float]] = {}
     for n in (42, LONGEST):
         src = VOCAB.ids(VOCAB.source_tokens(n))
-        t = trace(model, n, params, version)
+        t = with_figures(trace(model, n, params, version), model)
         scene = build_scene(t, model.cfg, params, tour)
         m = interleaved({
             "plain greedy, uncached": lambda s=src: greedy(model, [s], cached=False),
@@ -92,7 +93,7 @@ def main() -> None:
             "… a draft wrong from its first piece": lambda s=src, n=n: greedy_checking(
                 model, s, VOCAB.ids(to_german_pieces(n))[1:]),
             "trace() (with that greedy)": lambda n=n: trace(model, n, params, version),
-            "derived_figures() (inside trace())": lambda t=t: derived_figures(t, model),
+            "derived_figures() (after trace())": lambda t=t: derived_figures(t, model),
             "build_scene()": lambda t=t: build_scene(t, model.cfg, params, tour),
             "CachedTrace.build() (JSON)": lambda t=t, sc=scene: CachedTrace.build(
                 ServedTraceHeader.of(t.header(), scene=sc), t.nodes),
@@ -102,7 +103,8 @@ def main() -> None:
     for k, (a, b) in rows.items():
         print(f"{k:44s} {a:10.2f} {b:10.2f}")
     for i, n in enumerate((42, LONGEST)):
-        work = sum(rows[k][i] for k in ("trace() (with that greedy)", "build_scene()", "CachedTrace.build() (JSON)"))
+        work = sum(rows[k][i] for k in ("trace() (with that greedy)", "derived_figures() (after trace())",
+                                        "build_scene()", "CachedTrace.build() (JSON)"))
         print(f"{n}: cold trace work {work:.1f} ms = {work / rows['plain greedy, uncached'][i]:.2f}× an uncached "
               f"greedy, {work / rows['plain greedy, cached'][i]:.2f}× a cached greedy")
 

@@ -1,4 +1,4 @@
-"""Command line: python -m model {train, eval, translate, trace}."""
+"""Command line: python -m model {train, eval, translate} (the trace is the recorder's: python -m recorder)."""
 
 from __future__ import annotations
 
@@ -80,16 +80,6 @@ def cmd_translate(args: argparse.Namespace) -> None:
         print(f"{n}\t{' '.join(r.english)}\t{r.german}")
 
 
-def cmd_trace(args: argparse.Namespace) -> None:
-    import orjson
-
-    from model.translate import Translator
-    from recorder import trace
-
-    t = trace(Translator.load().model, args.number)
-    sys.stdout.buffer.write(orjson.dumps(t.to_json(), option=orjson.OPT_SERIALIZE_NUMPY) + b"\n")
-
-
 def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(2)
     p = OneLineParser(prog="python -m model", description="The trained miniature Transformer.")
@@ -109,11 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--no-beam", dest="beam", action="store_false")
     tr = sub.add_parser("translate", help="translate numbers (digits or English words)")
     tr.add_argument("numbers", nargs="+", type=_number)
-    tc = sub.add_parser("trace", help="every tensor of one translation, as JSON")
-    tc.add_argument("number", type=_number)
     args = p.parse_args(argv)
     try:
-        {"train": cmd_train, "eval": cmd_eval, "translate": cmd_translate, "trace": cmd_trace}[args.cmd](args)
+        {"train": cmd_train, "eval": cmd_eval, "translate": cmd_translate}[args.cmd](args)
     except (ValueError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -3,7 +3,7 @@
 A part is named as the trace names its tensors:
   a head      `enc.L.self.hH`, `dec.L.self.hH`, `dec.L.cross.hH`  (its output, weights·V, becomes 0)
   a sub-layer `enc.L.self`, `enc.L.ffn`, `dec.L.self`, `dec.L.cross`, `dec.L.ffn`
-              (its branch leaves the residual sum: LayerNorm(x + 0) = LayerNorm(x))
+              (its branch leaves the residual sum: LayerNorm(x + 0) = LayerNorm(x); pre-norm, x + 0 = x)
 
 Two equivalent forms of the same ablation: the trace multiplies the part's output by a zero constant
 inside the graph (recorder/record.py), and `ablated()` returns a copy of the model whose weights say the
@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import torch
 
+from model import ids
 from model.transformer import Config, EncoderDecoder
 
 SUBLAYERS = {"enc": ("self", "ffn"), "dec": ("self", "cross", "ffn")}
@@ -42,10 +43,10 @@ def parts(cfg: Config) -> list[Part]:
     for stack in ("enc", "dec"):
         for layer in range(cfg.n_layers):
             for kind in SUBLAYERS[stack]:
-                sid = f"{stack}.{layer}.{kind}"
+                sid = ids.sublayer_id(stack, layer, kind)
                 out.append(Part(sid, "sublayer", sid))
                 if kind in ATTENTION:
-                    out += [Part(f"{sid}.h{h}", "head", sid, h) for h in range(cfg.n_heads)]
+                    out += [Part(ids.join(sid, ids.head_word(h)), "head", sid, h) for h in range(cfg.n_heads)]
     return out
 
 
@@ -92,10 +93,9 @@ def _why(name: str, cfg: Config) -> str:
 
 
 def _module(model: EncoderDecoder, sublayer: str):
-    stack, layer, kind = sublayer.split(".")
-    layers = model.encoder_layers if stack == "enc" else model.decoder_layers
-    mod = layers[int(layer)]
-    return {"self": mod.self_attn, "cross": getattr(mod, "src_attn", None), "ffn": mod.feed_forward}[kind]
+    name = ids.parse(sublayer)
+    mod = (model.encoder_layers if name.stack == "enc" else model.decoder_layers)[name.layer]
+    return {"self": mod.self_attn, "cross": getattr(mod, "src_attn", None), "ffn": mod.feed_forward}[name.sublayer]
 
 
 def ablated(model: EncoderDecoder, names: Iterable[str]) -> EncoderDecoder:
@@ -103,7 +103,8 @@ def ablated(model: EncoderDecoder, names: Iterable[str]) -> EncoderDecoder:
 
     A head: its d_k input columns of W^O are zeroed, so Concat(heads)·W^O gets nothing from it (the same
     as multiplying the head's output by 0). A sub-layer: the weights and bias that make its output
-    (W^O and b^O of an attention, W₂ and b₂ of a feed-forward network) are zeroed, so its branch adds 0.
+    (W^O and b^O of an attention, W₂ and b₂ of a feed-forward network; a model without biases has only
+    the weights) are zeroed, so its branch adds 0.
     """
     names = list(names)
     out = copy.deepcopy(model)
@@ -113,10 +114,11 @@ def ablated(model: EncoderDecoder, names: Iterable[str]) -> EncoderDecoder:
         for name in names:
             p = by_id[name]
             mod = _module(out, p.sublayer)
-            last = mod.w_2 if p.sublayer.endswith(".ffn") else mod.w_o
+            last = mod.w_2 if ids.parse(p.sublayer).sublayer == "ffn" else mod.w_o
             if p.kind == "head":
                 last.weight[:, p.head * mod.d_k:(p.head + 1) * mod.d_k] = 0.0
             else:
                 last.weight.zero_()
-                last.bias.zero_()
+                if last.bias is not None:
+                    last.bias.zero_()
     return out

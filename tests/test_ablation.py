@@ -11,6 +11,7 @@ import orjson
 import pytest
 import torch
 
+from article.derived import derived_figures, with_figures
 from model.ablation import ablated, parse_ablation, parts
 from model.data import heldout_numbers
 from model.vocab import VOCAB
@@ -173,7 +174,7 @@ def test_the_lens_after_the_first_layer_is_that_layers_output_through_e_transpos
         assert [p.piece for p in top] == VOCAB.tokens_of(best.tolist())
         assert np.allclose([p.p for p in top], row[best])
     # the article's live line: each layer's argmax piece and its probability, position by position
-    said = t.derived["logit_lens"].split("; ")
+    said = derived_figures(t, model)["logit_lens"].split("; ")
     assert len(said) == len(t.lens)
     for la, line in zip(t.lens, said, strict=True):
         p = t.node(la.probs).value
@@ -240,7 +241,8 @@ def test_the_api_traces_the_ablation_and_keeps_it_apart_in_cache_and_etag(client
     doc = off.json()
     assert doc["ablation"] == ["enc.0.ffn", "dec.1.cross.h3"]
     assert [s["id"] for s in doc["scene"]["switches"] if s["off"]] == doc["ablation"]
-    reference = as_json(trace(svc.translator.model, 42, svc.params, svc.version, ablation=doc["ablation"]))
+    model = svc.translator.model
+    reference = as_json(with_figures(trace(model, 42, svc.params, svc.version, ablation=doc["ablation"]), model))
     assert {k: v for k, v in doc.items() if k not in ("scene", "checkpoint", "weights_url")} == reference
     same = client.get("/api/trace", params={"input": "forty-two", "ablate": "dec.1.cross.h3, enc.0.ffn"})
     assert same.content == off.content  # any spelling and order: one cached trace

@@ -16,6 +16,7 @@ from app.schemas import Beam, ErrorResponse, Facts, Health, ModelCard, Trace, Tr
 from app.security import csp_hash
 from app.serialize import dumps
 from app.service import ByteLRU
+from article.derived import with_figures
 from model.decode import length_penalty
 from model.parse import ACCEPTED
 from model.vocab import VOCAB
@@ -30,9 +31,10 @@ def svc(client):
 
 
 def reference_trace(svc, n: int) -> dict:
-    """The model's own trace of n, through the same JSON encoding (−∞ → null)."""
+    """The model's own trace of n with the article's figures (article/derived.py), through the same JSON
+    encoding (−∞ → null)."""
     model = svc.translator.model
-    doc = trace(model, n, version=weights_version(model)).to_json()
+    doc = with_figures(trace(model, n, version=weights_version(model)), model).to_json()
     return orjson.loads(orjson.dumps(doc, option=orjson.OPT_SERIALIZE_NUMPY))
 
 

@@ -1,4 +1,5 @@
-"""The command line: translate, trace, and one-line errors for bad arguments."""
+"""The command lines: translate (python -m model), trace (python -m recorder), and one-line errors for bad
+arguments."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "model", *args], cwd=ROOT, capture_output=True, text=True,
+def run(*args: str, package: str = "model") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", package, *args], cwd=ROOT, capture_output=True, text=True,
                           timeout=120)
 
 
@@ -25,16 +26,18 @@ def test_translate_prints_number_english_and_german_per_input():
 
 
 def test_trace_prints_the_graph_as_json():
-    r = run("trace", "42")
+    r = run("42", package="recorder")
     assert r.returncode == 0, r.stderr
     t = json.loads(r.stdout)
     assert t["input"]["german"] == "zweiundvierzig"
     assert {n["op"] for n in t["nodes"]} >= {"Gather", "Gemm", "Softmax", "LayerNormalization", "Where", "ArgMax"}
 
 
-@pytest.mark.parametrize("args", [["translate", "abc"], ["translate", "-4"], ["trace", "1000000"],
-                                  ["nonsense"], [], ["train", "--processes", "0"], ["train", "--processes", "two"]])
-def test_a_bad_argument_gets_one_line_and_a_nonzero_exit(args):
-    r = run(*args)
+@pytest.mark.parametrize(("package", "args"), [
+    ("model", ["translate", "abc"]), ("model", ["translate", "-4"]), ("recorder", ["1000000"]), ("recorder", []),
+    ("recorder", ["42", "43"]), ("model", ["trace", "42"]), ("model", ["nonsense"]), ("model", []),
+    ("model", ["train", "--processes", "0"]), ("model", ["train", "--processes", "two"])])
+def test_a_bad_argument_gets_one_line_and_a_nonzero_exit(package, args):
+    r = run(*args, package=package)
     assert r.returncode == 2
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr

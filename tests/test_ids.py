@@ -55,3 +55,26 @@ def test_a_sibling_is_the_tensor_in_the_same_place_with_another_role():
     assert ids.sibling("enc.0.self.q.h2", "k") == "enc.0.self.k.h2"
     assert ids.sibling("enc.1.ffn.ln.gamma", "beta") == "enc.1.ffn.ln.beta"
     assert ids.sibling("lens.dec.1.probs", "tokens") == "lens.dec.1.tokens"
+
+
+def test_every_recorded_node_carries_its_name_and_sends_only_its_id():
+    from model import models
+    from model.train import load
+    from recorder import parameters, trace
+
+    model = load(models.weights_path("modern"))
+    t = trace(model, 42, parameters(model), ablation=["enc.1.self", "dec.1.cross.h1"], lens=True)
+    for node in t.nodes:
+        assert node.name is node.name and node.name == ids.parse(node.id)  # read once, kept
+        assert ids.compose(node.name) == node.id
+        assert set(node.to_json()) == {"id", "op", "inputs", "attrs", "shape", "dtype", "data"}
+    named = {n.id: n.name for n in t.nodes}
+    assert named["dec.1.cross.h1.off"].head == 1 and named["dec.1.cross.h1.off"].role == "off"
+    assert named["lens.dec.0.norm"].lens and named["enc.1.self.gate"].station == "enc.1.self"
+
+
+def test_the_recorder_never_splits_an_id():
+    from pathlib import Path
+
+    for path in (Path(__file__).resolve().parents[1] / "recorder").glob("*.py"):
+        assert ".split(" not in path.read_text(), path.name

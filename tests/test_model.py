@@ -28,16 +28,19 @@ def trained() -> EncoderDecoder:
 
 @pytest.fixture(scope="module")
 def trace_json(trained):
-    """The trace of a number as a client receives it: through JSON (orjson, −∞ as null)."""
+    """The trace of a number as a client receives it, with the article's figures: through JSON (orjson,
+    −∞ as null)."""
     import orjson
 
+    from article.derived import with_figures
     from recorder import trace
 
     cache: dict[int, dict] = {}
 
     def get(number: int) -> dict:
         if number not in cache:
-            raw = orjson.dumps(trace(trained, number).to_json(), option=orjson.OPT_SERIALIZE_NUMPY)
+            raw = orjson.dumps(with_figures(trace(trained, number), trained).to_json(),
+                               option=orjson.OPT_SERIALIZE_NUMPY)
             cache[number] = orjson.loads(raw)
         return cache[number]
 

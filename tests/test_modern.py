@@ -21,7 +21,9 @@ import torch.nn.functional as F
 
 from article.tour import load_tour
 from model import models
+from model.ablation import ablated
 from model.data import heldout_numbers
+from model.decode import greedy
 from model.train import exact_match, load
 from model.transformer import Config, EncoderDecoder, count_parameters, rotate, sinusoid_angles
 from model.vocab import VOCAB
@@ -182,17 +184,45 @@ def test_the_2017_model_keeps_the_papers_layout_and_trace():
     assert t.memory == "enc.1.ffn.ln" and "out.ET" in [n.id for n in t.nodes]
 
 
-@pytest.mark.parametrize("endpoint", ["/api/trace", "/api/trace/stream"])
-def test_switching_parts_off_in_the_modern_model_is_refused_with_the_reason(client, endpoint, modern):
-    """Its trace has no gates: the API answers 422 before any work, and trace() refuses too (one rule,
-    recorder.record.check_ablation_traceable), so that no page shows the modern model intact as if ablated."""
-    r = client.get(endpoint, params={"input": "42", "ablate": "enc.0.ffn", "model": "modern"})
-    assert r.status_code == 422 and r.headers["content-type"].startswith("application/json")
-    message = r.json()["detail"]["message"]
-    assert message.startswith("ablate: ") and "paper's layout only" in message
-    with pytest.raises(ValueError, match="paper's layout only"):
-        trace(modern, 42, ablation=["enc.0.ffn"])
-    assert client.get(endpoint, params={"input": "42", "model": "modern"}).status_code == 200
+def test_switching_parts_off_in_the_modern_model_gates_its_graph_and_its_decoding(client, modern):
+    """The one recording gates any layout: the API answers, the graph multiplies each part's output by its
+    zero `part.gate` (pre-norm: the branch leaves x + branch), the rows read greedy's output without the
+    parts, and every node, the gates included, is recomputed from its inputs without torch."""
+    r = client.get("/api/trace", params={"input": "42", "ablate": "dec.1.cross.h1,enc.1.self", "model": "modern"})
+    assert r.status_code == 200, r.text
+    t = r.json()
+    nodes = nodes_of(t)
+    assert t["ablation"] == ["enc.1.self", "dec.1.cross.h1"]  # the model's order
+    for part in t["ablation"]:
+        assert nodes[f"{part}.gate"]["op"] == "Constant" and nodes[f"{part}.gate"]["attrs"] == {"ablation": part}
+        assert nodes[f"{part}.gate"]["data"] == [0.0] and nodes[f"{part}.off"]["op"] == "Mul"
+    assert nodes["enc.1.self.sum"]["inputs"] == ["enc.0.ffn.sum", "enc.1.self.off"]
+    assert "dec.1.cross.h1.off" in nodes["dec.1.cross.concat"]["inputs"]
+    broken = greedy(ablated(modern, t["ablation"]), [VOCAB.ids(VOCAB.source_tokens(42))])[0]
+    assert t["target_tokens"] == ["<s>"] + VOCAB.tokens_of(broken) and t["input"]["german"] == "zwei"
+    assert reexecute(t["nodes"], dict(parameters(modern))) > 0
+    assert t["output_tokens"] == VOCAB.tokens_of(as_array(nodes["out.tokens"]).tolist())
+    assert t["derived"]["german"] == "zwei" and not t["input"]["correct"]
+
+
+def test_the_logit_lens_of_a_pre_norm_model_reads_the_final_norm_then_w_u(modern):
+    """Asked for (the modern scene has no lens stations yet), the lens after each decoder layer is the
+    model's own output layer on that layer's output: the final RMSNorm's γ, then the untied W_U; the last
+    layer's lens is the output itself, and every lens node is recomputed from its inputs."""
+    params = parameters(modern)
+    t = trace(modern, 42, params, lens=True)
+    nodes = {n.id: n for n in t.nodes}
+    last = modern.cfg.n_layers - 1
+    for layer in range(modern.cfg.n_layers):
+        p = f"lens.dec.{layer}"
+        assert nodes[f"{p}.norm"].op == "RMSNormalization"
+        assert nodes[f"{p}.norm"].inputs == [f"dec.{layer}.ffn.sum", "dec.norm.gamma"]
+        assert nodes[f"{p}.logits"].inputs == [f"{p}.norm", "out.W_U"]
+        assert [la.reads for la in t.lens][layer] == f"dec.{layer}.ffn.sum"
+    assert np.array_equal(nodes[f"lens.dec.{last}.probs"].value, nodes["out.probs"].value)
+    assert [n.id for n in t.nodes if not n.id.startswith("lens.")] == [n.id for n in trace(modern, 42, params).nodes]
+    doc = orjson.loads(orjson.dumps(t.to_json(), option=orjson.OPT_SERIALIZE_NUMPY))
+    assert reexecute(doc["nodes"], dict(params)) > 0
 
 
 # ---- the stage ------------------------------------------------------------------------------------

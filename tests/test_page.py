@@ -100,7 +100,7 @@ def test_the_ledger_page_lists_every_fact(client):
 def test_the_about_page_says_how_to_reproduce(client):
     html = client.get("/about").text
     assert client.app.state.service.version in html
-    for command in ("python -m model train", "python -m model eval", "python -m model trace 42"):
+    for command in ("python -m model train", "python -m model eval", "python -m recorder 42"):
         assert command in html
 
 

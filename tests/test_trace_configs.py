@@ -15,6 +15,7 @@ import orjson
 import pytest
 import torch
 
+from model.ablation import ablated
 from model.decode import greedy
 from model.transformer import Config, EncoderDecoder, count_parameters, parameter_breakdown
 from model.vocab import VOCAB
@@ -66,10 +67,11 @@ _cache: dict[tuple[str, int], tuple[EncoderDecoder, dict]] = {}
 
 
 def traced(name: str, number: int) -> tuple[EncoderDecoder, dict]:
-    """The model and its trace of `number` as a client receives it (JSON, −∞ as null)."""
+    """The model and its trace of `number` as a client receives it (JSON, −∞ as null), the logit lens
+    recorded whatever the layout."""
     if (name, number) not in _cache:
         model = model_of(name)
-        raw = orjson.dumps(trace(model, number).to_json(), option=orjson.OPT_SERIALIZE_NUMPY)
+        raw = orjson.dumps(trace(model, number, lens=True).to_json(), option=orjson.OPT_SERIALIZE_NUMPY)
         _cache[name, number] = model, orjson.loads(raw)
     return _cache[name, number]
 
@@ -113,6 +115,30 @@ def test_every_node_is_recomputed_from_its_inputs_by_the_numpy_onnx_evaluator_to
     values = dict(parameters(model))
     assert t["parameters"] == list(values)
     assert reexecute(t["nodes"], values) > 0
+
+
+@pytest.mark.parametrize("name", TRACED)
+def test_an_ablated_trace_of_any_layout_gates_its_parts_and_is_recomputed_by_numpy(name):
+    model = model_of(name)
+    last = model.cfg.n_layers - 1
+    off = ["enc.0.ffn", f"dec.{last}.cross.h0"]
+    raw = orjson.dumps(trace(model, NUMBERS[0], ablation=off).to_json(), option=orjson.OPT_SERIALIZE_NUMPY)
+    t = orjson.loads(raw)
+    nodes = nodes_of(t)
+    assert t["ablation"] == off and all(nodes[f"{p}.gate"]["attrs"] == {"ablation": p} for p in off)
+    assert nodes["enc.0.ffn.sum"]["inputs"][1] == "enc.0.ffn.off"
+    out = VOCAB.tokens_of(greedy(ablated(model, off), [VOCAB.ids(VOCAB.source_tokens(NUMBERS[0]))])[0])
+    assert t["target_tokens"] == ["<s>"] + out
+    assert reexecute(t["nodes"], dict(parameters(model))) > 0
+
+
+@pytest.mark.parametrize("name", TRACED)
+def test_the_logit_lens_of_any_layout_ends_in_the_output(name):
+    model, t = traced(name, NUMBERS[0])
+    nodes, last = nodes_of(t), model.cfg.n_layers - 1
+    assert [la["layer"] for la in t["lens"]] == list(range(model.cfg.n_layers))
+    assert as_array(nodes[f"lens.dec.{last}.probs"]).tolist() == as_array(nodes["out.probs"]).tolist()
+    assert (f"lens.dec.{last}.norm" in nodes) == model.cfg.norm_first
 
 
 @pytest.mark.parametrize("name", TRACED)
