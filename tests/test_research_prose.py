@@ -9,6 +9,8 @@ from statistics import mean
 
 import pytest
 
+from article.format import percent_of
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "research" / "results"
 STEPS = ROOT / "content" / "steps"
@@ -32,6 +34,13 @@ def mean_of(experiment: str, variant: str, key: str) -> float:
 
 def pct(x: float) -> str:
     return f"{100 * x:.1f} %"
+
+
+def pct_of_run(run: dict) -> str:
+    """A run's held-out exact match as the prose prints it, rounded from the count of numbers it got right
+    (359 of 2 000 is 18.0 %, which the float 0.1795 formatted to one decimal would print as 17.9)."""
+    correct = run["heldout_correct"]
+    return f"{percent_of(correct.count('1'), len(correct))} %"
 
 
 def loss(x: float) -> str:
@@ -128,7 +137,7 @@ FIGURES = {
         ("how many held-out numbers contain sieben und", lambda: f"all {sieben_und()['n']} held-out numbers"),
         ("the better seed on them, without sieben und in training", lambda: sieben_und_seed(max)),
         ("the worse seed on them", lambda: sieben_und_seed(min)),
-        ("unscaled d_k 64", lambda: pct(runs("dk_sweep", "d_k_64_unscaled")[0]["heldout_exact_match"])),
+        ("unscaled d_k 64", lambda: pct_of_run(runs("dk_sweep", "d_k_64_unscaled")[0])),
     ],
 }
 
@@ -146,7 +155,7 @@ def test_the_results_are_fed_back_into_the_earlier_steps():
     assert re.search(r"one layer per stack suffices", step_text(13))
     assert "learns nothing" in step_text(21) and "pre-LN" in step_text(21)
     assert "pre-LN fails as well" in step_text(11)
-    assert pct(runs("dk_sweep", "d_k_64_unscaled")[0]["heldout_exact_match"]) in step_text(8)
+    assert pct_of_run(runs("dk_sweep", "d_k_64_unscaled")[0]) in step_text(8)
     assert loss(mean_of("ablations", "no_dropout", "heldout_loss")) in step_text(22)
     assert loss(mean_of("ablations", "baseline", "heldout_loss")) in step_text(20)
     assert "needs only one of the four" in step_text(7) and "only one of the four matters" in step_text(16)
@@ -170,3 +179,26 @@ def test_the_hypotheses_match_the_records():
     assert "little or no harm" in step_text(26) and "one head to do worse" not in step_text(26)
     assert "Five follow-ups are set up" not in step_text(29) and "all five have been run" in step_text(29)
     assert "rotary" in step_text(27).split("**Design.**")[1] and "ALiBi" in step_text(27).split("**Design.**")[1]
+
+
+def test_a_percentage_made_from_a_count_rounds_the_exact_fraction():
+    """Issue 22: the unscaled d_k = 64 model got 359 of the 2 000 held-out numbers right, 17.95 %, which is
+    18.0 % to one decimal; the float 0.1795 formatted directly prints 17.9."""
+    run = runs("dk_sweep", "d_k_64_unscaled")[0]
+    correct = run["heldout_correct"]
+    assert (correct.count("1"), len(correct)) == (359, 2000) and run["heldout_exact_match"] == 0.1795
+    assert f"{100 * run['heldout_exact_match']:.1f}" == "17.9"  # the old text's rounding
+    assert pct_of_run(run) == "18.0 %"
+    record = (ROOT / "research" / "records" / "dk_sweep.md").read_text()
+    for text in (step_text(8), step_text(29), record):
+        assert "17.9 %" not in text and "18.0 %" in text
+
+
+def test_the_modern_desk_seeds_losses_are_rounded_once():
+    """Issue 22: seed 2's loss is 0.086049, 0.0860 to four places (0.0861 came from rounding 0.08605)."""
+    seeds = sorted(runs("modern", "modern"), key=lambda r: r["seed"])
+    said = f"({', '.join(loss(r['heldout_loss']) for r in seeds)})"
+    assert said == "(0.0853, 0.0860)"
+    extras = re.sub(r"\s+", " ", (ROOT / "content" / "extras.md").read_text())
+    record = re.sub(r"\s+", " ", (ROOT / "research" / "records" / "modern.md").read_text())
+    assert f"both of its seeds {said}" in extras and f"both of its seeds {said}" in record
