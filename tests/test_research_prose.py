@@ -203,3 +203,53 @@ def test_the_modern_desk_seeds_losses_are_rounded_once():
     extras = re.sub(r"\s+", " ", (ROOT / "content" / "extras.md").read_text())
     record = re.sub(r"\s+", " ", (ROOT / "research" / "records" / "modern.md").read_text())
     assert f"both of its seeds {said}" in extras and f"both of its seeds {said}" in record
+
+
+# ---- the desk for a newcomer (issue 22, part 4): question, answer with its number, one chart, data folded ----
+
+def answers(step: int) -> list[str]:
+    """The step's **Answer.** paragraphs, in order, each checked to follow its **Question.**"""
+    text = step_text(step)
+    found = re.findall(r"\*\*Question\.\*\* (.*?) \*\*Answer\.\*\* (.*?) <figure data-(?:figure|partial)=", text)
+    assert found, step
+    return [a for _, a in found]
+
+
+def test_each_experiment_opens_with_its_question_and_its_answer_with_the_deciding_number():
+    no_warmup = f"{100 * mean_of('ablations', 'no_warmup', 'heldout_exact_match'):.0f} %"
+    (a26,) = answers(26)
+    assert "100 %" in a26 and f"({no_warmup} in both seeds)" in a26
+    (a27,) = answers(27)
+    for variant, words in (("sinusoidal", 7), ("learned", 7), ("sinusoidal", 8), ("sinusoidal", 9)):
+        assert pct(by_length(variant, words)) in a27, (variant, words)
+    (a28,) = answers(28)
+    assert f"{100 * min(alignment_any_head_last_layer()):.0f} %" in a28 and pct(best_offset()) in a28
+    dk, warm, pos, heads, comp, parts = answers(29)
+    assert pct_of_run(runs("dk_sweep", "d_k_64_unscaled")[0]) in dk
+    best_pre_ln = max(r["heldout_exact_match"] for r in runs("warmup_norm", "pre_ln_no_warmup"))
+    assert f"pre-LN at most {pct(best_pre_ln)}" in warm and "post-LN reaches 0 %" in warm
+    assert pct(by_length("alibi", 9)) in pos and pct(by_length("sinusoidal", 9)) in pos
+    for group in ("with_und", "without_und"):
+        assert pct(critical(1)[group]["exact_match"]) in heads, group
+    assert sieben_und_seed(max) in comp and sieben_und_seed(min) in comp
+    table = json.loads((RESULTS / "part_ablation.json").read_text())
+    cross = next(r for r in table["rows"] if r["part"] == "dec.1.cross")
+    assert pct(cross["all"]["exact_match"]) in parts
+
+
+def test_the_desk_shows_one_chart_per_experiment_with_its_data_folded_beneath(client):
+    page = client.get("/").text
+    for n in (26, 27, 28, 29):
+        section = re.search(rf'<section id="step-{n}".*?</section>', page, re.S).group(0)
+        figures = re.findall(r'<figure data-figure="research-[^"]+".*?</figure>', section, re.S)
+        assert len(figures) == len(answers(n)) - (n == 29), n  # step 29's last answer goes with the switch table
+        for fig in figures:
+            assert fig.count('class="chart-slot chart"') == 1, n
+            # every table of the figure lies inside its folded "the data"
+            folded = re.findall(r'<details class="figure-data desk-data">\s*<summary>The data.*?</details>', fig, re.S)
+            assert fig.count("<table") == sum(f.count("<table") for f in folded) >= 1, n
+    nav = re.search(r'<nav class="progress".*?</nav>', page, re.S).group(0)
+    desk = re.findall(r'<li class="desk"><a href="#step-(\d+)"', nav)
+    assert desk == ["26", "27", "28", "29"]
+    assert len(re.findall(r'data-part="the path through the model"', nav)) == 25
+    assert "Steps 1–25 are the path through the model; steps 26–29 are the research desk" in page
