@@ -233,8 +233,14 @@ def test_each_experiment_opens_with_its_question_and_its_answer_with_the_decidin
         assert pct(critical(1)[group]["exact_match"]) in heads, group
     assert sieben_und_seed(max) in comp and sieben_und_seed(min) in comp
     table = json.loads((RESULTS / "part_ablation.json").read_text())
-    cross = next(r for r in table["rows"] if r["part"] == "dec.1.cross")
-    assert pct(cross["all"]["exact_match"]) in parts
+    rows = {r["part"]: r for r in table["rows"]}
+    assert f"cross-attention nothing comes out right ({pct(rows['dec.1.cross']['all']['exact_match'])})" in parts
+    assert f"its self-attention almost nothing ({pct(rows['dec.1.self']['all']['exact_match'])})" in parts
+    heads = [rows[f"dec.1.cross.h{h}"]["all"]["exact_match"] for h in range(4)]
+    assert min(heads) > 0.9 and "no single head of that cross-attention is essential" in parts
+    encoder = [r["all"]["exact_match"] for r in table["rows"]
+               if r["kind"] == "sublayer" and r["part"].startswith("enc.")]
+    assert len(encoder) == 4 and min(encoder) >= 0.999 and "for at most 0.1 points" in parts
 
 
 def test_the_desk_shows_one_chart_per_experiment_with_its_data_folded_beneath(client):
