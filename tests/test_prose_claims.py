@@ -184,3 +184,15 @@ def test_a_node_id_in_the_prose_stands_beside_the_readers_name():
             if m.group(4) is not None:
                 assert f"{READER[m.group(3)]}, head {int(m.group(4)) + 1} (`" in before + "(`", (n, m.group(0))
     assert found >= 3
+
+
+def test_step_4s_token_carries_the_larger_share_for_every_input(model):
+    """"The token still carries the larger share": true of every row an input can look up (all but <pad>),
+    so of every input; a positional-encoding row is √(d/2) = 4 long."""
+    from model.vocab import VOCAB
+
+    m, params = model
+    lengths = np.linalg.norm(params["E"].astype(np.float64), axis=1) * np.sqrt(m.cfg.d_model)
+    lookups = [i for i in range(len(VOCAB)) if i != VOCAB.pad_id]
+    assert lengths[lookups].min() > np.sqrt(m.cfg.d_model / 2)
+    assert "the token still carries the larger share" in step_text(4)
