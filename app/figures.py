@@ -47,7 +47,9 @@ MODEL_FIGURES = {
 }
 RESEARCH = research_views.names()  # figure name -> view file, e.g. research-ablations -> ablations.json
 NAMES = [*MODEL_FIGURES, *RESEARCH]
-PLACEHOLDER = re.compile(r'<figure data-figure="([a-z0-9-]+)"></figure>')
+# a whole figure, or with data-part one part of a research figure (its chart and its folded data)
+PLACEHOLDER = re.compile(r'<figure data-figure="([a-z0-9-]+)"(?: data-part="[a-z0-9_]+")?></figure>')
+WITH_PART = re.compile(r'<figure data-figure="([a-z0-9-]+)"(?: data-part="([a-z0-9_]+)")?></figure>')
 PARTIAL = re.compile(r'<figure data-partial="([a-z0-9-]+)"></figure>')  # replaced whole: figure-1, attention-by-word
 
 
@@ -167,14 +169,25 @@ def figure_html(env: Environment, state, name: str) -> str | None:
     return html
 
 
+def one_part(inner: str, part: str) -> str | None:
+    """The rendered research figure's part between its <!-- part:NAME --> marks (None if it has none)."""
+    m = re.search(rf"<!-- part:{re.escape(part)} -->(.*?)<!-- /part:{re.escape(part)} -->", inner, re.S)
+    return m.group(1) if m else None
+
+
 def fill(fragment: str, rendered: dict[str, str]) -> str:
-    """Each empty <figure data-figure=NAME> with its rendered inside, marked data-server."""
+    """Each empty <figure data-figure=NAME> with its rendered inside, marked data-server; with
+    data-part=PART, only that part of it."""
     def sub(m: re.Match) -> str:
-        inner = rendered.get(m.group(1))
-        name = m.group(1)
+        name, part = m.group(1), m.group(2)
+        inner = rendered.get(name)
+        if inner is not None and part:
+            inner = one_part(inner, part)
+            return m.group(0) if inner is None else (
+                f'<figure data-figure="{name}" data-part="{part}" data-server="true">{inner}</figure>')
         return m.group(0) if inner is None else f'<figure data-figure="{name}" data-server="true">{inner}</figure>'
 
-    return PLACEHOLDER.sub(sub, fragment)
+    return WITH_PART.sub(sub, fragment)
 
 
 def fill_partials(fragment: str, rendered: dict[str, str]) -> str:

@@ -73,6 +73,34 @@ def decoder_pairs(t) -> str:
     return "; ".join(f"{' '.join(rows[:i + 1])} → {out[i]}" for i in range(len(out)))
 
 
+UNITS_BEFORE_UND = {"eins": "one", "ein": "one", "zwei": "two", "drei": "three", "vier": "four", "fünf": "five",
+                    "sechs": "six", "sieben": "seven", "acht": "eight", "neun": "nine"}
+
+
+def last_cross_mean(t) -> np.ndarray:
+    """The last decoder layer's cross-attention weights, averaged over its heads (rows: decoder rows)."""
+    ids = sorted(n.id for n in t.nodes if n.id.endswith(".weights") and ".cross.h" in n.id)
+    last = max(int(i.split(".")[1]) for i in ids)
+    heads = [t.node(i).value for i in ids if i.startswith(f"dec.{last}.")]
+    return np.mean(heads, axis=0).astype(np.float64)
+
+
+def reordering(t) -> dict:
+    """Step 16, computed for the input: where each row that writes *und* rests (its two largest head-averaged
+    weights in the last layer), and how many units written before an *und* rest on their English word."""
+    cross, src, out, rows = last_cross_mean(t), list(t.source_tokens), list(t.output_tokens), list(t.target_tokens)
+    splits, found, units = [], 0, 0
+    for r, piece in enumerate(out):
+        if piece == "und":
+            a, b = np.argsort(cross[r])[::-1][:2]
+            splits.append(f"row {r} (reads {rows[r]}): {src[a]} {_num(cross[r][a])}, {src[b]} {_num(cross[r][b])}")
+        if r + 1 < len(out) and out[r + 1] == "und" and piece in UNITS_BEFORE_UND:
+            units += 1
+            found += src[int(cross[r].argmax())] == UNITS_BEFORE_UND[piece]
+    return {"und_rows": "; ".join(splits) or "none (this input has no und)",
+            "units_on_their_word": f"{found} of {units}" if units else "none (no unit comes before und here)"}
+
+
 def teaching_figures(t) -> dict:
     """Every teaching number for trace `t`. The embedding and LayerNorm figures are of the paper's layout;
     a trace without those tensors (the modern recipe: rotary positions, RMSNorm before each sub-layer)
@@ -84,6 +112,7 @@ def teaching_figures(t) -> dict:
     x, sub = (t.node(i).value for i in sum_node.inputs)  # the sub-layer's input and its output
     figures = {
         **worked_row(t),
+        **reordering(t),
         "decoder_pairs": decoder_pairs(t),
         "row_reads_writes": [f"{a} → {b}" for a, b in zip(t.target_tokens, t.output_tokens, strict=True)],
         "ffn_active_units": float(active.mean()),

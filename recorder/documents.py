@@ -81,6 +81,10 @@ class Derived:
     worked_blend: str = described("the weighted sum of the value rows, written out")
     worked_output: str = described("the head's output row: that weighted sum, to 3 decimals")
     worked_v_top: str = described("the value row of the token with the largest weight")
+    und_rows: str = described("each row that writes und: the two source tokens its last-layer cross-attention, "
+                              "averaged over heads, weighs most, with the weights")
+    units_on_their_word: str = described("of the units written just before und, how many rows rest most on "
+                                         "their English word (last layer, head-averaged)")
     decoder_pairs: str = described("each decoder row's context → the piece it writes")
     row_reads_writes: list[str] = described("per decoder row: the piece it reads → the piece it writes")
     ffn_active_units: float = described("encoder layer 1: mean number of hidden units not zeroed by the ReLU")

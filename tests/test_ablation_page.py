@@ -54,6 +54,7 @@ def test_a_switch_on_the_stage_zeroes_that_head_and_the_address_keeps_it(browser
 def test_step_29s_button_breaks_the_german_where_the_table_says_and_a_link_restores_it(browser, live_server, broken):
     page = open_stage_page(browser, f"{live_server}/?input={broken}#step-29", VIEWPORT)
     right = live(page, "german")
+    page.evaluate("document.querySelector('figure.part-ablation').closest('details').open = true")  # "the data"
     page.click('button[data-ablate-part="dec.0.cross.h3"]')
     page.wait_for_function("window.anatomy.trace.ablation.join() === 'dec.0.cross.h3'", timeout=60_000)
     wrong = page.evaluate("anatomy.trace.input.german")

@@ -302,7 +302,7 @@ def test_every_figure_is_drawn_and_a_marked_number_opens_its_entry(browser, live
     drawn = page.evaluate("""() => [...document.querySelectorAll('figure[data-figure]:not([data-figure=beam])')]
       .map(f => [f.dataset.figure, f.dataset.drawn, f.querySelectorAll('canvas').length,
                  f.querySelectorAll('table').length, f.textContent.includes('Not yet run')])""")
-    assert sorted(d[0] for d in drawn) == sorted(FIGURE_NAMES)
+    assert sorted({d[0] for d in drawn}) == sorted(FIGURE_NAMES)  # a research figure may show one part per step
     for name, state, canvases, tables, not_run in drawn:
         assert state == "true", name
         assert canvases or tables or not_run, name

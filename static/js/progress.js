@@ -7,6 +7,7 @@ const nav = document.querySelector("nav.progress");
 const links = nav ? [...nav.querySelectorAll("a[data-step]")] : [];
 const label = document.getElementById("progress-step");
 const title = document.getElementById("progress-title");
+const part = document.getElementById("progress-part");  // the path through the model, or the research desk
 
 function mark(step) {
   for (const a of links) {
@@ -18,6 +19,7 @@ function mark(step) {
   const current = links.find((a) => Number(a.dataset.step) === step);
   if (label) label.textContent = formatNumber(step, "int");
   if (title && current) title.textContent = current.title.replace(/^\d+\.\s*/, "");
+  if (part && current) part.textContent = current.dataset.part;
 }
 
 document.addEventListener("anatomy:step", (e) => mark(e.detail.step));
