@@ -31,13 +31,13 @@ import torch
 
 from model import ids
 from model.ablation import ablated, parse_ablation
-from model.decode import greedy_checking
+from model.decode import EXTRA_LENGTH, greedy_checking
 from model.numbers import to_german_pieces
 from model.transformer import NORM_EPSILON, Config, EncoderDecoder, rotate, sinusoid_angles, sinusoid_table
 from model.vocab import VOCAB
 from recorder.documents import LensLayer, LensPiece, Trace
 from recorder.graph import Graph
-from recorder.options import check_traceable, paper_layout
+from recorder.options import check_traceable
 from recorder.parameters import parameters
 
 join = ids.join
@@ -266,21 +266,23 @@ def _start(decoder: EncoderDecoder, number: int, params: dict[str, np.ndarray]
     g = Graph(params)
     g.const(join("const", "sqrt_d"), torch.tensor(math.sqrt(decoder.cfg.d_model)))
     g.const(join("const", "neg_inf"), torch.tensor(float("-inf")))
-    return source, ["<s>"] + output, g
+    # Each row predicts the next piece, so the rows are <s> and the output but its last piece: greedy's
+    # last prediction is </s>, or, where it stopped at the length limit, the last piece it wrote. A row
+    # more would predict a piece greedy never wrote.
+    cut = len(output) == len(source) + EXTRA_LENGTH
+    return source, ["<s>"] + (output[:-1] if cut else output), g
 
 
 @torch.no_grad()
 def trace(model: EncoderDecoder, number: int, params: dict[str, np.ndarray] | None = None,
-          version: str = "", ablation: tuple[str, ...] | list[str] = (), lens: bool | None = None) -> Trace:
+          version: str = "", ablation: tuple[str, ...] | list[str] = (), lens: bool = True) -> Trace:
     """The whole computation for one input; `params` and `version` may be passed in cached.
 
     `ablation` names parts switched off (model/ablation.py): greedy decoding runs without them, and
     the graph multiplies each one's output by a zero constant (`part.gate`, `part.off`), so that
     re-executing the nodes gives the ablated output. With no ablation the graph is the intact model's.
-    After the forward path come the logit lens nodes (`lens.dec.L.*`, listed in the header's `lens`), for
-    any layout when `lens` is True; by default (None) for the paper's layout only, because the scene places
-    no lens stations for any other yet (tests/test_golden.py pins the modern model's served trace without
-    them): one line to change (`_lens_by_default`) once it does.
+    After the forward path come the logit lens nodes (`lens.dec.L.*`, listed in the header's `lens`),
+    for every layout, unless `lens` is False.
     The article's live figures (`derived`) are not computed here: article/derived.py reads them off.
 
     Follows every option of the model's Config or raises ValueError (see `check_traceable`).
@@ -295,12 +297,6 @@ def trace(model: EncoderDecoder, number: int, params: dict[str, np.ndarray] | No
     memory = _encoder(g, source, cfg, off)
     layer_outputs = _decoder(g, rows, memory, cfg, off)
     out_tokens = _output(g, layer_outputs[-1], cfg)
-    lensed = _lens_by_default(cfg) if lens is None else lens
-    lenses = [_lens(g, i, h, cfg) for i, h in enumerate(layer_outputs)] if lensed else []
+    lenses = [_lens(g, i, h, cfg) for i, h in enumerate(layer_outputs)] if lens else []
     return Trace(number, source, rows, out_tokens, g.nodes, list(params), weights_version=version, memory=memory,
                  ablation=list(switched_off), lens=lenses)
-
-
-def _lens_by_default(cfg: Config) -> bool:
-    """Whether a trace records the logit lens when not told: for the layout whose scene draws it."""
-    return paper_layout(cfg)

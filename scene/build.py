@@ -10,6 +10,7 @@ from collections import OrderedDict
 import numpy as np
 
 from article.tour import TourStep
+from model import ids
 from model.transformer import Config
 from scene.axes import axis_words, row_names, token_axes
 from scene.blocks import blocks_of
@@ -59,7 +60,16 @@ def _structure_key(trace, cfg: Config, params: dict[str, np.ndarray], tour: list
                   for n in trace.nodes)
     return (graph, tuple((k, np.shape(v)) for k, v in params.items()), repr(cfg), repr(tour),  # 0.05 ms
             tuple(sorted(getattr(trace, "ablation", ()))),
-            tuple(i for layer in getattr(trace, "lens", ()) for i in (layer.logits, layer.probs, layer.tokens)))
+            tuple(lens_blocks(trace)))
+
+
+def lens_blocks(trace) -> list[str]:
+    """The logit lens's nodes, layer by layer (a pre-norm model's begin with the final norm)."""
+    layers = getattr(trace, "lens", ())
+    normed = {n.id for n in trace.nodes if n.id.startswith("lens.")} if layers else set()
+    norms = [ids.lens_id(layer.layer, "norm") for layer in layers]
+    return [i for layer, norm in zip(layers, norms, strict=True)
+            for i in ((norm,) if norm in normed else ()) + (layer.logits, layer.probs, layer.tokens)]
 
 
 def _build_structure(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> Scene:
@@ -81,6 +91,5 @@ def _build_structure(trace, cfg: Config, params: dict[str, np.ndarray], tour: li
     names = (tuple(b.id for b in scene.blocks), tuple((s.id, s.of) for s in scene.slices))
     scene.steps = [scene_step(s, scene, by_id, tensors, cfg, names) for s in tour]
     scene.switches = switches(scene, cfg, set(getattr(trace, "ablation", ())))
-    scene.lens = [i for layer in getattr(trace, "lens", ()) for i in (layer.logits, layer.probs, layer.tokens)
-                  if i in by_id]
+    scene.lens = [i for i in lens_blocks(trace) if i in by_id]
     return scene

@@ -77,8 +77,9 @@ def _switch(p: str) -> Node:
 
 
 def _lens(layer: int) -> Node:
-    """The logit lens after a decoder layer, drawn like the output station it imitates."""
-    return V([B(ids.lens_id(layer, "logits")),
+    """The logit lens after a decoder layer, drawn like the output station it imitates (a pre-norm model's
+    lens begins with the final norm, as its output does)."""
+    return V([B(ids.lens_id(layer, "norm")), B(ids.lens_id(layer, "logits")),
               H([B(ids.lens_id(layer, "probs")), B(ids.lens_id(layer, "tokens"))], gap=2)])
 
 

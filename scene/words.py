@@ -103,8 +103,9 @@ def label_of(t: Tensor, cfg: Config, memory: str | None) -> str:
     if t.id in fixed:
         return fixed[t.id]
     name = ids.parse(t.id)
-    if name.lens:  # the logit lens after a decoder layer
-        return {"logits": "lens: h·Eᵀ", "probs": "lens: softmax", "tokens": "lens: argmax"}.get(name.role, t.id)
+    if name.lens:  # the logit lens after a decoder layer, through the model's own output layer
+        return {"norm": f"lens: {_norm(cfg)}", "logits": "lens: h·Eᵀ" if cfg.tie_output else "lens: h·W_{U}",
+                "probs": "lens: softmax", "tokens": "lens: argmax"}.get(name.role, t.id)
     if name.role in ("gate", "off"):  # a part switched off (model/ablation.py)
         return "×0" if name.role == "gate" else "switched off"
     if name.side:
@@ -128,9 +129,11 @@ def _fixed_descriptions(cfg: Config) -> dict[str, str]:
     }
 
 
-def _lens_description(name: ids.Name) -> str:
+def _lens_description(name: ids.Name, cfg: Config) -> str:
     layer = name.layer + 1
-    return {"logits": f"logit lens: decoder {layer}'s output · Eᵀ (not on the forward path)",
+    out = "Eᵀ" if cfg.tie_output else "W_U"
+    return {"norm": f"logit lens: decoder {layer}'s output through the final {_norm(cfg)}, as the output reads it",
+            "logits": f"logit lens: decoder {layer}'s output · {out} (not on the forward path)",
             "probs": f"logit lens: what the model would output if decoding stopped after decoder {layer}",
             "tokens": f"logit lens: the most probable piece after decoder {layer}"}.get(name.role, name.id)
 
@@ -212,7 +215,7 @@ def description_of(t: Tensor, cfg: Config) -> str:
         return fixed[t.id]
     name = ids.parse(t.id)
     if name.lens:
-        return _lens_description(name)
+        return _lens_description(name, cfg)
     if name.role in ("gate", "off"):
         return _switched_off_description(name)
     side = _side_description(name, t, cfg) if name.side else None

@@ -85,7 +85,8 @@ def test_rms_normalization_nodes_equal_torch_nn_rmsnorm_to_1e_5(modern, traced):
     nodes = nodes_of(traced[731_015])
     params = parameters(modern)
     norms = [n for n in traced[731_015]["nodes"] if n["op"] == "RMSNormalization"]
-    assert len(norms) == 2 * 2 + 3 * 2 + 2  # a pre-norm per sub-layer, and one after each stack
+    # a pre-norm per sub-layer, one after each stack, and the logit lens's after each decoder layer
+    assert len(norms) == 2 * 2 + 3 * 2 + 2 + 2
     for node in norms:
         x = torch.from_numpy(as_array(nodes[node["inputs"][0]]))
         module = torch.nn.RMSNorm(x.shape[-1], eps=node["attrs"]["epsilon"])
@@ -206,9 +207,8 @@ def test_switching_parts_off_in_the_modern_model_gates_its_graph_and_its_decodin
 
 
 def test_the_logit_lens_of_a_pre_norm_model_reads_the_final_norm_then_w_u(modern):
-    """Asked for (the modern scene has no lens stations yet), the lens after each decoder layer is the
-    model's own output layer on that layer's output: the final RMSNorm's γ, then the untied W_U; the last
-    layer's lens is the output itself, and every lens node is recomputed from its inputs."""
+    """The lens after each decoder layer is the model's own output layer on that layer's output: the final
+    RMSNorm's γ, then the untied W_U; the last layer's lens is the output itself; it adds side nodes only."""
     params = parameters(modern)
     t = trace(modern, 42, params, lens=True)
     nodes = {n.id: n for n in t.nodes}
@@ -220,7 +220,8 @@ def test_the_logit_lens_of_a_pre_norm_model_reads_the_final_norm_then_w_u(modern
         assert nodes[f"{p}.logits"].inputs == [f"{p}.norm", "out.W_U"]
         assert [la.reads for la in t.lens][layer] == f"dec.{layer}.ffn.sum"
     assert np.array_equal(nodes[f"lens.dec.{last}.probs"].value, nodes["out.probs"].value)
-    assert [n.id for n in t.nodes if not n.id.startswith("lens.")] == [n.id for n in trace(modern, 42, params).nodes]
+    unlensed = trace(modern, 42, params, lens=False)
+    assert [n.id for n in t.nodes if not n.id.startswith("lens.")] == [n.id for n in unlensed.nodes]
     doc = orjson.loads(orjson.dumps(t.to_json(), option=orjson.OPT_SERIALIZE_NUMPY))
     assert reexecute(doc["nodes"], dict(params)) > 0
 

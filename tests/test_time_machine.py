@@ -17,9 +17,11 @@ import orjson
 import pytest
 import torch
 
+from model.decode import EXTRA_LENGTH, greedy
 from model.snapshots import SNAPSHOTS, load_snapshot, snapshot_state, snapshot_steps, training_log
 from model.train import TrainConfig, average_state_dicts, load
 from model.transformer import Config, EncoderDecoder
+from model.vocab import VOCAB
 from recorder import parameters, trace, weights_version
 from tests.onnx_numpy import reexecute
 
@@ -134,8 +136,13 @@ def test_snapshot_0_writes_nonsense_and_the_trained_model_does_not(client):
     early = client.get("/api/trace", params={"input": "42", "checkpoint": "0"}).json()
     trained = client.get("/api/trace", params={"input": "42"}).json()
     assert trained["input"]["correct"] and not early["input"]["correct"]
-    assert early["input"]["german_pieces"] == ["eleven"] * 54  # as step 21 says
-    assert "the model at step 0 writes *eleven* 54 times, stopping only at the length limit" in step_text(21)
+    # greedy writes at most the source's length + EXTRA_LENGTH pieces: 3 + 50 for "forty two </s>"
+    limit = len(early["source_tokens"]) + EXTRA_LENGTH
+    assert early["input"]["german_pieces"] == ["eleven"] * limit == early["output_tokens"]  # as step 21 says
+    assert len(early["target_tokens"]) == limit  # <s> and every piece but the last: no row predicts past it
+    greedy_output = VOCAB.tokens_of(greedy(load_snapshot(0), [VOCAB.ids(early["source_tokens"])])[0])
+    assert early["input"]["german_pieces"] == greedy_output
+    assert f"the model at step 0 writes *eleven* {limit} times, stopping only at the length limit" in step_text(21)
 
 
 def test_weights_at_a_checkpoint(client):
