@@ -17,6 +17,7 @@ from app.api import json_response
 from app.content import load_content
 from app.delivery import VENDOR, add_compression, require_vendor
 from app.deps import InputError
+from app.head import HeadAsGet
 from app.model_choice import ChosenModel, ModelNameError, loaded
 from app.schemas import ErrorDetail, ErrorResponse
 from app.security import SecurityHeaders, content_security_policy, csp_hash
@@ -92,6 +93,7 @@ def create_app() -> FastAPI:
 
     add_compression(app)
     app.add_middleware(SecurityHeaders, csp=content_security_policy(csp_hash(pages.IMPORT_MAP)))
+    app.add_middleware(HeadAsGet)  # outermost: a HEAD gets the GET's headers, compression's included
     return app
 
 
