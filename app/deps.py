@@ -7,6 +7,10 @@ with its card and weights bodies), `ServiceDep` (that miniature's service), `Tra
 ModelNameError before the route runs, answered with 422 (app/main.py). FastAPI resolves each
 dependency once per request and documents its query parameters, with these descriptions, in the
 OpenAPI schema.
+
+One rule reads every parameter: surrounding spaces are ignored, and a blank value (empty or spaces) is
+the same as leaving the parameter out: the default for ablate=, checkpoint= and model=, and for the
+required input= the same 422 as when it is missing.
 """
 
 from __future__ import annotations
@@ -44,8 +48,8 @@ class InputError(ValueError):
 
 
 def parse_input(text: str | None) -> int:
-    if text is None:
-        raise InputError(f"the input parameter is missing; accepted: {ACCEPTED}")
+    if text is None or not text.strip():
+        raise InputError(f"the input parameter is missing or blank; accepted: {ACCEPTED}")
     try:
         return parse_number(text)
     except ValueError as e:

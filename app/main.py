@@ -15,7 +15,7 @@ from starlette.exceptions import HTTPException
 from app import api, figures, onnx_route, pages
 from app.api import json_response
 from app.content import load_content
-from app.delivery import VENDOR, add_compression, require_vendor
+from app.delivery import VENDOR, ListedFiles, add_compression, require_vendor, vendor_files
 from app.deps import InputError
 from app.head import HeadAsGet
 from app.model_choice import ChosenModel, ModelNameError, loaded
@@ -63,8 +63,9 @@ def create_app() -> FastAPI:
     app.include_router(figures.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static", check_dir=False), name="static")
+    served = vendor_files(NODE_MODULES)
     for name, (folder, _) in VENDOR.items():
-        app.mount(f"/vendor/{name}", StaticFiles(directory=NODE_MODULES / folder, check_dir=False), name=name)
+        app.mount(f"/vendor/{name}", ListedFiles(NODE_MODULES / folder, served[name]), name=name)
 
     @app.exception_handler(InputError)
     async def bad_input(request: Request, exc: InputError) -> Response:

@@ -31,12 +31,13 @@ class ModelNameError(ValueError):
 
 
 def parse_model(text: str | None) -> str:
-    """The model's name (the default when absent), or ModelNameError."""
-    if text is None or text == "":
+    """The model's name (the default when absent or blank; surrounding spaces ignored), or ModelNameError."""
+    name = (text or "").strip()
+    if not name:
         return models.DEFAULT
-    if text not in models.NAMES:
-        raise ModelNameError(f"unknown model {text[:40]!r}; {ACCEPTED_MODELS}")
-    return text
+    if name not in models.NAMES:
+        raise ModelNameError(f"unknown model {name[:40]!r}; {ACCEPTED_MODELS}")
+    return name
 
 
 @dataclass(frozen=True)

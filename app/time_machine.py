@@ -55,16 +55,15 @@ class Checkpoints:
         return f"checkpoint must be one of the stored training steps ({shown}), or left out for the trained model"
 
     def parse(self, text: str | None) -> int | None:
-        """The step named by a `checkpoint` query value; None when absent; CheckpointError when bad."""
-        if text is None:
+        """The step named by a `checkpoint` query value, read by app/deps.py's rule (surrounding spaces
+        ignored; blank is absent): None for the trained model; CheckpointError unless it is a stored step
+        written as the list writes it (so '025' is refused, as '25.0' is)."""
+        t = (text or "").strip()
+        if not t:
             return None
-        t = text.strip()
-        if not (t.isascii() and t.isdigit()) or len(t) > 7:
-            raise CheckpointError(f"{self.accepted()}; got {text[:40]!r}, which is not a whole number of steps")
-        step = int(t)
-        if step not in self.steps:
-            raise CheckpointError(f"{self.accepted()}; got {step}, which is not a stored step")
-        return step
+        if t not in {str(s) for s in self.steps}:
+            raise CheckpointError(f"{self.accepted()}; got {t[:40]!r}, which is not a stored step")
+        return int(t)
 
     def get(self, step: int) -> Snapshot:
         with self._lock:
