@@ -20,6 +20,7 @@ from app.deps import (
     parse_checkpoint,
     parse_input,
 )
+from app.health import health_doc
 from app.schemas import Beam, ErrorResponse, Facts, Health, ModelCard, Trace, TraceStreamHeader, Weights
 from app.serialize import dumps
 from app.service import CachedTrace
@@ -163,7 +164,10 @@ async def get_facts(request: Request) -> Response:
 health_router = APIRouter(tags=["health"])
 
 
-@health_router.get("/healthz", response_model=Health, summary="Liveness")
+@health_router.get("/healthz", response_model=Health, summary="Health: each model and data set",
+                   responses={503: {"model": Health, "description": "A model or data set is not available"}})
 async def healthz(request: Request) -> Response:
-    """`ok` and the weights version, once the model is loaded."""
-    return json_response(dumps(request.app.state.service.health_doc()))
+    """`ok` and the weights version once the model is loaded, and whether each shipped model and data set
+    is usable (its files as recorded in app/shipped.sha256); 503 with the reason when one is not."""
+    doc = health_doc(request.app.state)
+    return json_response(dumps(doc), {"Cache-Control": "no-store"}, 200 if doc.status == "ok" else 503)

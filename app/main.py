@@ -18,11 +18,12 @@ from app.content import load_content
 from app.delivery import VENDOR, ListedFiles, add_compression, require_vendor, vendor_files
 from app.deps import InputError
 from app.head import HeadAsGet
-from app.model_choice import ChosenModel, ModelNameError, loaded
+from app.model_choice import ACCEPTED_MODELS, ChosenModel, ModelNameError, loaded
 from app.schemas import ErrorDetail, ErrorResponse
 from app.security import SecurityHeaders, content_security_policy, csp_hash
 from app.serialize import dumps
 from app.service import BusyError, ModelService
+from app.shipped import DataUnavailable, require_shipped
 from model import models
 from model.parse import ACCEPTED
 
@@ -55,8 +56,10 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 def create_app() -> FastAPI:
     require_vendor(NODE_MODULES)  # without `npm ci`: one line and exit, not a 500 for every /vendor file
+    shipped = require_shipped()  # a missing or altered weights or data file: one line and exit 3
     app = FastAPI(title="Anatomy of the Transformer", version="1", description=DESCRIPTION,
                   lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.state.shipped = shipped
     app.include_router(api.router)
     app.include_router(onnx_route.router)  # /api/trace.onnx
     app.include_router(api.health_router)
@@ -79,6 +82,10 @@ def create_app() -> FastAPI:
     async def invalid_request(request: Request, exc: RequestValidationError) -> Response:
         where = "; ".join(f"{'.'.join(map(str, e.get('loc', ())))}: {e.get('msg', '')}" for e in exc.errors())
         return error(422, f"invalid request ({where[:300]}); accepted: {ACCEPTED}")
+
+    @app.exception_handler(DataUnavailable)
+    async def unavailable(request: Request, exc: DataUnavailable) -> Response:
+        return error(503, str(exc), accepted=ACCEPTED_MODELS)
 
     @app.exception_handler(BusyError)
     async def busy(request: Request, exc: BusyError) -> Response:

@@ -16,6 +16,7 @@ import anyio
 from app.delivery import weights_body
 from app.serialize import dumps
 from app.service import ModelService
+from app.shipped import DataUnavailable
 from model import models
 
 MODEL_HELP = (f"Which miniature: {', '.join(models.NAMES)} (default {models.DEFAULT}): "
@@ -69,8 +70,20 @@ def _load(state, name: str) -> ChosenModel:
     with _lock:  # two first requests for one model load it once
         models_now = loaded(state)
         if name not in models_now:
-            models_now[name] = ChosenModel.of(ModelService.load(model=name))
+            models_now[name] = ChosenModel.of(_service(state, name))
         return models_now[name]
+
+
+def _service(state, name: str) -> ModelService:
+    """The model's service, or DataUnavailable (503) naming the file that is missing or altered."""
+    shipped = getattr(state, "shipped", None)
+    problem = shipped.problem(f"model {name}") if shipped is not None else ""
+    if not problem:
+        try:
+            return ModelService.load(model=name)
+        except Exception as e:  # noqa: BLE001 - files that check out but do not load: still no 500
+            problem = f"its files could not be read ({type(e).__name__})"
+    raise DataUnavailable(f"the {name} model is not available: {problem}")
 
 
 async def chosen(state, name: str) -> ChosenModel:

@@ -16,10 +16,12 @@ from pathlib import Path
 import numpy as np
 
 from app.delivery import weights_body
+from app.shipped import DataUnavailable
 from model.snapshots import SNAPSHOTS, batch_losses, load_snapshot, note, snapshot_steps, training_log
 from model.transformer import EncoderDecoder
 from recorder import parameters, weights_version
 
+SNAPSHOTS_NAME = "model/artifacts/snapshots.safetensors"  # how a message names it (no server path)
 RESULTS = Path(__file__).resolve().parent.parent / "research" / "results" / "time_machine.json"
 CHECKPOINT_HELP = ("A training snapshot to run instead of the shipped model: the number of training steps "
                    "it had (one of the stored steps, 0 being the initialisation); leave out for the trained, "
@@ -69,9 +71,17 @@ class Checkpoints:
         with self._lock:
             snap = self._loaded.get(step)
             if snap is None:
-                model = load_snapshot(step, self.path)
+                model = self._load(step)
                 snap = self._loaded[step] = Snapshot(step, model, parameters(model), weights_version(model))
             return snap
+
+    def _load(self, step: int) -> EncoderDecoder:
+        """Snapshot `step`'s model, or DataUnavailable (503) saying why, never the server's path."""
+        try:
+            return load_snapshot(step, self.path)
+        except Exception as e:  # noqa: BLE001 - a file deleted or damaged while running: 503, not 500
+            problem = "is missing" if isinstance(e, FileNotFoundError) else f"cannot be read ({type(e).__name__})"
+            raise DataUnavailable(f"the training snapshots are not available: {SNAPSHOTS_NAME} {problem}") from None
 
     def weights_body(self, step: int, binary: bool = False) -> bytes:
         """Snapshot `step`'s parameters as /api/weights sends them: JSON, or safetensors when `binary`."""
