@@ -8,9 +8,12 @@ ModelNameError before the route runs, answered with 422 (app/main.py). FastAPI r
 dependency once per request and documents its query parameters, with these descriptions, in the
 OpenAPI schema.
 
-One rule reads every parameter: surrounding spaces are ignored, and a blank value (empty or spaces) is
-the same as leaving the parameter out: the default for ablate=, checkpoint= and model=, and for the
-required input= the same 422 as when it is missing.
+One rule reads every parameter: an empty value is the same as leaving the parameter out (the default
+for ablate=, checkpoint= and model=; for the required input=, the same 422 as when it is missing, as
+for spaces only), and a value is taken as written: ' 0 ' or '025' is no checkpoint, ' modern' no model,
+refused with the message any other bad value gets. Only the reader's text (input=, read by
+model/parse.py) and the items of the ablate= list (comma-separated, spaces around them allowed) are
+free in their spacing.
 """
 
 from __future__ import annotations

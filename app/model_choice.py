@@ -32,13 +32,12 @@ class ModelNameError(ValueError):
 
 
 def parse_model(text: str | None) -> str:
-    """The model's name (the default when absent or blank; surrounding spaces ignored), or ModelNameError."""
-    name = (text or "").strip()
-    if not name:
+    """The model's name (the default when absent or empty; app/deps.py's rule), or ModelNameError."""
+    if not text:
         return models.DEFAULT
-    if name not in models.NAMES:
-        raise ModelNameError(f"unknown model {name[:40]!r}; {ACCEPTED_MODELS}")
-    return name
+    if text not in models.NAMES:
+        raise ModelNameError(f"unknown model {text[:40]!r}; {ACCEPTED_MODELS}")
+    return text
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ project folder `sha256sum -c app/shipped.sha256` checks it without Python.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sys
 import threading
@@ -39,6 +40,24 @@ DATA_SETS: dict[str, tuple[str, ...]] = {
 
 class DataUnavailable(RuntimeError):
     """A model or data set that cannot be used now; answered with 503 and the reason (app/main.py)."""
+
+
+def unreadable(e: Exception, shown: str) -> str:
+    """Why a data file could not be used, naming it as `shown` (never the server's folders)."""
+    if isinstance(e, FileNotFoundError):
+        return f"{shown} is missing"
+    if isinstance(e, (UnicodeDecodeError, json.JSONDecodeError)) or type(e).__name__ == "JSONDecodeError":
+        return f"{shown} is not complete JSON, damaged or half-written ({type(e).__name__})"
+    if isinstance(e, KeyError):
+        return f"{shown} lacks the field {str(e)[:60]} ({type(e).__name__})"
+    if type(e) is ValueError:  # a file of another shape: its message names no path
+        return f"{shown} {str(e)[:200]}"
+    return f"{shown} cannot be read ({type(e).__name__})"
+
+
+def shown_name(path: Path, root: Path = ROOT) -> str:
+    """A data file as a message may name it: relative to the project folder, or by its own name."""
+    return str(path.relative_to(root)) if path.is_relative_to(root) else path.name
 
 
 def data_set_of(path: str) -> str:

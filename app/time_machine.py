@@ -57,15 +57,14 @@ class Checkpoints:
         return f"checkpoint must be one of the stored training steps ({shown}), or left out for the trained model"
 
     def parse(self, text: str | None) -> int | None:
-        """The step named by a `checkpoint` query value, read by app/deps.py's rule (surrounding spaces
-        ignored; blank is absent): None for the trained model; CheckpointError unless it is a stored step
-        written as the list writes it (so '025' is refused, as '25.0' is)."""
-        t = (text or "").strip()
-        if not t:
+        """The step named by a `checkpoint` query value, read by app/deps.py's rule (as written; empty is
+        absent): None for the trained model; CheckpointError unless it is a stored step written as the list
+        writes it (so ' 0 ' and '025' are refused, as '25.0' is)."""
+        if not text:
             return None
-        if t not in {str(s) for s in self.steps}:
-            raise CheckpointError(f"{self.accepted()}; got {t[:40]!r}, which is not a stored step")
-        return int(t)
+        if text not in {str(s) for s in self.steps}:
+            raise CheckpointError(f"{self.accepted()}; got {text[:40]!r}, which is not a stored step")
+        return int(text)
 
     def get(self, step: int) -> Snapshot:
         with self._lock:
