@@ -21,6 +21,7 @@ from app.deps import (
     parse_input,
 )
 from app.health import health_doc
+from app.once import once_response
 from app.schemas import Beam, ErrorResponse, Facts, Health, ModelCard, Trace, TraceStreamHeader, Weights
 from app.serialize import dumps
 from app.service import CachedTrace
@@ -56,10 +57,10 @@ def cached(request: Request, etag: str, body: bytes, media_type: str = "applicat
 
 
 @router.get("/model", response_model=ModelCard, summary="The model card")
-async def get_model(chosen: ChosenModelDep) -> Response:
+async def get_model(request: Request, chosen: ChosenModelDep) -> Response:
     """Configuration, vocabulary, parameter count and shapes, model-level figures, training summary,
     and the weights version (a hash of the weights)."""
-    return json_response(chosen.card)
+    return await once_response(request, chosen.card, "application/json")
 
 
 @router.get("/weights", response_model=Weights, summary="Every parameter tensor",
@@ -77,9 +78,9 @@ async def get_weights(request: Request, chosen: ChosenModelDep, checkpoint: Chec
         body = await anyio.to_thread.run_sync(svc.checkpoints.weights_body, step, binary)
         version = svc.checkpoints.get(step).version
     etag = f'"{version}.safetensors"' if binary else f'"{version}"'
-    resp = cached(request, etag, body, SAFETENSORS) if binary else cached(request, etag, body)
-    resp.headers["Vary"] = "Accept"
-    return resp
+    # compressed once per coding and kept (app/once.py): 719 KB of JSON, never compressed per request
+    return await once_response(request, body, SAFETENSORS if binary else "application/json", etag,
+                               {"Vary": "Accept, Accept-Encoding"})
 
 
 async def _stream(writes: Iterable[bytes]) -> AsyncIterator[bytes]:
@@ -158,7 +159,7 @@ async def get_beam(svc: ServiceDep, input: InputQuery = None) -> Response:
 async def get_facts(request: Request) -> Response:
     """Every number the article takes from the literature: id, value, what it is, and the source
     sentence or table row it is quoted from (content/facts.tsv)."""
-    return json_response(request.app.state.facts_body)
+    return await once_response(request, request.app.state.facts_body, "application/json")
 
 
 health_router = APIRouter(tags=["health"])

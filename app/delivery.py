@@ -35,11 +35,7 @@ from typing import TypeVar
 import brotli
 import numpy as np
 from fastapi import FastAPI, Request
-from fastapi.staticfiles import StaticFiles
 from safetensors.numpy import save
-from starlette.exceptions import HTTPException
-from starlette.responses import Response
-from starlette.types import Scope
 from starlette_compress import CompressMiddleware, add_compress_type
 
 from app.schemas import Weights
@@ -80,19 +76,6 @@ def vendor_files(node_modules: Path) -> dict[str, frozenset[str]]:
     if css.is_file():
         served["katex"] |= set(FONT_URL.findall(css.read_text()))
     return {name: frozenset(files) for name, files in served.items()}
-
-
-class ListedFiles(StaticFiles):
-    """StaticFiles that answers only for the listed paths (404 for the rest of the folder)."""
-
-    def __init__(self, directory: Path, files: frozenset[str]):
-        super().__init__(directory=directory, check_dir=False)
-        self.files = files
-
-    async def get_response(self, path: str, scope: Scope) -> Response:
-        if path.replace(os.sep, "/") not in self.files:
-            raise HTTPException(404, "Not Found")
-        return await super().get_response(path, scope)
 
 
 def compression_enabled() -> bool:

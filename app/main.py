@@ -9,16 +9,16 @@ from pathlib import Path
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
-from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
 from app import api, figures, onnx_route, pages
 from app.api import json_response
 from app.content import load_content
-from app.delivery import VENDOR, ListedFiles, add_compression, require_vendor, vendor_files
+from app.delivery import VENDOR, add_compression, require_vendor, vendor_files
 from app.deps import InputError
 from app.head import HeadAsGet
 from app.model_choice import ACCEPTED_MODELS, ChosenModel, ModelNameError, loaded
+from app.once import OnceFiles
 from app.schemas import ErrorDetail, ErrorResponse
 from app.security import SecurityHeaders, content_security_policy, csp_hash
 from app.serialize import dumps
@@ -65,10 +65,10 @@ def create_app() -> FastAPI:
     app.include_router(api.health_router)
     app.include_router(figures.router)
     app.include_router(pages.router)
-    app.mount("/static", StaticFiles(directory=ROOT / "static", check_dir=False), name="static")
+    app.mount("/static", OnceFiles(ROOT / "static"), name="static")  # each file compressed once (app/once.py)
     served = vendor_files(NODE_MODULES)
     for name, (folder, _) in VENDOR.items():
-        app.mount(f"/vendor/{name}", ListedFiles(NODE_MODULES / folder, served[name]), name=name)
+        app.mount(f"/vendor/{name}", OnceFiles(NODE_MODULES / folder, served[name]), name=name)
 
     @app.exception_handler(InputError)
     async def bad_input(request: Request, exc: InputError) -> Response:

@@ -6,13 +6,14 @@ from pathlib import Path
 
 import orjson
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from app import figures
 from app.content import fill_live
 from app.deps import InputError, check_trace
 from app.model_choice import ModelNameError, chosen, parse_model
+from app.once import once_response
 from app.service import TraceRequest
 from app.shipped import DataUnavailable, shown_name, unreadable
 from article import figure1
@@ -39,7 +40,7 @@ def page(request: Request, name: str, status_code: int = 200, **context) -> HTML
 
 @router.get("/", response_class=HTMLResponse)
 async def index(request: Request, input: str | None = None, ablate: str | None = None,
-                checkpoint: str | None = None, model: str | None = None) -> HTMLResponse:
+                checkpoint: str | None = None, model: str | None = None) -> Response:
     """The article; with ?input= (and ?ablate=, ?checkpoint=) its live values are filled for that trace before
     any script runs. With ?model= the stage draws another shipped miniature (app/model_choice.py); the
     article's text and figures stay the 2017 model's, and the page says so."""
@@ -67,12 +68,20 @@ async def index(request: Request, input: str | None = None, ablate: str | None =
                 "part-ablation": part_ablation_html(state.service.version)}
     steps = [(s, figures.fill_partials(html, partials)) for s, html in steps]
     svc = state.service
-    return page(request, "index.html", content=content, steps=steps, input_value=text, input_error=error,
+    html = page(request, "index.html", content=content, steps=steps, input_value=text, input_error=error,
                 model=svc.figures, training=svc.training, version=svc.version,
                 figure_names=figures.NAMES,
                 figure1_map=str(fig1.map(boxes, layers)),
                 model_name=model_name if model_name != models.DEFAULT else "",
                 model_title=models.TITLES[model_name])
+    return html if request.query_params else await unchanging(request, html)
+
+
+async def unchanging(request: Request, page_response: HTMLResponse) -> Response:
+    """A page that is the same for every reader (until its content changes): sent with its ETag and
+    compressed once per coding (app/once.py). A page for a reader's input is compressed per request."""
+    return await once_response(request, page_response.body, "text/html; charset=utf-8",
+                               headers={"Cache-Control": "no-cache"})
 
 
 async def checked_page_request(state, input: str | None, ablate: str | None, checkpoint: str | None,
@@ -123,26 +132,29 @@ def part_ablation_html(version: str) -> str:
 
 
 @router.get("/ledger", response_class=HTMLResponse)
-async def ledger(request: Request) -> HTMLResponse:
+async def ledger(request: Request) -> Response:
     content = request.app.state.content
-    return page(request, "ledger.html", facts=content.facts, uses=content.fact_uses, unused=content.unused_facts)
+    return await unchanging(request, page(request, "ledger.html", facts=content.facts, uses=content.fact_uses,
+                                          unused=content.unused_facts))
 
 
 @router.get("/about", response_class=HTMLResponse)
-async def about(request: Request) -> HTMLResponse:
+async def about(request: Request) -> Response:
     svc = request.app.state.service
-    return page(request, "about.html", version=svc.version, figures=svc.figures, training=svc.training)
+    return await unchanging(request, page(request, "about.html", version=svc.version, figures=svc.figures,
+                                          training=svc.training))
 
 
 @router.get("/topics/{slug}", response_class=HTMLResponse)
-async def topic(request: Request, slug: str) -> HTMLResponse:
+async def topic(request: Request, slug: str) -> Response:
     t = request.app.state.content.topics.get(slug)
     if t is None:
         raise HTTPException(404, f"no topic page '{slug[:60]}'")
-    return page(request, "topic.html", topic=t, references=request.app.state.content.references_in(t.html))
+    return await unchanging(request, page(request, "topic.html", topic=t,
+                                          references=request.app.state.content.references_in(t.html)))
 
 
 @router.get("/docs", response_class=HTMLResponse)
-async def docs(request: Request) -> HTMLResponse:
+async def docs(request: Request) -> Response:
     """Swagger UI from the local copy in node_modules (no CDN, no inline script)."""
-    return page(request, "docs.html")
+    return await unchanging(request, page(request, "docs.html"))

@@ -191,3 +191,52 @@ def test_the_page_checks_the_checkpoint_for_the_model_it_names(client):
 def test_the_page_names_a_bad_model_and_a_bad_input_together(client):
     message = page_error(client, input="abc", model="nope")
     assert "unknown model" in message and "is not an English number word" in message
+
+
+# ---- item 2: every unchanging body compressed once, served from memory with its ETag ----------------
+
+UNCHANGING = ["/api/weights", "/api/weights?checkpoint=100", "/api/model", "/api/facts", "/api/model?model=modern",
+              "/api/figures/pe-pattern", "/api/figures/research-alignment", "/", "/ledger", "/about", "/docs",
+              "/static/js/page.js", "/static/stage/main.js", "/vendor/three/build/three.core.js",
+              "/vendor/katex/katex.min.css", "/vendor/swagger-ui/swagger-ui-bundle.js"]
+
+
+@pytest.mark.parametrize("coding", ["br", "gzip", "zstd"])
+def test_unchanging_bodies_are_compressed_once_and_sent_with_their_etag(client, monkeypatch, coding):
+    import brotli
+    import starlette_compress._brotli as per_request_br
+    import starlette_compress._gzip as per_request_gzip
+
+    from app.once import STORE
+    for path in UNCHANGING:
+        client.get(path, headers={"Accept-Encoding": coding})  # the first asking compresses it
+    made = STORE.made
+
+    def refuse(*a, **k):
+        raise AssertionError("compressed on the request path")
+    monkeypatch.setattr(per_request_br.brotli, "Compressor", refuse)
+    monkeypatch.setattr(per_request_gzip.gzip, "GzipFile", refuse)
+    for path in UNCHANGING:
+        r = client.get(path, headers={"Accept-Encoding": coding})
+        assert r.status_code == 200 and r.headers["content-encoding"] == coding, path
+        plain = client.get(path, headers={"Accept-Encoding": "identity"})
+        assert r.content == plain.content and r.headers["etag"] == plain.headers["etag"], path
+        again = client.get(path, headers={"Accept-Encoding": coding, "If-None-Match": r.headers["etag"]})
+        assert again.status_code == 304 and again.content == b"", path
+    assert STORE.made == made, "a kept form was made again"
+    assert brotli.compress  # the module itself is untouched
+
+
+def test_a_changed_file_is_read_and_compressed_anew(tmp_path):
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from app.once import OnceFiles
+    (tmp_path / "a.js").write_text("const a = 1;\n" * 200)
+    app = FastAPI()
+    app.mount("/s", OnceFiles(tmp_path))
+    with TestClient(app) as c:
+        first = c.get("/s/a.js", headers={"Accept-Encoding": "br"})
+        (tmp_path / "a.js").write_text("const b = 2;\n" * 300)
+        second = c.get("/s/a.js", headers={"Accept-Encoding": "br"})
+    assert second.text == "const b = 2;\n" * 300 and second.headers["etag"] != first.headers["etag"]
