@@ -1,7 +1,8 @@
 """`?model=` on the page and the API: which shipped miniature answers (model/models.py names them).
 
 Each loaded miniature is a `ChosenModel`: its service (with its own trace and beam caches) and the
-bodies that do not change while it runs, its model card and its weights. The default (2017) is loaded
+bodies that do not change while it runs, its model card and its weights. All share the default's trace
+and beam caches: one memory budget for the process, however many models are asked for. The default (2017) is loaded
 at start-up (app/main.py); another on its first request, and kept. A name not in the list is a
 ModelNameError, answered with 422 and the accepted names.
 """
@@ -79,10 +80,21 @@ def _service(state, name: str) -> ModelService:
     problem = shipped.problem(f"model {name}") if shipped is not None else ""
     if not problem:
         try:
-            return ModelService.load(model=name)
+            svc = ModelService.load(model=name)
         except Exception as e:  # noqa: BLE001 - files that check out but do not load: still no 500
             problem = f"its files could not be read ({type(e).__name__})"
+        else:
+            return share_caches(state, svc)
     raise DataUnavailable(f"the {name} model is not available: {problem}")
+
+
+def share_caches(state, svc: ModelService) -> ModelService:
+    """One memory budget for the whole process: every model's traces and beams go into the default
+    model's caches (ANATOMY_CACHE_MB in all; keys carry the weights version, so models never mix)."""
+    default = getattr(state, "service", None)
+    if default is not None and default is not svc:
+        svc.traces, svc.beams = default.traces, default.beams
+    return svc
 
 
 async def chosen(state, name: str) -> ChosenModel:

@@ -36,7 +36,7 @@ CODINGS = ("br", "zstd", "gzip")  # preferred first, when the client accepts sev
 MIN_SIZE = 1024  # below this, compression saves less than the header costs
 TEXT_TYPES = ("text/", "application/json", "application/javascript", "image/svg+xml", "font/ttf")
 BROTLI_QUALITY = 9  # 0.2 s of a core for the weights once (11: 2 s, 12 % smaller)
-STORE_BYTES = 96 * 2**20  # the compressed forms kept: every vendor file, weights and snapshot weights fit
+STORE_BYTES = 32 * 2**20  # the compressed forms kept: all vendor files and every snapshot's weights, each coding
 
 
 def compress(body: bytes, coding: str) -> bytes:
@@ -107,8 +107,9 @@ def not_modified(request: Request, etag: str) -> bool:
 
 async def once_response(request: Request, body: bytes, media_type: str, etag: str | None = None,
                         headers: dict[str, str] | None = None, digest: str | None = None) -> Response:
-    """`body` with its ETag (the caller's, or its hash), 304 for a current copy, compressed once per coding."""
-    digest = digest or digest_of(body)
+    """`body` with its ETag (the caller's, or its hash), 304 for a current copy, compressed once per coding.
+    A caller's ETag names its body (the weights version), so it keys the kept forms too: no hashing."""
+    digest = digest or etag or digest_of(body)
     etag = etag or f'"{digest}"'
     head = {"ETag": etag, "Cache-Control": "no-cache", "Vary": "Accept-Encoding", **(headers or {})}
     if not_modified(request, etag):

@@ -70,8 +70,9 @@ class BoundedH11Protocol(H11Protocol):
         super().connection_lost(exc)
 
 
-def config(host: str, port: int, workers: int) -> uvicorn.Config:
+def config(host: str, port: int, workers: int, access_log: bool = True) -> uvicorn.Config:
     return uvicorn.Config("app.main:app", host=host, port=port, workers=workers, http=BoundedH11Protocol,
+                          access_log=access_log,
                           h11_max_incomplete_event_size=MAX_HEAD_BYTES, timeout_keep_alive=KEEP_ALIVE_S,
                           limit_concurrency=MAX_CONNECTIONS, proxy_headers=False, server_header=False)
 
@@ -83,8 +84,8 @@ def check_before_serving() -> None:
     require_vendor(NODE_MODULES)
 
 
-def serve(host: str, port: int, workers: int) -> int:
-    cfg = config(host, port, workers)
+def serve(host: str, port: int, workers: int, access_log: bool = True) -> int:
+    cfg = config(host, port, workers, access_log)
     if workers == 1:
         server = uvicorn.Server(cfg)
         server.run()
@@ -100,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--port", type=int, default=int(os.environ.get("ANATOMY_PORT", "8000")))
     p.add_argument("--workers", type=int, default=int(os.environ.get("ANATOMY_PROCESSES", "1")),
                    help="server processes (each loads the models and keeps its own caches)")
+    p.add_argument("--no-access-log", dest="access_log", action="store_false", help="no line per request")
     args = p.parse_args(argv)
     if args.workers > 1:
         check_before_serving()  # a single worker imports the app in this process anyway
-    return serve(args.host, args.port, args.workers)
+    return serve(args.host, args.port, args.workers, args.access_log)

@@ -109,6 +109,7 @@ class Shipped:
     def __init__(self, root: Path = ROOT, manifest: Path = MANIFEST):
         self.root = root
         self.expected = recorded(manifest)
+        self.data_set = {p: data_set_of(p) for p in self.expected}
         self._seen: dict[str, tuple[tuple[int, int], FileCheck]] = {}
         self._lock = threading.Lock()
 
@@ -132,15 +133,15 @@ class Shipped:
         return result
 
     def checked(self, skip: tuple[str, ...] = ()) -> list[FileCheck]:
-        return [self.check(p) for p in self.expected if data_set_of(p) not in skip]
+        return [self.check(p) for p, name in self.data_set.items() if name not in skip]
 
     def problem(self, data_set: str) -> str:
         """Why `data_set` is unusable ("" when every file of it is as recorded)."""
-        bad = [c for c in self.checked() if data_set_of(c.path) == data_set and not c.ok]
-        return "; ".join(f"{c.path} {c.problem}" for c in bad)
+        bad = [self.check(p) for p, name in self.data_set.items() if name == data_set]
+        return "; ".join(f"{c.path} {c.problem}" for c in bad if not c.ok)
 
     def report(self) -> dict[str, str]:
-        """data set -> "" when usable, else the reason (for /healthz)."""
+        """data set -> "" when usable, else the reason (for /healthz): one stat per file."""
         return {name: self.problem(name) for name in DATA_SETS}
 
 
