@@ -4,8 +4,9 @@
   process before any worker starts: a missing or altered one ends it with one line and exit 3, under
   any worker count (uvicorn's own supervisor exits 0 when a worker fails to boot; here a worker that
   fails to boot makes the exit 3 too).
-- **Bounded connections** (issue 23): uvicorn's h11 parser, which refuses a request head over
-  `MAX_HEAD_BYTES` (httptools reads heads of any size: 20 connections of 16 MB kept ~200 MB); the whole
+- **Bounded connections** (issue 23): uvicorn's h11 parser, and a request head over `MAX_HEAD_BYTES`
+  refused with 431 (h11 alone refuses only a head still incomplete past its limit, not one that
+  arrives in one read; httptools reads heads of any size: 20 connections of 16 MB kept 62–200 MB); the whole
   head must arrive within `HEAD_TIMEOUT_S` of the connection opening or of the previous response
   (uvicorn has no such timer: a client sending a byte a second, or nothing, held its socket for ever),
   an idle keep-alive connection closes after `KEEP_ALIVE_S`, and at most `MAX_CONNECTIONS` are served
@@ -31,10 +32,12 @@ MAX_CONNECTIONS = 256
 
 
 class BoundedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with a deadline for each request head: a connection whose head is not
-    complete `HEAD_TIMEOUT_S` after it opened (or after the last response) is closed."""
+    """uvicorn's h11 protocol with a deadline and a size limit for each request head: a connection whose
+    head is not complete `HEAD_TIMEOUT_S` after it opened (or after the last response) is closed, and
+    one whose head passes `MAX_HEAD_BYTES` gets 431 and is closed."""
 
     head_timeout_s = HEAD_TIMEOUT_S
+    max_head_bytes = MAX_HEAD_BYTES
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -56,11 +59,24 @@ class BoundedH11Protocol(H11Protocol):
             self.transport.close()  # nothing has been answered on it: closing is all a 408 would say
 
     def data_received(self, data: bytes) -> None:
+        if self.conn.their_state is h11.IDLE:  # h11 alone would take a whole head that arrives in one read
+            self._head_bytes = getattr(self, "_head_bytes", 0) + len(data)
+            if self._head_bytes > self.max_head_bytes:
+                self._refuse_head()
+                return
         super().data_received(data)
         if self.conn.their_state is not h11.IDLE:
             self._cancel_head_timer()  # the head is in: the request runs as long as it takes
 
+    def _refuse_head(self) -> None:
+        self._cancel_head_timer()
+        if not self.transport.is_closing():
+            self.transport.write(b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\n"
+                                 b"connection: close\r\n\r\n")
+            self.transport.close()
+
     def on_response_complete(self) -> None:
+        self._head_bytes = 0
         super().on_response_complete()
         if not self.transport.is_closing():
             self._arm_head_timer()
@@ -70,8 +86,8 @@ class BoundedH11Protocol(H11Protocol):
         super().connection_lost(exc)
 
 
-def config(host: str, port: int, workers: int, access_log: bool = True) -> uvicorn.Config:
-    return uvicorn.Config("app.main:app", host=host, port=port, workers=workers, http=BoundedH11Protocol,
+def config(host: str, port: int, workers: int, access_log: bool = True, app="app.main:app") -> uvicorn.Config:
+    return uvicorn.Config(app, host=host, port=port, workers=workers, http=BoundedH11Protocol,
                           access_log=access_log,
                           h11_max_incomplete_event_size=MAX_HEAD_BYTES, timeout_keep_alive=KEEP_ALIVE_S,
                           limit_concurrency=MAX_CONNECTIONS, proxy_headers=False, server_header=False)
