@@ -41,7 +41,7 @@ def test_no_lookup_timing_is_exposed(client):
 
 @pytest.mark.parametrize("path", ["/vendor/three/package.json", "/vendor/swagger-ui/index.html",
                                   "/vendor/swagger-ui/package.json", "/vendor/katex/README.md",
-                                  "/vendor/three/examples/jsm/controls/OrbitControls.js",
+                                  "/vendor/three/examples/jsm/controls/TrackballControls.js",
                                   "/vendor/chartjs/chart.js", "/vendor/katex/../package.json"])
 def test_only_the_vendor_files_the_pages_use_are_served(client, path):
     assert client.get(path).status_code == 404
