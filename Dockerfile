@@ -55,5 +55,7 @@ USER anatomy
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=3s --start-period=60s \
   CMD python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2)"
-# uvicorn puts its working directory (/srv/anatomy) first on sys.path: app, model and research import from here.
-CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000"]
+# python -m puts its working directory (/srv/anatomy) first on sys.path: app, model and research import from here.
+# app/serve.py: the shipped files checked once (one line and exit 3 if one is missing or altered), then uvicorn
+# with bounded request heads, head-read and keep-alive times and connections.
+CMD ["python3", "-m", "app", "--host", "0.0.0.0", "--port", "8000"]

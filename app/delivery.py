@@ -16,13 +16,15 @@
   same parameters as raw little-endian float32 in the safetensors layout (an 8-byte header length, a
   JSON header of dtype, shape and byte offsets, then the data), with the same ETag/304 behaviour;
   `weights_body` makes either form of any set of parameters (the shipped model's, a snapshot's).
-- **Browser libraries**: the files the pages load from node_modules are listed here; the app refuses
-  to start, with one line naming what is missing, when `npm ci` has not been run.
+- **Browser libraries**: the files the pages load from node_modules are listed here, and only they (with
+  the fonts KaTeX's CSS names) are served; the app refuses to start, with one line naming what is
+  missing, when `npm ci` has not been run.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -56,11 +58,25 @@ def brotli_quality(size: int) -> int:
 
 # /vendor/<name> → the node_modules folder it serves, and the files the pages load from it
 VENDOR: dict[str, tuple[str, tuple[str, ...]]] = {
-    "three": ("three", ("build/three.module.js", "build/three.core.js")),
+    # OrbitControls: the one addon the import map's three/addons/ offers (tests/test_page.py pins it)
+    "three": ("three", ("build/three.module.js", "build/three.core.js", "examples/jsm/controls/OrbitControls.js")),
     "katex": ("katex/dist", ("katex.min.js", "katex.min.css", "contrib/auto-render.min.js")),
     "swagger-ui": ("swagger-ui-dist", ("swagger-ui-bundle.js", "swagger-ui.css")),
     "chartjs": ("chart.js/dist", ("chart.umd.min.js",)),
 }
+
+
+FONT_URL = re.compile(r"url\((fonts/[^)\s]+)\)")
+
+
+def vendor_files(node_modules: Path) -> dict[str, frozenset[str]]:
+    """The files each /vendor/<name> serves: the ones the pages load, and the fonts KaTeX's CSS names;
+    nothing else of the npm package (no package.json, no swagger petstore page)."""
+    served = {name: set(files) for name, (_, files) in VENDOR.items()}
+    css = node_modules / VENDOR["katex"][0] / "katex.min.css"
+    if css.is_file():
+        served["katex"] |= set(FONT_URL.findall(css.read_text()))
+    return {name: frozenset(files) for name, files in served.items()}
 
 
 def compression_enabled() -> bool:
@@ -89,17 +105,35 @@ def require_vendor(node_modules: Path) -> None:
         raise SystemExit(STARTUP_FAILURE)
 
 
+def quality(header: str, name: str, wildcards: tuple[str, ...] = ()) -> float:
+    """The q-value `header` (an Accept or Accept-Encoding value) gives `name`: its own entry's when it has
+    one, else the best wildcard's; 0 when neither is named (or q is not a number)."""
+    own, wild = None, 0.0
+    for item in header.split(","):
+        token, *params = (p.strip() for p in item.split(";"))
+        token = token.lower()
+        if token != name and token not in wildcards:
+            continue
+        q = next((p[2:].strip() for p in params if p.lower().startswith("q=")), "1")
+        try:
+            value = min(max(float(q), 0.0), 1.0)
+        except ValueError:
+            value = 0.0
+        if token == name:
+            own = value if own is None else max(own, value)
+        else:
+            wild = max(wild, value)
+    return own if own is not None else wild
+
+
 def accepts(request: Request, coding: str) -> bool:
     """Whether Accept-Encoding names `coding` (or *) with a quality above 0."""
-    for item in request.headers.get("accept-encoding", "").split(","):
-        name, *params = (p.strip() for p in item.split(";"))
-        if name.lower() in (coding, "*"):
-            q = next((p[2:] for p in params if p.startswith("q=")), "1")
-            try:
-                return float(q) > 0
-            except ValueError:
-                return False
-    return False
+    return quality(request.headers.get("accept-encoding", ""), coding, ("*",)) > 0
+
+
+def accepts_media(request: Request, media_type: str) -> bool:
+    """Whether Accept names `media_type` itself with a quality above 0 (`*/*` asks for the default, JSON)."""
+    return quality(request.headers.get("accept", ""), media_type) > 0
 
 
 def once_compressed(request: Request, made: T | None, make: Callable[[], T]) -> T | None:
@@ -175,7 +209,7 @@ def brotli_writes(writes: Iterable[bytes]) -> list[bytes]:
 
 
 def wants_safetensors(request: Request) -> bool:
-    return SAFETENSORS in request.headers.get("accept", "")
+    return accepts_media(request, SAFETENSORS)
 
 
 def weights_safetensors(params: dict[str, np.ndarray], version: str) -> bytes:

@@ -7,6 +7,13 @@ with its card and weights bodies), `ServiceDep` (that miniature's service), `Tra
 ModelNameError before the route runs, answered with 422 (app/main.py). FastAPI resolves each
 dependency once per request and documents its query parameters, with these descriptions, in the
 OpenAPI schema.
+
+One rule reads every parameter: an empty value is the same as leaving the parameter out (the default
+for ablate=, checkpoint= and model=; for the required input=, the same 422 as when it is missing, as
+for spaces only), and a value is taken as written: ' 0 ' or '025' is no checkpoint, ' modern' no model,
+refused with the message any other bad value gets. Only the reader's text (input=, read by
+model/parse.py) and the items of the ablate= list (comma-separated, spaces around them allowed) are
+free in their spacing.
 """
 
 from __future__ import annotations
@@ -43,8 +50,8 @@ class InputError(ValueError):
 
 
 def parse_input(text: str | None) -> int:
-    if text is None:
-        raise InputError(f"the input parameter is missing; accepted: {ACCEPTED}")
+    if text is None or not text.strip():
+        raise InputError(f"the input parameter is missing or blank; accepted: {ACCEPTED}")
     try:
         return parse_number(text)
     except ValueError as e:

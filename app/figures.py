@@ -29,6 +29,7 @@ from jinja2 import Environment
 from pydantic import BaseModel, Field
 
 from app import research_views, time_machine
+from app.once import once_response
 from app.serialize import dumps
 from article import figures as article_figures
 
@@ -123,7 +124,7 @@ async def get_figure(request: Request, name: str) -> Response:
     body = figure_body(request.app.state, name)
     if body is None:
         raise HTTPException(404, f"no figure '{name[:60]}'; known: {', '.join(NAMES)}")
-    return Response(body, media_type="application/json", headers={"Cache-Control": "no-cache"})
+    return await once_response(request, body, "application/json")  # compressed once per version of its data
 
 
 # ---- the same data as HTML, in the article -------------------------------------------------------

@@ -9,19 +9,21 @@ from pathlib import Path
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
-from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
 from app import api, figures, onnx_route, pages
 from app.api import json_response
 from app.content import load_content
-from app.delivery import VENDOR, add_compression, require_vendor
+from app.delivery import VENDOR, add_compression, require_vendor, vendor_files
 from app.deps import InputError
-from app.model_choice import ChosenModel, ModelNameError, loaded
+from app.head import HeadAsGet
+from app.model_choice import ACCEPTED_MODELS, ChosenModel, ModelNameError, loaded
+from app.once import OnceFiles
 from app.schemas import ErrorDetail, ErrorResponse
 from app.security import SecurityHeaders, content_security_policy, csp_hash
 from app.serialize import dumps
 from app.service import BusyError, ModelService
+from app.shipped import DataUnavailable, require_shipped
 from model import models
 from model.parse import ACCEPTED
 
@@ -54,16 +56,19 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 def create_app() -> FastAPI:
     require_vendor(NODE_MODULES)  # without `npm ci`: one line and exit, not a 500 for every /vendor file
+    shipped = require_shipped()  # a missing or altered weights or data file: one line and exit 3
     app = FastAPI(title="Anatomy of the Transformer", version="1", description=DESCRIPTION,
                   lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.state.shipped = shipped
     app.include_router(api.router)
     app.include_router(onnx_route.router)  # /api/trace.onnx
     app.include_router(api.health_router)
     app.include_router(figures.router)
     app.include_router(pages.router)
-    app.mount("/static", StaticFiles(directory=ROOT / "static", check_dir=False), name="static")
+    app.mount("/static", OnceFiles(ROOT / "static"), name="static")  # each file compressed once (app/once.py)
+    served = vendor_files(NODE_MODULES)
     for name, (folder, _) in VENDOR.items():
-        app.mount(f"/vendor/{name}", StaticFiles(directory=NODE_MODULES / folder, check_dir=False), name=name)
+        app.mount(f"/vendor/{name}", OnceFiles(NODE_MODULES / folder, served[name]), name=name)
 
     @app.exception_handler(InputError)
     async def bad_input(request: Request, exc: InputError) -> Response:
@@ -77,6 +82,10 @@ def create_app() -> FastAPI:
     async def invalid_request(request: Request, exc: RequestValidationError) -> Response:
         where = "; ".join(f"{'.'.join(map(str, e.get('loc', ())))}: {e.get('msg', '')}" for e in exc.errors())
         return error(422, f"invalid request ({where[:300]}); accepted: {ACCEPTED}")
+
+    @app.exception_handler(DataUnavailable)
+    async def unavailable(request: Request, exc: DataUnavailable) -> Response:
+        return error(503, str(exc), accepted=ACCEPTED_MODELS)
 
     @app.exception_handler(BusyError)
     async def busy(request: Request, exc: BusyError) -> Response:
@@ -92,6 +101,7 @@ def create_app() -> FastAPI:
 
     add_compression(app)
     app.add_middleware(SecurityHeaders, csp=content_security_policy(csp_hash(pages.IMPORT_MAP)))
+    app.add_middleware(HeadAsGet)  # outermost: a HEAD gets the GET's headers, compression's included
     return app
 
 

@@ -1,7 +1,8 @@
 """`?model=` on the page and the API: which shipped miniature answers (model/models.py names them).
 
 Each loaded miniature is a `ChosenModel`: its service (with its own trace and beam caches) and the
-bodies that do not change while it runs, its model card and its weights. The default (2017) is loaded
+bodies that do not change while it runs, its model card and its weights. All share the default's trace
+and beam caches: one memory budget for the process, however many models are asked for. The default (2017) is loaded
 at start-up (app/main.py); another on its first request, and kept. A name not in the list is a
 ModelNameError, answered with 422 and the accepted names.
 """
@@ -16,6 +17,7 @@ import anyio
 from app.delivery import weights_body
 from app.serialize import dumps
 from app.service import ModelService
+from app.shipped import DataUnavailable
 from model import models
 
 MODEL_HELP = (f"Which miniature: {', '.join(models.NAMES)} (default {models.DEFAULT}): "
@@ -31,8 +33,8 @@ class ModelNameError(ValueError):
 
 
 def parse_model(text: str | None) -> str:
-    """The model's name (the default when absent), or ModelNameError."""
-    if text is None or text == "":
+    """The model's name (the default when absent or empty; app/deps.py's rule), or ModelNameError."""
+    if not text:
         return models.DEFAULT
     if text not in models.NAMES:
         raise ModelNameError(f"unknown model {text[:40]!r}; {ACCEPTED_MODELS}")
@@ -68,8 +70,31 @@ def _load(state, name: str) -> ChosenModel:
     with _lock:  # two first requests for one model load it once
         models_now = loaded(state)
         if name not in models_now:
-            models_now[name] = ChosenModel.of(ModelService.load(model=name))
+            models_now[name] = ChosenModel.of(_service(state, name))
         return models_now[name]
+
+
+def _service(state, name: str) -> ModelService:
+    """The model's service, or DataUnavailable (503) naming the file that is missing or altered."""
+    shipped = getattr(state, "shipped", None)
+    problem = shipped.problem(f"model {name}") if shipped is not None else ""
+    if not problem:
+        try:
+            svc = ModelService.load(model=name)
+        except Exception as e:  # noqa: BLE001 - files that check out but do not load: still no 500
+            problem = f"its files could not be read ({type(e).__name__})"
+        else:
+            return share_caches(state, svc)
+    raise DataUnavailable(f"the {name} model is not available: {problem}")
+
+
+def share_caches(state, svc: ModelService) -> ModelService:
+    """One memory budget for the whole process: every model's traces and beams go into the default
+    model's caches (ANATOMY_CACHE_MB in all; keys carry the weights version, so models never mix)."""
+    default = getattr(state, "service", None)
+    if default is not None and default is not svc:
+        svc.traces, svc.beams = default.traces, default.beams
+    return svc
 
 
 async def chosen(state, name: str) -> ChosenModel:

@@ -6,14 +6,16 @@ from pathlib import Path
 
 import orjson
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from app import figures
 from app.content import fill_live
 from app.deps import InputError, check_trace
-from app.model_choice import ModelNameError, parse_model
-from app.service import ModelService
+from app.model_choice import ModelNameError, chosen, parse_model
+from app.once import once_response
+from app.service import ModelService, TraceRequest
+from app.shipped import DataUnavailable, shown_name, unreadable
 from article import figure1
 from article.format import format_number
 from model import models
@@ -53,27 +55,21 @@ def page(request: Request, name: str, status_code: int = 200, **context) -> HTML
 
 @router.get("/", response_class=HTMLResponse)
 async def index(request: Request, input: str | None = None, ablate: str | None = None,
-                checkpoint: str | None = None, model: str | None = None) -> HTMLResponse:
+                checkpoint: str | None = None, model: str | None = None) -> Response:
     """The article; with ?input= (and ?ablate=, ?checkpoint=) its live values are filled for that trace before
     any script runs. With ?model= the stage draws another shipped miniature (app/model_choice.py); the
     article's text and figures stay the 2017 model's, and the page says so."""
     state = request.app.state
-    content, error, text, number = state.content, "", DEFAULT_INPUT, int(DEFAULT_INPUT)
-    try:
-        model_name = parse_model(model)
-    except ModelNameError as e:
-        model_name, error = models.DEFAULT, f"{e}; the stage shows the default"
+    content, text, number = state.content, DEFAULT_INPUT, int(DEFAULT_INPUT)
+    model_name, req, error = await checked_page_request(state, input, ablate, checkpoint, model)
     steps = [(s, s.html) for s in content.steps]
     if input is not None or ablate or checkpoint:
         text = (input if input is not None else DEFAULT_INPUT)[:MAX_INPUT_CHARS]
-        try:
-            req = check_trace(state.service, input if input is not None else DEFAULT_INPUT, ablate, checkpoint)
+        if req is not None:  # the article's numbers are the 2017 model's, whichever model the stage draws
             number = req.number
             entry = await state.service.trace(req)
             live = {**state.service.figures, **entry.derived}
             steps = [(s, fill_live(s.html, live)) for s in content.steps]
-        except InputError as e:
-            error, number = "; ".join(filter(None, (str(e), error))), int(DEFAULT_INPUT)
     # every figure's data as tables in the HTML (readable without scripts); the beam for this input
     names = {n for _, html in steps for n in figures.PLACEHOLDER.findall(html)}
     rendered = {n: h for n in names if (h := figures.figure_html(templates.env, state, n)) is not None}
@@ -87,12 +83,40 @@ async def index(request: Request, input: str | None = None, ablate: str | None =
                 "part-ablation": part_ablation_html(state.service.version)}
     steps = [(s, figures.fill_partials(html, partials)) for s, html in steps]
     svc = state.service
-    return page(request, "index.html", content=content, steps=steps, input_value=text, input_error=error,
+    html = page(request, "index.html", content=content, steps=steps, input_value=text, input_error=error,
                 model=svc.figures, training=svc.training, version=svc.version,
                 figure_names=figures.NAMES,
                 figure1_map=str(fig1.map(boxes, layers)),
                 model_name=model_name if model_name != models.DEFAULT else "",
                 model_title=models.TITLES[model_name])
+    return html if request.query_params else await unchanging(request, html)
+
+
+async def unchanging(request: Request, page_response: HTMLResponse) -> Response:
+    """A page that is the same for every reader (until its content changes): sent with its ETag and
+    compressed once per coding (app/once.py). A page for a reader's input is compressed per request."""
+    return await once_response(request, page_response.body, "text/html; charset=utf-8",
+                               headers={"Cache-Control": "no-cache"})
+
+
+async def checked_page_request(state, input: str | None, ablate: str | None, checkpoint: str | None,
+                               model: str | None) -> tuple[str, TraceRequest | None, str]:
+    """The page's parameters checked together, as the API would check them for the model they name: the
+    model's name (the default when it is bad or not available), the trace request (None when a parameter
+    is bad) and the message that says what was wrong and what the page shows instead."""
+    try:
+        name = parse_model(model)
+        svc = (await chosen(state, name)).service
+    except (ModelNameError, DataUnavailable) as e:
+        name, svc = models.DEFAULT, None
+        error = f"{e}; the stage shows the default model"
+    else:
+        error = ""
+    try:
+        req = check_trace(svc or state.service, input if input is not None else DEFAULT_INPUT, ablate, checkpoint)
+    except InputError as e:
+        return name, None, "; ".join(filter(None, (str(e), error)))  # the API's own words for the same request
+    return name, req, error
 
 
 PART_ABLATION = ROOT / "research" / "results" / "part_ablation.json"  # written by python -m research.part_ablation
@@ -109,32 +133,43 @@ def part_ablation_table(path: Path = PART_ABLATION) -> dict | None:
 
 
 def part_ablation_html(version: str) -> str:
-    """Step 29's table of every part switched off (research/part_ablation.py), with its switches."""
+    """Step 29's table of every part switched off (research/part_ablation.py), with its switches; a file
+    gone or damaged while the app runs is "not available" with the reason, not a 500."""
+    table, reason = None, ""
+    try:
+        table = part_ablation_table(PART_ABLATION)
+        if table is None:
+            reason = unreadable(FileNotFoundError(), shown_name(PART_ABLATION))
+    except Exception as e:  # noqa: BLE001
+        reason = unreadable(e, shown_name(PART_ABLATION))
     return templates.env.get_template("part_ablation.html").render(
-        table=part_ablation_table(), version=version, command="python -m research.part_ablation")
+        table=table, reason=reason, version=version, command="python -m research.part_ablation")
 
 
 @router.get("/ledger", response_class=HTMLResponse)
-async def ledger(request: Request) -> HTMLResponse:
+async def ledger(request: Request) -> Response:
     content = request.app.state.content
-    return page(request, "ledger.html", facts=content.facts, uses=content.fact_uses, unused=content.unused_facts)
+    return await unchanging(request, page(request, "ledger.html", facts=content.facts, uses=content.fact_uses,
+                                          unused=content.unused_facts))
 
 
 @router.get("/about", response_class=HTMLResponse)
-async def about(request: Request) -> HTMLResponse:
+async def about(request: Request) -> Response:
     svc = request.app.state.service
-    return page(request, "about.html", version=svc.version, figures=svc.figures, training=svc.training)
+    return await unchanging(request, page(request, "about.html", version=svc.version, figures=svc.figures,
+                                          training=svc.training))
 
 
 @router.get("/topics/{slug}", response_class=HTMLResponse)
-async def topic(request: Request, slug: str) -> HTMLResponse:
+async def topic(request: Request, slug: str) -> Response:
     t = request.app.state.content.topics.get(slug)
     if t is None:
         raise HTTPException(404, f"no topic page '{slug[:60]}'")
-    return page(request, "topic.html", topic=t, references=request.app.state.content.references_in(t.html))
+    return await unchanging(request, page(request, "topic.html", topic=t,
+                                          references=request.app.state.content.references_in(t.html)))
 
 
 @router.get("/docs", response_class=HTMLResponse)
-async def docs(request: Request) -> HTMLResponse:
+async def docs(request: Request) -> Response:
     """Swagger UI from the local copy in node_modules (no CDN, no inline script)."""
-    return page(request, "docs.html")
+    return await unchanging(request, page(request, "docs.html"))

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import markdown
 
+from app.shipped import MANIFEST, recorded, shown_name, unreadable
+
 DEFAULT = Path(__file__).resolve().parent.parent / "research" / "results" / "views"
 PREFIX = "research-"
 VIEW_VERSION = 1  # research/views.py VIEW_VERSION: the shape this module reads
@@ -28,8 +30,12 @@ def folder() -> Path:
 
 
 def names() -> dict[str, str]:
-    """Figure name -> view name, for every view file in the folder."""
-    return {PREFIX + p.stem: p.stem for p in sorted(folder().glob("*.json"))}
+    """Figure name -> view name, for every view file in the folder; in the shipped folder also every view
+    recorded in app/shipped.sha256, so a view file gone is a figure "not available", not no figure."""
+    stems = {p.stem for p in folder().glob("*.json")}
+    if folder() == DEFAULT and MANIFEST.is_file():
+        stems |= {Path(p).stem for p in recorded() if Path(p).parent == Path("research/results/views")}
+    return {PREFIX + stem: stem for stem in sorted(stems)}
 
 
 def _html(text: str) -> str:
@@ -66,9 +72,9 @@ def read(name: str) -> dict:
         if hit and hit[0] == stamp:
             return hit[1]
         data = page_data(json.loads(path.read_text()))
-    except Exception as e:  # a half-written or missing file must not break the page
+    except Exception as e:  # a half-written or missing file must not break the page, nor show a server path
         return {"experiment": name, "title": name, "status": "not available",
-                "error": f"{type(e).__name__}: {str(e)[:200]}", "command": f"python -m research {name}",
+                "error": unreadable(e, shown_name(path)), "command": f"python -m research {name}",
                 "parts": []}
     with _lock:
         _cache[path] = (stamp, data)

@@ -44,9 +44,18 @@ class ErrorResponse(Document):
     detail: ErrorDetail
 
 
+class Availability(Document):
+    status: str = Field(description="`ok`, or `not available`")
+    reason: str = Field("", description="why it is not available (which shipped file is missing or altered)")
+    weights_version: str | None = Field(None, description="a model's weights version, once it is loaded")
+
+
 class Health(Document):
-    status: str
-    weights_version: str
+    status: str = Field(description="`ok` when every model and data set is usable, else `not ok` (sent with 503)")
+    weights_version: str = Field(description="the default model's weights version")
+    models: dict[str, Availability] = Field(default_factory=dict, description="each shipped model, by name")
+    data: dict[str, Availability] = Field(default_factory=dict,
+                                          description="each data set the app serves from (app/shipped.py)")
 
 
 # ---- the model card ---------------------------------------------------------------------------------

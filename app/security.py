@@ -2,7 +2,9 @@
 
 The Content-Security-Policy allows only the site's own scripts and styles; the one inline script,
 the import map, is allowed by the sha256 of its exact text. Responses that set their own policy
-keep it.
+keep it. A Permissions-Policy switches off the browser features the site never uses, and an error
+response (status 400 and above) that says nothing of caching is marked `Cache-Control: no-store`, so no
+cache keeps a refusal or an outage.
 """
 
 from __future__ import annotations
@@ -33,6 +35,13 @@ def content_security_policy(*script_hashes: str) -> str:
     ])
 
 
+# Every powerful feature off for the site and anything it could embed: it reads no sensor, camera or place.
+PERMISSIONS_POLICY = ", ".join(f"{f}=()" for f in (
+    "accelerometer", "autoplay", "camera", "display-capture", "encrypted-media", "geolocation", "gyroscope",
+    "hid", "magnetometer", "microphone", "midi", "payment", "publickey-credentials-get", "serial",
+    "usb", "xr-spatial-tracking", "browsing-topics"))
+
+
 class SecurityHeaders:
     def __init__(self, app: ASGIApp, csp: str):
         self.app = app
@@ -42,6 +51,7 @@ class SecurityHeaders:
             (b"referrer-policy", b"no-referrer"),
             (b"x-frame-options", b"DENY"),
             (b"cross-origin-opener-policy", b"same-origin"),
+            (b"permissions-policy", PERMISSIONS_POLICY.encode()),
         ]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -53,6 +63,8 @@ class SecurityHeaders:
             if message["type"] == "http.response.start":
                 present = {k.lower() for k, _ in message.get("headers", [])}
                 extra = [(k, v) for k, v in self.headers if k not in present]
+                if message["status"] >= 400 and b"cache-control" not in present:
+                    extra.append((b"cache-control", b"no-store"))
                 message = {**message, "headers": [*message.get("headers", []), *extra]}
             await send(message)
 

@@ -16,10 +16,12 @@ from pathlib import Path
 import numpy as np
 
 from app.delivery import weights_body
+from app.shipped import DataUnavailable
 from model.snapshots import SNAPSHOTS, batch_losses, load_snapshot, note, snapshot_steps, training_log
 from model.transformer import EncoderDecoder
 from recorder import parameters, weights_version
 
+SNAPSHOTS_NAME = "model/artifacts/snapshots.safetensors"  # how a message names it (no server path)
 RESULTS = Path(__file__).resolve().parent.parent / "research" / "results" / "time_machine.json"
 CHECKPOINT_HELP = ("A training snapshot to run instead of the shipped model: the number of training steps "
                    "it had (one of the stored steps, 0 being the initialisation); leave out for the trained, "
@@ -55,24 +57,30 @@ class Checkpoints:
         return f"checkpoint must be one of the stored training steps ({shown}), or left out for the trained model"
 
     def parse(self, text: str | None) -> int | None:
-        """The step named by a `checkpoint` query value; None when absent; CheckpointError when bad."""
-        if text is None:
+        """The step named by a `checkpoint` query value, read by app/deps.py's rule (as written; empty is
+        absent): None for the trained model; CheckpointError unless it is a stored step written as the list
+        writes it (so ' 0 ' and '025' are refused, as '25.0' is)."""
+        if not text:
             return None
-        t = text.strip()
-        if not (t.isascii() and t.isdigit()) or len(t) > 7:
-            raise CheckpointError(f"{self.accepted()}; got {text[:40]!r}, which is not a whole number of steps")
-        step = int(t)
-        if step not in self.steps:
-            raise CheckpointError(f"{self.accepted()}; got {step}, which is not a stored step")
-        return step
+        if text not in {str(s) for s in self.steps}:
+            raise CheckpointError(f"{self.accepted()}; got {text[:40]!r}, which is not a stored step")
+        return int(text)
 
     def get(self, step: int) -> Snapshot:
         with self._lock:
             snap = self._loaded.get(step)
             if snap is None:
-                model = load_snapshot(step, self.path)
+                model = self._load(step)
                 snap = self._loaded[step] = Snapshot(step, model, parameters(model), weights_version(model))
             return snap
+
+    def _load(self, step: int) -> EncoderDecoder:
+        """Snapshot `step`'s model, or DataUnavailable (503) saying why, never the server's path."""
+        try:
+            return load_snapshot(step, self.path)
+        except Exception as e:  # noqa: BLE001 - a file deleted or damaged while running: 503, not 500
+            problem = "is missing" if isinstance(e, FileNotFoundError) else f"cannot be read ({type(e).__name__})"
+            raise DataUnavailable(f"the training snapshots are not available: {SNAPSHOTS_NAME} {problem}") from None
 
     def weights_body(self, step: int, binary: bool = False) -> bytes:
         """Snapshot `step`'s parameters as /api/weights sends them: JSON, or safetensors when `binary`."""

@@ -112,7 +112,8 @@ def main() -> None:
     p.add_argument("--workers", default=os.environ.get("ANATOMY_WORKERS", "2"), help="concurrent traces")
     args = p.parse_args()
 
-    env = {"ANATOMY_TORCH_THREADS": str(args.threads), "ANATOMY_WORKERS": str(args.workers)}
+    env = {"ANATOMY_TORCH_THREADS": str(args.threads), "ANATOMY_WORKERS": str(args.workers),
+           "ANATOMY_SERVER_TIMING": "1"}  # the server's own time per trace (off in production)
     os.environ.update(env)
     port = free_port()
     base = f"http://127.0.0.1:{port}"

@@ -157,7 +157,7 @@ def test_weights_at_a_checkpoint(client):
     assert again.status_code == 304
 
 
-@pytest.mark.parametrize("bad", ["abc", "-1", "30", "", "1e3", "4000.0", "99999999", "０", "averaged", "25;0"])
+@pytest.mark.parametrize("bad", ["abc", "-1", "30", "025", "1e3", "4000.0", "99999999", "０", "averaged", "25;0"])
 def test_bad_checkpoints_get_422_naming_the_stored_steps_and_change_nothing(client, bad):
     svc = client.app.state.service
     before = client.get("/api/trace", params={"input": "42"}).content
