@@ -182,6 +182,19 @@ def test_a_bad_input_shows_the_servers_message_and_keeps_the_last_good_one(tab, 
     assert [e for e in tab.errors if "422" not in e] == []  # the 422 itself is logged by Chromium
 
 
+@pytest.mark.parametrize("query, said", [("model=gpt", "unknown model 'gpt'"),
+                                          ("input=42&model=modern&checkpoint=0", "checkpoint")])
+def test_the_servers_message_about_the_address_stays_once_the_trace_loads(tab, live_server, query, said):
+    page = tab.open(live_server + "/?" + query)
+    page.wait_for_function("() => window.anatomy.trace && window.anatomy.trace.input.number === 42")
+    page.wait_for_timeout(300)  # the page's own runs are done: the message must still be there
+    assert said in page.text_content("#input-error")
+    page.fill("#number-input", "7")  # a new input is the reader's: it clears the message
+    page.press("#number-input", "Enter")
+    page.wait_for_function("() => window.anatomy.trace.input.number === 7")
+    assert page.text_content("#input-error") == ""
+
+
 def test_a_link_restores_input_and_step_and_arrows_move_between_steps(tab, live_server):
     page = tab.open(live_server + "/?input=12#step-7")
     page.wait_for_function("() => window.anatomy.step === 7")

@@ -57,6 +57,7 @@ function onLink(event) {
 
 // The address's input (with its ablation and snapshot); a bad link falls back, keeping its message.
 async function runAddress(params, input) {
+  const served = errorBox.textContent.trim();  // what the server said of the address (a bad model=, say)
   const ablation = parseAblation(params.get("ablate"));
   let ok = await run(input, ablation);
   if (!ok && anatomy.checkpoint !== null) {  // a bad checkpoint in the link: the trained model, with the message
@@ -70,6 +71,7 @@ async function runAddress(params, input) {
     const message = errorBox.textContent; // a bad link: show the default input, keep the message
     if (await run(DEFAULT_INPUT, [])) showError(message);
   }
+  if (served && !errorBox.textContent) showError(served);  // a trace that loaded does not unsay it
   // then what else the link keeps: the pinned input, the explained cell
   if (params.get("compare")) await compareWith(params.get("compare"));
   if (params.get("cell")) selectCell(parseCell(params.get("cell")));
