@@ -58,8 +58,7 @@ def brotli_quality(size: int) -> int:
 
 # /vendor/<name> → the node_modules folder it serves, and the files the pages load from it
 VENDOR: dict[str, tuple[str, tuple[str, ...]]] = {
-    # OrbitControls: the one addon the import map's three/addons/ offers (tests/test_page.py pins it)
-    "three": ("three", ("build/three.module.js", "build/three.core.js", "examples/jsm/controls/OrbitControls.js")),
+    "three": ("three", ("build/three.module.js", "build/three.core.js")),
     "katex": ("katex/dist", ("katex.min.js", "katex.min.css", "contrib/auto-render.min.js")),
     "swagger-ui": ("swagger-ui-dist", ("swagger-ui-bundle.js", "swagger-ui.css")),
     "chartjs": ("chart.js/dist", ("chart.umd.min.js",)),

@@ -31,8 +31,7 @@ router = APIRouter(include_in_schema=False)
 DEFAULT_INPUT = "42"
 
 # The one inline script; its sha256 goes into the Content-Security-Policy (app/main.py).
-IMPORT_MAP = ('{"imports": {"three": "/vendor/three/build/three.module.js", '
-              '"three/addons/": "/vendor/three/examples/jsm/"}}')
+IMPORT_MAP = '{"imports": {"three": "/vendor/three/build/three.module.js"}}'
 
 
 _figure1: dict[str, dict[str, figure1.PlacedBox]] = {}

@@ -52,7 +52,7 @@ def test_every_asset_is_served_locally(client, index_html):
     assert urls and not [u for u in urls if re.match(r"^(https?:)?//", u)], "no CDN, no external asset"
     for u in [u for u in urls if u.startswith(("/static/", "/vendor/"))]:
         assert client.get(u).status_code == 200, u
-    for u in ("/vendor/three/build/three.module.js", "/vendor/three/examples/jsm/controls/OrbitControls.js",
+    for u in ("/vendor/three/build/three.module.js",
               "/vendor/katex/contrib/auto-render.min.js", "/vendor/swagger-ui/swagger-ui-bundle.js"):
         r = client.get(u)
         assert r.status_code == 200 and "javascript" in r.headers["content-type"], u
