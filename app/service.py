@@ -26,7 +26,6 @@ from app.schemas import (
     Beam,
     BeamStep,
     Facts,
-    Health,
     Hypothesis,
     ModelCard,
     ModelFigures,
@@ -282,9 +281,6 @@ class ModelService:
                          parameter_count=self.figures["param_count"],
                          parameters=[ParameterInfo(id=k, shape=list(v.shape)) for k, v in self.params.items()],
                          figures=ModelFigures(**self.figures), training=TrainingSummary(**self.training))
-
-    def health_doc(self) -> Health:
-        return Health(status="ok", weights_version=self.version)
 
     @staticmethod
     def facts_doc(facts: list[Fact]) -> Facts:
