@@ -11,7 +11,7 @@ live figures) and the scene are kept as hashes of their canonical JSON, and the 
 API sends is meant to change, and say so in REPINNED.
 
 The 18 cases not in REPINNED are as pinned before the restructuring; every change since to what they
-send is listed below (ADDED_KEYS, CHANGED_KEYS, the mended SwiGLU words) and put back before comparing.
+send is an addition, listed in ADDED_KEYS and left out before comparing.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import re
 from pathlib import Path
 
 import numpy as np
@@ -78,15 +77,6 @@ ADDED_KEYS: list[str] = [
 ]
 
 
-# Values changed on purpose since the pin, as (key of the header, value now, value pinned): the pinned value
-# is put back before comparing, for exactly these values, so any other change still fails.
-CHANGED_KEYS: list[tuple[str, object, object]] = [
-    # issue 20: a modern trace names the modern weights; the pin sent the 2017 model's URL for it (a bug
-    # the stage papered over by fetching ?model= itself)
-    ("weights_url", "/api/weights?model=modern", "/api/weights"),
-]
-
-
 def _without(obj, path: list[str]):
     if not path or obj is None:
         return obj
@@ -100,32 +90,10 @@ def _without(obj, path: list[str]):
     return obj
 
 
-# Words mended on purpose since the pin, put back as pinned: with SwiGLU (the modern model) the scene named
-# every attention head's output as the feed-forward's output (its words were looked up by role alone).
-SWIGLU_FFN_OUT = ("FFN(x) = hidden·W_{2}", "FFN(x) = (SiLU(x·W₁) ⊙ x·W₃)·W₂")
-
-
-def _head_outputs_as_pinned(scene: dict) -> dict:
-    if scene.get("config", {}).get("ffn") != "swiglu":
-        return scene
-    label, description = SWIGLU_FFN_OUT
-    heads = re.compile(r"^head \d+$")
-    blocks = [{**b, "label": label, "description": description}
-              if re.fullmatch(r"(enc|dec)\.\d+\.(self|cross)\.h\d+\.out", b["id"]) else b for b in scene["blocks"]]
-    labels = [{**x, "text": label} if x.get("role") == "block" and heads.match(x["text"]) else x
-              for x in scene["labels"]]
-    return {**scene, "blocks": blocks, "labels": labels}
-
-
 def pinned_part(trace: dict) -> dict:
-    """The trace document less the keys added since the pin, with the deliberately changed values as pinned."""
+    """The trace document less the keys added since the pin."""
     for path in ADDED_KEYS:
         trace = _without(trace, path.split("."))
-    for key, now, pinned in CHANGED_KEYS:
-        if trace.get(key) == now:
-            trace = {**trace, key: pinned}
-    if trace.get("scene"):
-        trace = {**trace, "scene": _head_outputs_as_pinned(trace["scene"])}
     return trace
 
 
@@ -156,8 +124,10 @@ def load() -> dict:
 # merged the last of it, tests/test_golden.py passed on the first pin), for changes meant to be seen:
 REPINNED = {
     # issue 20 item 2: the modern model's traces record the logit lens too (lens.dec.L.* nodes, the header's
-    # lens, the live logit_lens), and its scene draws the lens stations in the decoder tower, as the 2017's
-    **{case_key("modern", n, "", None): "the logit lens on the modern model"
+    # lens, the live logit_lens), and its scene draws the lens stations in the decoder tower, as the 2017's;
+    # with it, two fixes: its weights_url names the modern weights (the pin named the 2017 model's), and its
+    # scene words each head's output as a head's (the pin called it SwiGLU's "FFN(x) = hidden·W_{2}")
+    **{case_key("modern", n, "", None): "the logit lens, weights_url and head words of the modern model"
        for n in (0, 42, 305, 1234, 482917, 777777)},
     # issue 22: a trace that greedy ended at the length limit had one decoder row too many, predicting a
     # 54th piece greedy never wrote; its rows are now <s> and every piece but the last
