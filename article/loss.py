@@ -50,11 +50,17 @@ def loss_figures(t, eps: float = EPSILON) -> dict:
     return {
         "loss_rows": rows,
         "loss_q_reference": 1 - eps + eps / vocab, "loss_q_other": eps / vocab,
+        "loss_floor": _entropy(smoothed_target(0, vocab, eps)),
         "loss_reference_length": len(reference), "loss_forced_rows": forced,
         "loss_sum": total, "loss_mean": total / max(forced, 1),
         "plain_loss_sum": plain, "plain_loss_mean": plain / max(forced, 1),
         "loss_departs": _departure(rows, len(reference)),
     }
+
+
+def _entropy(q: np.ndarray) -> float:
+    """H(q) = −Σ q ln q: the least −Σ q ln p can be (reached at p = q), what a row's smoothed loss sits above."""
+    return float(-(q * np.log(q)).sum())
 
 
 def _departure(rows: list[dict], n_reference: int) -> str:

@@ -102,6 +102,7 @@ class Derived:
     loss_rows: list[LossRow] = described("per decoder row: its smoothed target's reference piece and the losses")
     loss_q_reference: float = described("1 − ε + ε/V: the smoothed target on the reference piece")
     loss_q_other: float = described("ε/V: the smoothed target on each other piece")
+    loss_floor: float = described("H(q) = −Σ q ln q: the least a row's smoothed loss can be (at p = q)")
     loss_reference_length: int = described("positions of the reference, </s> included")
     loss_forced_rows: int = described("rows that read the reference's pieces (the greedy output agrees so far)")
     loss_sum: float = described("Σ over those rows of −Σ_v q_v ln p_v")

@@ -42,6 +42,10 @@ def test_each_row_s_smoothed_loss_is_recomputed_from_the_trace(traces, case):
         assert x["plain_loss"] == pytest.approx(-np.log(probs[r, y]), rel=1e-12)
     assert d["loss_q_reference"] == pytest.approx(1 - EPSILON + EPSILON / V)
     assert d["loss_q_other"] == pytest.approx(EPSILON / V)
+    q = np.full(V, EPSILON / V)
+    q[0] += 1 - EPSILON
+    assert d["loss_floor"] == pytest.approx(-(q * np.log(q)).sum(), rel=1e-12)  # H(q): no row goes under it
+    assert all(x["loss"] >= d["loss_floor"] for x in d["loss_rows"] if x["forced"])
     # PyTorch's label-smoothed cross-entropy on log p (log_softmax of log p is log p) gives the same mean
     logp = torch.tensor(np.log(probs[forced]))
     want = F.cross_entropy(logp, torch.tensor([VOCAB.ids([reference[r]])[0] for r in forced]), label_smoothing=EPSILON)

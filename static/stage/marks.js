@@ -2,7 +2,7 @@
 // row r of the block, the column that the node `columns` holds at r, the piece greedy decoding picks) and
 // the rings another module asks for (lossview.js: each row's reference piece). The rings lie flat just
 // above the cell, in the world, so they stay on their cell whatever the camera does. `marked()` says
-// which cells carry which ring (tests read it).
+// which cells carry which ring (tests read it); `reveal()` hides the rings of rows not computed yet.
 import * as THREE from 'three';
 
 const RING = { outer: 0.62, inner: 0.47 };  // half-widths in cell units: a little wider than the cell
@@ -52,7 +52,7 @@ export class Marks {
       ring.position.set(at.x, at.y, this.top(b, d));
       ring.renderOrder = 4;
       this.group.add(ring);
-      this.cells.push({ ...cell, r: d.r, c: d.c });
+      this.cells.push({ ...cell, r: d.r, c: d.c, ring });
     }
     s.invalidate();
   }
@@ -63,11 +63,17 @@ export class Marks {
     return (b.kind === 'bar' && Number.isFinite(v) ? Math.max(0, Math.min(1, v)) * h : h) + 0.05;
   }
 
+  /** Only the rings of drawn rows before `rows` (the loop animation reveals a block row by row). */
+  reveal(rows) {
+    for (const m of this.cells) m.ring.visible = m.r < rows;
+    this.stage.invalidate();
+  }
+
   clear() {
     for (const m of this.group.children) m.material.dispose();
     this.group.clear();
     this.cells = [];
   }
 
-  marked() { return this.cells.map(({ id, row, col, r, c, kind }) => ({ id, row, col, drawnRow: r, drawnCol: c, kind })); }
+  marked() { return this.cells.map(({ id, row, col, r, c, kind, ring }) => ({ id, row, col, drawnRow: r, drawnCol: c, kind, visible: ring.visible })); }
 }
