@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from article.lessons import teaching_figures
+from article.loss import loss_figures
 from model import ids
 from model.numbers import join_german, to_english, to_german_pieces
 from model.transformer import EncoderDecoder
@@ -60,6 +61,7 @@ def derived_figures(t: Trace, model: EncoderDecoder) -> dict:
         "mean_position_loss": float(losses.mean()),
         "least_certain_reads": t.target_tokens[worst],
         **teaching_figures(t),
+        **loss_figures(t),  # step 20: the smoothed targets and each position's loss
         "logit_lens": "; ".join(f"after decoder {la.layer + 1}: "
                                 + " ".join(f"{top[0].piece} ({top[0].p:.2f})" for top in la.top) for la in t.lens),
     }

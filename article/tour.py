@@ -10,6 +10,9 @@ Front matter keys for the stage:
   view       `overview` shows the whole machine instead of framing the subject
   angle      [azimuth, elevation] in radians, when the default angle for the subject's tower won't do
   animation  the name of the step's animation (scene/layout.py ANIMATIONS), `none` by default
+  marks      cells outlined in a block, one per row: [{block, columns}] where `columns` names the node
+             whose r-th value is row r's column (an ArgMax: the piece greedy decoding picks)
+  overlay    a drawing the stage adds beside a block, by name: `loss` (step 20, static/stage/lossview.js)
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ class TourStep:
     angle: tuple[float, float] | None = None
     animation: str = "none"
     topic: str = ""
+    marks: list[dict] = field(default_factory=list)
+    overlay: str = ""
 
     @classmethod
     def from_front_matter(cls, meta: dict, number: int, slug: str) -> TourStep:
@@ -63,7 +68,9 @@ class TourStep:
                    title=str(meta.get("title", slug)), subject=_strings(meta.get("subject")),
                    also=_strings(meta.get("also")), view=view,
                    angle=(float(angle[0]), float(angle[1])) if angle else None,
-                   animation=str(meta.get("animation", "none")), topic=str(meta.get("topic", "")))
+                   animation=str(meta.get("animation", "none")), topic=str(meta.get("topic", "")),
+                   marks=[{"block": str(m["block"]), "columns": str(m["columns"])} for m in meta.get("marks") or []],
+                   overlay=str(meta.get("overlay", "")))
 
 
 def read_step_files(folder: Path = STEPS_DIR) -> list[tuple[TourStep, str]]:

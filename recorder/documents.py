@@ -98,6 +98,34 @@ class Derived:
     ln_row_std: float | None = optional("… and its standard deviation")
     logit_lens: str = described("per decoder layer, the most probable piece at each position if decoding "
                                 "stopped after it, with its probability (the lens nodes' argmax)")
+    # step 20: label-smoothed cross-entropy per output row (article/loss.py)
+    loss_rows: list[LossRow] = described("per decoder row: its smoothed target's reference piece and the losses")
+    loss_q_reference: float = described("1 − ε + ε/V: the smoothed target on the reference piece")
+    loss_q_other: float = described("ε/V: the smoothed target on each other piece")
+    loss_floor: float = described("H(q) = −Σ q ln q: the least a row's smoothed loss can be (at p = q)")
+    loss_reference_length: int = described("positions of the reference, </s> included")
+    loss_forced_rows: int = described("rows that read the reference's pieces (the greedy output agrees so far)")
+    loss_sum: float = described("Σ over those rows of −Σ_v q_v ln p_v")
+    loss_mean: float = described("… its mean over those rows")
+    plain_loss_sum: float = described("Σ over those rows of −ln p(reference)")
+    plain_loss_mean: float = described("… its mean")
+    loss_departs: str = described("where the greedy output leaves the reference (empty when it never does)")
+
+
+@dataclass(kw_only=True)
+class LossRow:
+    """One decoder row under the training loss (step 20)."""
+
+    row: int
+    reads: str = described("the piece the row reads")
+    writes: str = described("the piece greedy decoding writes (the row's argmax)")
+    forced: bool = described("the row read the reference's pieces, so it is the row training computes")
+    reference: str | None = optional("the reference piece y_t (null when the row is not a training row)")
+    p_written: float = described("p of the piece written")
+    reference_id: int | None = optional("its vocabulary id: its column in the probability block")
+    p_reference: float | None = optional("p of the reference piece")
+    loss: float | None = optional("−Σ_v q_v ln p_v, q smoothed with ε_ls")
+    plain_loss: float | None = optional("−ln p(reference)")
 
 
 @dataclass(kw_only=True)

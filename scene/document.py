@@ -95,6 +95,9 @@ class SceneStep:
     lit: list[str]  # every block lit (subject and context); empty: nothing is dimmed
     view: View
     animation: dict  # {name, …targets}
+    # cells outlined, one per row of `block`: the column is row r's value of the node `columns` (an ArgMax)
+    marks: list[dict] = field(default_factory=list)
+    overlay: dict | None = None  # {name, block}: a drawing beside a block (`loss`: static/stage/lossview.js)
 
 
 @dataclass

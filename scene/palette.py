@@ -37,6 +37,7 @@ def palette() -> dict:
         "absent": "#a0709a",  # compare mode: a cell the other input does not have (drawn hatched, never as 0)
         "background": "#16181d",
         "labels": {"block": "#ece8df", "param": "#c9d3e6", "station": "#f1c27d", "token": "#ffe9a8"},
+        "marks": {"chosen": "#ffffff", "reference": "#ff5fd2"},  # rings: the piece written, the reference
         "connectors": {"thread": "#9aa3b5", "rail": "#9b6bff", "arc": "#ff9a3c", "tie": "#2ec4b6",
                        "loop": "#ffd23f"},
         "source": "P. Kovesi, CET-CBD1 (arXiv:1509.03700); F. Crameri, batlow (doi:10.5281/zenodo.1243862)",

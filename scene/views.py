@@ -69,7 +69,10 @@ def scene_step(s: TourStep, scene: Scene, by_id: dict[str, Block], tensors: dict
     anim = ANIMATIONS.get(s.animation)
     if anim is None:
         raise ValueError(f"step {s.step}: unknown animation {s.animation!r}; known: {sorted(ANIMATIONS)}")
-    return SceneStep(s.step, s.title, subject, lit, view, {"name": s.animation, **anim(scene, tensors, cfg)})
+    marks = [m for m in s.marks if m["block"] in by_id and m["columns"] in tensors]
+    overlay = {"name": s.overlay, "block": subject[0]} if s.overlay and subject else None
+    return SceneStep(s.step, s.title, subject, lit, view, {"name": s.animation, **anim(scene, tensors, cfg)},
+                     marks, overlay)
 
 
 def _station_nodes(scene: Scene, station: str, op: str) -> list[str]:

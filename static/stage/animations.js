@@ -73,6 +73,7 @@ export const ANIMATIONS = {
     play(stage, 900 * m, k => {
       const t = Math.min(m, Math.floor(k * m) + 1);
       for (const id of a.blocks) f.set(id, { reveal: k >= 1 ? ALL : t });
+      stage.marks?.reveal(k >= 1 ? ALL : t);  // a ring only on a row already computed
       if (loop) loop.material.opacity = k >= 1 ? restingOpacity('loop') : 0.35 + 0.65 * Math.abs(Math.sin(k * m * Math.PI));
     }, cut);
   },

@@ -129,6 +129,7 @@ Object.assign(api, {
   close: () => api.stage?.closeExplanation(),
   /** The lit cells as the GPU's state says: {cells: [{id, row, col} | {id, all}], target}. */
   lit: () => api.stage?.lit() ?? null,
+  marked: () => api.stage?.marks.marked() ?? null,
   /** Compare mode with a trace (or an input to fetch); null turns it off. Resolves to false on a bad input. */
   compare: async (what) => {
     if (!api.stage) return false;

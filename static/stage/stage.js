@@ -8,6 +8,7 @@
 //   keys.js        pointer and key input
 //   explaining.js  explaining a cell (the panel, the lit inputs, the trail)
 //   compare.js     compare mode (CompareMode) · export.js the exports · overlay.js hints and messages
+//   marks.js       rings on the cells a step marks · lossview.js the step's loss table (an overlay)
 // and owns what they share: the scene, the tensors, the cells and the blocks drawn.
 import * as THREE from 'three';
 import { CellField, ABSENT } from './cells.js';
@@ -25,6 +26,8 @@ import { Pointer } from './pointer.js';
 import { bindInput } from './keys.js';
 import { Explanation } from './explaining.js';
 import { Messages, buildHelp, describeStage } from './overlay.js';
+import { Marks } from './marks.js';
+import { LossView } from './lossview.js';
 
 export { rectsCovering } from './explaining.js';
 
@@ -48,6 +51,8 @@ export class Stage {
     this.messages = new Messages();
     container.append(this.pointer.inspector, this.pointer.legend, buildHelp(), this.exports.tools, this.compare.banner, this.messages.el);
     this.explanation = new Explanation(this);
+    this.marks = new Marks(this);
+    this.lossView = new LossView(this);
     describeStage(container);
     this.switches = new Switches(this);
     bindInput(this);

@@ -51,7 +51,9 @@ export class Tour {
     if (!keepExplained) s.explanation.close({ restore: false });
     s.step = this.stepOf(s.stepNo);
     s.markInput();
+    const rings = s.lossView.apply(s.step);  // before the view: the table's room is kept clear (covered())
     if (!keepCamera) this.moveTo(s.step.view, cut);
+    s.marks.show(s.step, rings);
     this.resetEffects();
     s.pointer.hide();
     this.applyHighlight(cut);

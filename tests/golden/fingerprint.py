@@ -74,6 +74,12 @@ ADDED_KEYS: list[str] = [
     "scene.cell.flat_height", "scene.cell.masked_height", "scene.cell.min_height",  # issue 20: renderers only draw
     "scene.camera",
     "derived.und_rows", "derived.units_on_their_word",  # issue 22: step 16's reordering, computed per input
+    # issue 21 item 5: steps 18–20 ring the chosen piece; step 20's loss per row, drawn by the stage
+    "scene.steps.*.marks", "scene.steps.*.overlay", "scene.palette.marks",
+    "derived.loss_rows", "derived.loss_q_reference", "derived.loss_q_other", "derived.loss_floor",
+    "derived.loss_reference_length",
+    "derived.loss_forced_rows", "derived.loss_sum", "derived.loss_mean", "derived.plain_loss_sum",
+    "derived.plain_loss_mean", "derived.loss_departs",
 ]
 
 

@@ -1,0 +1,92 @@
+"""Steps 18–20 show what they say (issue 21, item 5), in Chromium: the piece greedy decoding picks is ringed
+in every row of the probability block, at the trace's argmax, inside the step's view on a desktop and a
+phone; and step 20's loss table holds the smoothed targets and losses that numpy recomputes from the
+trace's probabilities, for inputs whose output is the reference and for a snapshot whose output leaves it."""
+import json
+import urllib.request
+
+import numpy as np
+import pytest
+
+from model.vocab import VOCAB
+from tests.browser import open_stage_page
+from tests.onnx_numpy import as_array
+
+EPS = 0.1  # ε_ls of the recipe (tests/test_loss_view.py checks the code uses it)
+CASES = ["input=305", "input=777777", "input=305&checkpoint=100"]  # the snapshot writes "fünf und fünfzig"
+SIZES = [{"width": 1440, "height": 900}, {"width": 390, "height": 844}]
+
+IN_VIEW = """() => {
+  const stage = document.querySelector('#stage').getBoundingClientRect();
+  const covers = [...document.querySelectorAll('[data-covers-stage], .stage-tools')]
+    .filter(e => !e.hidden && e.offsetParent).map(e => e.getBoundingClientRect());
+  return anatomyStage.marked().filter(m => m.kind === 'chosen').map(m => {
+    const p = anatomyStage.project(m.id, m.row, m.col);
+    const under = covers.some(r => p.x >= r.left && p.x <= r.right && p.y >= r.top && p.y <= r.bottom);
+    return { row: m.row, inside: p.visible && p.x > stage.left + 4 && p.x < stage.right - 4 && p.y > stage.top + 4
+      && p.y < stage.bottom - 4 && !under };
+  });
+}"""
+
+
+def probs_of(base: str, query: str) -> tuple[dict, np.ndarray]:
+    with urllib.request.urlopen(f"{base}/api/trace?{query}", timeout=120) as r:
+        t = json.load(r)
+    return t, as_array(next(n for n in t["nodes"] if n["id"] == "out.probs")).astype(np.float64)
+
+
+@pytest.fixture(scope="module")
+def pages(browser, live_server):
+    opened = []
+
+    def open_(query: str, step: int, size: dict):
+        page = open_stage_page(browser, f"{live_server}/?{query}#step-{step}", size)
+        opened.append(page)
+        return page
+    yield open_
+    for p in opened:
+        p.context.close()
+
+
+@pytest.mark.parametrize("query", CASES)
+def test_the_chosen_piece_is_ringed_at_each_row_s_argmax_and_step_20_draws_the_loss(pages, live_server, query):
+    t, probs = probs_of(live_server, query)
+    page = pages(query, 18, SIZES[0])
+    chosen = {m["row"]: m["col"] for m in page.evaluate("anatomyStage.marked()") if m["kind"] == "chosen"}
+    assert chosen == {r: int(c) for r, c in enumerate(probs.argmax(axis=1))}
+    assert all(x["inside"] for x in page.evaluate(IN_VIEW))
+    page.evaluate("anatomyStage.step(20)")
+    page.evaluate("anatomyStage.idle()")
+    drawn = page.evaluate("""() => { const el = document.querySelector('.stage-loss');
+      const rows = [...el.querySelectorAll('tr[data-row]')];
+      return { hidden: el.hidden, total: {...el.dataset},
+        rows: rows.map(tr => ({...tr.dataset, cells: [...tr.children].map(td => td.textContent)})),
+        rings: anatomyStage.marked().filter(m => m.kind === 'reference') }; }""")
+    assert not drawn["hidden"]
+    reference, out, V = VOCAB.target_tokens(t["input"]["number"]), t["output_tokens"], probs.shape[1]
+    forced = [r for r in range(len(out)) if r < len(reference) and out[:r] == reference[:r]]
+    assert [int(x["row"]) for x in drawn["rows"]] == forced
+    assert ("checkpoint" in query) == (len(forced) < len(out))
+    losses, plain = [], []
+    for x in drawn["rows"]:
+        r, y = int(x["row"]), VOCAB.ids([reference[int(x["row"])]])[0]
+        q = np.full(V, EPS / V)
+        q[y] += 1 - EPS
+        losses.append(-(q * np.log(probs[r])).sum())
+        plain.append(-np.log(probs[r, y]))
+        assert x["reference"] == reference[r] and float(x["pReference"]) == pytest.approx(probs[r, y], rel=1e-6)
+        assert float(x["loss"]) == pytest.approx(losses[-1], rel=1e-6)
+        assert x["cells"][3] == f"{q[y]:.4f}"  # what the reader reads: q(y), the smoothed and the plain loss
+        assert x["cells"][6] == f"{losses[-1]:.3f}" and x["cells"][7] == f"{plain[-1]:.3f}"
+    assert float(drawn["total"]["sum"]) == pytest.approx(sum(losses), rel=1e-6)
+    assert float(drawn["total"]["plainMean"]) == pytest.approx(np.mean(plain), rel=1e-6)
+    assert float(drawn["total"]["qOther"]) == pytest.approx(EPS / V)
+    # the reference piece ringed on the block, one ring per training row
+    assert {m["row"]: m["col"] for m in drawn["rings"]} == {r: VOCAB.ids([reference[r]])[0] for r in forced}
+
+
+@pytest.mark.parametrize("query", CASES[:2])
+def test_on_a_phone_every_chosen_piece_is_inside_the_step_18_view(pages, query):
+    page = pages(query, 18, SIZES[1])
+    inside = page.evaluate(IN_VIEW)
+    assert inside and all(x["inside"] for x in inside)
