@@ -74,7 +74,7 @@ BOXES: tuple[Box, ...] = (
         "Scores the last row against every row of E (the tied output layer, Eᵀ): one logit per token.",
         ("out.ET", "out.logits")),
     Box("softmax", "Softmax",
-        "Turns the logits into probabilities for the next piece; the tallest is written and fed back.",
+        "Turns the logits into probabilities for the next piece; the most probable is written and fed back.",
         ("out.probs", "out.tokens")),
 )
 

@@ -10,14 +10,19 @@ shader; the pythreejs view, scene/notebook.py, and the tests use these functions
   the notebook): a block drawn `transposed` shows tensor entry (c, r) at cell (r, c); a 1-D tensor
   lies as one row (ids stand as one column); a 0-D one is 1 × 1. Head slices are columns of their
   block, `HEAD_GAP` apart (`col_x`).
-- Height: value / max|value| of the block × MAX_HEIGHT, signed (kinds value, relu, masked); a
-  softmax bar is its probability (0…1) × MAX_HEIGHT; ids and booleans are flat tiles (FLAT).
-  No box is thinner than MIN_HEIGHT, so a zero still shows.
+- Height: value / max|value| of the block × MAX_HEIGHT, signed (kinds value, relu, masked);
+  probabilities (kind bar, a softmax), ids and booleans are flat tiles (FLAT): a probability is
+  read by its colour alone (the camera looks at the blocks nearly face-on, where heights barely
+  show). No box is thinner than MIN_HEIGHT, so a zero still shows.
 - Colour: value, relu and masked cells take value / max|value| (−1…1 onto 0…1) along the diverging
-  stops (evenly spaced, ends included), linearly between neighbouring stops; bars take the
-  probability (0…1) along the sequential stops; a ReLU output of exactly 0 is `relu_zero`;
-  booleans are `bool_true` or `masked` (false: the cell is masked out); ids are `ids`.
+  stops (evenly spaced, ends included), linearly between neighbouring stops; probabilities take
+  the probability (0…1) along the sequential stops, drawn unlit so the screen shows that colour;
+  a ReLU output of exactly 0 is `relu_zero`; booleans are `bool_true` or `masked` (false: the
+  cell is masked out); ids are `ids`.
   A −∞ entry (a masked score) is low and `masked` in any kind.
+- Mark: the largest probability of each row of a bar block (its distribution: the softmax's last
+  axis; a column of a block drawn transposed), ties all marked, is outlined in `row_max`, the
+  outline `mark_width` of the cell's side wide (the stage draws it; the notebook view does not).
 """
 
 from __future__ import annotations
@@ -95,9 +100,7 @@ def cell_heights(block: Block, drawn: np.ndarray) -> np.ndarray:
     v = drawn.ravel()
     inf = ~np.isfinite(v)
     safe = np.where(inf, 0.0, v)
-    if block.kind == "bar":
-        h = np.clip(safe, 0.0, 1.0) * MAX_HEIGHT
-    elif block.kind in ("ids", "bool"):
+    if block.kind in ("bar", "ids", "bool"):
         h = np.full(v.shape, FLAT)
     else:
         h = safe / block_scale(drawn) * MAX_HEIGHT

@@ -12,9 +12,10 @@ STATION_GAP = 14  # between stations: room for the station's title
 LABEL_ROOM = 2.2  # a block's label sits above its top edge; views keep room for it
 TOWER_GAP = 24  # between E and each tower
 CONNECTOR_Z = 0.2  # connectors run just in front of the blocks' plane
-# a cell: its square, its tallest; ids and booleans lie flat, a −∞ entry low, and nothing is thinner than the minimum
+# a cell: its square, its tallest; probabilities, ids and booleans lie flat, a −∞ entry low, and nothing is
+# thinner than the minimum; the outline of a row's largest probability, a share of the cell's side
 CELL = {"footprint": 0.86, "max_height": 2.4, "head_gap": HEAD_GAP,
-        "flat_height": 0.15, "masked_height": 0.12, "min_height": 0.06}
+        "flat_height": 0.15, "masked_height": 0.12, "min_height": 0.06, "mark_width": 0.14}
 VIEW_MARGIN = 1.03  # a step's subject fills 1/1.03 of the stage along its tighter dimension
 FOV_DEG = 30.0  # both renderers' vertical field of view
 FIT_EXTRA = 4.0  # the fit rule steps back this much more, so the nearest cells' heights stay inside the view

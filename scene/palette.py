@@ -35,6 +35,7 @@ def palette() -> dict:
         "bool_true": "#c8c8c2",
         "ids": "#8c93a6",
         "absent": "#a0709a",  # compare mode: a cell the other input does not have (drawn hatched, never as 0)
+        "row_max": "#ffffff",  # the outline of the largest probability in a row
         "background": "#16181d",
         "labels": {"block": "#ece8df", "param": "#c9d3e6", "station": "#f1c27d", "token": "#ffe9a8"},
         "marks": {"chosen": "#ffffff", "reference": "#ff5fd2"},  # rings: the piece written, the reference

@@ -76,7 +76,7 @@ def expected(block, value, r, c, palette, tallest):
     if not math.isfinite(v):
         return rgb(palette["masked"]), 0.12
     if block.kind == "bar":
-        colour, h = along(palette["sequential"], v), min(max(v, 0.0), 1.0) * tallest
+        colour, h = along(palette["sequential"], v), 0.15  # probabilities lie flat: colour alone
     elif block.kind == "ids":
         colour, h = rgb(palette["ids"]), 0.15
     elif block.kind == "bool":

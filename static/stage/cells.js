@@ -6,6 +6,11 @@
 // the instances. One cell may be marked (the explained cell: a uniform). Colours come from the
 // scene's palette (published colour maps), heights from |value| / scale. In compare mode a cell's
 // value is a difference, and a cell the other input does not have is ABSENT (drawn hatched, flat).
+// Colours are display (sRGB) values from end to end: the palette's bytes go into the ramp texture and
+// out to the screen unconverted (three.js's colour management would read them as linear light and
+// crush the dark half of a map towards black). Probabilities (kind bar) lie flat and unlit, so the
+// screen shows the palette's colour itself; the largest of each row (its distribution, the tensor's
+// last axis) is outlined in the palette's `row_max` colour.
 import * as THREE from 'three';
 
 const NEG_INF = -1e30;  // a masked score (−∞; null in the trace)
@@ -20,12 +25,14 @@ const vertexShader = /* glsl */`
   attribute vec2 aVal;      // value now, value before
   attribute vec2 aRC;       // drawn row, column
   attribute float aBlock;   // row of the state texture
+  attribute float aMark;    // 1: the largest probability of its row (bar blocks)
   uniform sampler2D uState, uDiverging, uSequential;
   uniform float uH, uFootprint, uFlatH, uMaskedH, uMinH;  // scene.cell's heights
   uniform vec3 uMasked, uReluZero, uBoolTrue, uIds, uAbsent;
   uniform vec3 uTarget;     // the marked cell: block, drawn row, column (block < 0: none)
   varying vec3 vColor;
-  varying float vShade, vLit, vGlow;
+  varying vec2 vUv;
+  varying float vShade, vLit, vGlow, vMark;
 
   vec4 st(int k) { return texelFetch(uState, ivec2(k, int(aBlock)), 0); }
   vec3 ramp(sampler2D map, float u) {  // u in 0..1 onto N evenly spaced stops, ends included (scene/cells.py)
@@ -43,7 +50,7 @@ const vertexShader = /* glsl */`
     float sc = mix(s0.y, s0.x, t);
     float x = sc > 0.0 ? clamp(v / sc, -1.0, 1.0) : 0.0;
     float h; vec3 c;
-    if (kind == 1.0) { h = clamp(v, 0.0, 1.0) * uH; c = ramp(uSequential, clamp(v, 0.0, 1.0)); }
+    if (kind == 1.0) { h = uFlatH; c = ramp(uSequential, clamp(v, 0.0, 1.0)); }  // flat: colour alone
     else if (kind == 4.0) { h = uFlatH; c = v > 0.5 ? uBoolTrue : uMasked; }
     else if (kind == 5.0) { h = uFlatH; c = uIds; }
     else { h = x * uH; c = ramp(uDiverging, 0.5 + 0.5 * x); }
@@ -66,26 +73,35 @@ const vertexShader = /* glsl */`
     p.z *= h;
     p.xy += mix(aPos.zw, aPos.xy, t);
     vec3 n = normal * vec3(1.0, 1.0, sign(h));
-    vShade = 0.62 + 0.38 * max(dot(normalize(n), normalize(vec3(0.35, 0.55, 0.75))), 0.0);
-    vColor = c; vLit = lit; vGlow = glow;
+    vShade = kind == 1.0 ? 1.0 : 0.62 + 0.38 * max(dot(normalize(n), normalize(vec3(0.35, 0.55, 0.75))), 0.0);
+    vColor = c; vLit = lit; vGlow = glow; vUv = uv;
+    vMark = kind == 1.0 && aMark > 0.5 && t >= 1.0 && !inf && !absent && aRC.x < s1.x && n.z > 0.5 ? 1.0 : 0.0;
     gl_Position = projectionMatrix * modelViewMatrix * vec4(p, 1.0);
   }`;
 
 const fragmentShader = /* glsl */`
-  uniform vec3 uBg;
+  uniform vec3 uBg, uRowMax;
+  uniform float uMarkW;     // the outline's width, a share of the cell's side (at least 1.5 pixels)
   varying vec3 vColor;
-  varying float vShade, vLit, vGlow;
+  varying vec2 vUv;
+  varying float vShade, vLit, vGlow, vMark;
   void main() {
     vec3 c = vColor * vShade;
+    if (vMark > 0.5) {
+      vec2 e = min(vUv, 1.0 - vUv);
+      if (min(e.x, e.y) < max(uMarkW, 1.5 * max(fwidth(vUv.x), fwidth(vUv.y)))) c = uRowMax;
+    }
     c = mix(c, vec3(1.0, 0.95, 0.7), vGlow * 0.25);
     gl_FragColor = vec4(mix(uBg, c, vLit), 1.0);
   }`;
 
-const rgb = hex => new THREE.Color(hex);
+/** A palette colour '#rrggbb' as display (sRGB) components 0..1, unconverted (see the head comment). */
+const bytes = hex => [1, 3, 5].map(i => parseInt(hex.slice(i, i + 2), 16));
+const rgb = hex => new THREE.Vector3(...bytes(hex).map(b => b / 255));
 
 function rampTexture(stops) {
   const data = new Uint8Array(stops.length * 4);
-  stops.forEach((hex, i) => { const c = rgb(hex); data.set([c.r * 255, c.g * 255, c.b * 255, 255].map(Math.round), i * 4); });
+  stops.forEach((hex, i) => data.set([...bytes(hex), 255], i * 4));
   const tex = new THREE.DataTexture(data, stops.length, 1, THREE.RGBAFormat);
   tex.magFilter = tex.minFilter = THREE.LinearFilter;
   tex.needsUpdate = true;
@@ -97,6 +113,20 @@ function blockScale(values) {
   let m = 0;
   for (const v of values) if (Number.isFinite(v) && !isSentinel(v) && Math.abs(v) > m) m = Math.abs(v);
   return m || 1;
+}
+
+/** 1 for each cell that is the largest of its distribution (a bar block's drawn row; a column when the
+ *  block is drawn transposed), ties all marked; 0 elsewhere and in other blocks. vs: values, drawn order. */
+export function rowMaxMarks(b, vs) {
+  const marks = new Float32Array(b.rows * b.cols);
+  if (b.kind !== 'bar') return marks;
+  const [outer, inner, at] = b.transposed ? [b.cols, b.rows, (o, i) => i * b.cols + o] : [b.rows, b.cols, (o, i) => o * b.cols + i];
+  for (let o = 0; o < outer; o++) {
+    let m = -Infinity;
+    for (let i = 0; i < inner; i++) { const v = vs[at(o, i)]; if (Number.isFinite(v) && v > m) m = v; }
+    for (let i = 0; i < inner; i++) if (vs[at(o, i)] === m) marks[at(o, i)] = 1;
+  }
+  return marks;
 }
 
 /** x of column c in a block's local frame: one gap of `headGap` after every `gapEvery` columns. */
@@ -126,7 +156,7 @@ export class CellField {
         uFlatH: { value: cell.flat_height }, uMaskedH: { value: cell.masked_height }, uMinH: { value: cell.min_height },
         uMasked: { value: rgb(p.masked) }, uReluZero: { value: rgb(p.relu_zero) }, uBoolTrue: { value: rgb(p.bool_true) },
         uIds: { value: rgb(p.ids) }, uAbsent: { value: rgb(p.absent || p.relu_zero) }, uBg: { value: rgb(p.background) },
-        uTarget: { value: new THREE.Vector3(-1, 0, 0) },
+        uTarget: { value: new THREE.Vector3(-1, 0, 0) }, uRowMax: { value: rgb(p.row_max) }, uMarkW: { value: cell.mark_width },
       },
     });
     const box = new THREE.BoxGeometry(1, 1, 1); box.translate(0, 0, 0.5);
@@ -143,11 +173,12 @@ export class CellField {
     const old = this.index, headGap = this.cell.head_gap;
     let n = 0;
     for (const b of blocks) n += b.rows * b.cols;
-    const pos = new Float32Array(n * 4), val = new Float32Array(n * 2), rc = new Float32Array(n * 2), blk = new Float32Array(n);
+    const pos = new Float32Array(n * 4), val = new Float32Array(n * 2), rc = new Float32Array(n * 2), blk = new Float32Array(n), mark = new Float32Array(n);
     const index = new Map(), state = new Float32Array(Math.max(1, blocks.length) * TEXELS * 4);
     let k = 0;
     blocks.forEach((b, i) => {
       const vs = values(b), prev = old.get(b.id), start = k;
+      mark.set(rowMaxMarks(b, vs), start);
       for (let r = 0; r < b.rows; r++) {
         for (let c = 0; c < b.cols; c++, k++) {
           const x = b.x + colX(b, c, headGap) + 0.5, y = b.y - r - 0.5;
@@ -176,10 +207,12 @@ export class CellField {
     g.index = this.box.index;
     g.setAttribute('position', this.box.getAttribute('position'));
     g.setAttribute('normal', this.box.getAttribute('normal'));
+    g.setAttribute('uv', this.box.getAttribute('uv'));  // the top face's own square: the row maximum's outline
     g.setAttribute('aPos', new THREE.InstancedBufferAttribute(pos, 4));
     g.setAttribute('aVal', new THREE.InstancedBufferAttribute(val, 2));
     g.setAttribute('aRC', new THREE.InstancedBufferAttribute(rc, 2));
     g.setAttribute('aBlock', new THREE.InstancedBufferAttribute(blk, 1));
+    g.setAttribute('aMark', new THREE.InstancedBufferAttribute(mark, 1));
     g.instanceCount = n;
     this.mesh.geometry.dispose();
     this.mesh.geometry = g;
@@ -245,6 +278,18 @@ export class CellField {
 
   /** Every block at once (a new input: t → 0 then animated to 1). */
   setAll(s) { for (const id of this.index.keys()) this.set(id, s); }
+
+  /** The z of a drawn cell's top face as the shader stands it (the marked cell aside): probabilities,
+   *  ids and booleans lie flat, a −∞ entry low, other values |v| / scale of the tallest. */
+  top(id, r, c) {
+    const e = this.index.get(id), cell = this.cell;
+    if (!e) return null;
+    const v = e.drawn[r * e.block.cols + c], kind = e.block.kind;
+    if (v === -Infinity) return cell.masked_height;
+    if (kind === 'bar' || kind === 'bool' || kind === 'ids') return cell.flat_height;
+    const h = Math.abs(v) / e.scale * cell.max_height;
+    return Math.max(h, cell.min_height) * (v < 0 ? -1 : 1);
+  }
 
   /** The value the GPU draws now at a drawn cell. */
   drawnValue(id, r, c) {

@@ -63,7 +63,7 @@ export function inspectorLines(scene, block, info, dropout = false) {
 export function legendOf(scene, block, scale, difference = null) {
   const p = scene.palette;
   if (difference) return { stops: p.diverging, labels: [`−${formatNumber(scale, 'sig3')}`, '0', `+${formatNumber(scale, 'sig3')}`], title: `difference ${difference} (colour and height, scaled to this block's largest |difference|; hatched: no such cell)` };
-  if (block.kind === 'bar') return { stops: p.sequential, labels: ['0', '0.5', '1'], title: 'probability (colour and height)' };
+  if (block.kind === 'bar') return { stops: p.sequential, labels: ['0', '0.25', '0.5', '0.75', '1'], title: 'probability (colour alone, drawn flat; outlined: the largest in its row)' };
   if (block.kind === 'ids' || block.kind === 'bool') return null;
   return { stops: p.diverging, labels: [`−${fmt(scale)}`, '0', `+${fmt(scale)}`], title: 'value (colour and height, scaled to this block\'s largest |value|)' };
 }

@@ -80,6 +80,7 @@ ADDED_KEYS: list[str] = [
     "derived.loss_reference_length",
     "derived.loss_forced_rows", "derived.loss_sum", "derived.loss_mean", "derived.plain_loss_sum",
     "derived.plain_loss_mean", "derived.loss_departs",
+    "scene.cell.mark_width", "scene.palette.row_max",  # issue 21: the outline of a row's largest probability
 ]
 
 
