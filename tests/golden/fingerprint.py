@@ -74,6 +74,7 @@ ADDED_KEYS: list[str] = [
     "scene.cell.flat_height", "scene.cell.masked_height", "scene.cell.min_height",  # issue 20: renderers only draw
     "scene.camera",
     "derived.und_rows", "derived.units_on_their_word",  # issue 22: step 16's reordering, computed per input
+    "scene.blocks.*.name", "scene.slices.*.name", "scene.switches.*.name",  # issue 21: the reader's names
 ]
 
 
