@@ -182,7 +182,7 @@ def alignment_summary(runs: list[dict]) -> list[dict]:
         per_run = [r["analysis"]["layers"][i] for r in runs]
         for h in range(len(entry["heads"])):
             rows.append({"layer": _cross(entry["layer"]), "convention": entry["convention"],
-                         "who": _cross(entry["layer"], h).rsplit(" · ", 1)[-1],  # "head 1": the layer is named beside it
+                         "who": _cross(entry["layer"], h).rsplit(" · ", 1)[-1],  # "head 1", its layer beside it
                          "seeds": [r["seed"] for r in runs], "counts": entry["counts"],
                          **{k: _stats([p["heads"][h][k] for p in per_run]) for k in ("monotone", "reordered", "all")}})
         rows.append({"layer": _cross(entry["layer"]), "convention": entry["convention"], "who": "any head",

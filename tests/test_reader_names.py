@@ -146,7 +146,8 @@ def test_the_stage_names_the_part_beside_every_id_it_shows(browser, live_server)
         pt = page.evaluate("anatomyStage.project('dec.1.cross.h3.weights', 1, 2)")
         assert pt and pt["visible"], pt
         page.mouse.move(pt["x"], pt["y"])
-        page.wait_for_function("() => document.querySelector('.stage-inspector').dataset.id === 'dec.1.cross.h3.weights'")
+        page.wait_for_function("() => document.querySelector('.stage-inspector').dataset.id"
+                               " === 'dec.1.cross.h3.weights'")
         lines = page.eval_on_selector_all(".stage-inspector > div", "els => els.map(e => [e.className, e.textContent])")
         assert lines[0] == ["stage-inspector-title", "decoder 2 · cross-attention · head 4"], lines
         assert lines[2][0] == "stage-inspector-id" and lines[2][1].startswith("dec.1.cross.h3.weights"), lines
@@ -162,19 +163,22 @@ def test_the_stage_names_the_part_beside_every_id_it_shows(browser, live_server)
         page.wait_for_selector(".explain-panel:not([hidden]) .explain-title")
         title = page.inner_text(".explain-title")
         assert title.startswith("decoder 2 · cross-attention · head 4 · softmax"), title
-        panel = page.eval_on_selector(".explain-panel", "el => [el.innerText, ...[...el.querySelectorAll('[title], [aria-label]')]"
-                                      ".flatMap(e => [e.title, e.getAttribute('aria-label')]).filter(Boolean)]")
+        panel = page.eval_on_selector(".explain-panel", "el => [el.innerText, ...[...el.querySelectorAll("
+                                      "'[title], [aria-label]')].flatMap(e => [e.title, e.getAttribute('aria-label')])"
+                                      ".filter(Boolean)]")
         assert "decoder 2 · cross-attention · head 4 · row 1" in panel[0], panel[0]
         assert all(not unnamed(t) for t in panel), [u for t in panel for u in unnamed(t)][:3]
         page.evaluate("anatomyStage.close()")
 
         # every switch: its accessible name and tooltip say the part in full, then its id
-        switches = page.eval_on_selector_all(".stage-switch", "els => els.map(b => [b.dataset.part, b.title, b.getAttribute('aria-label')])")
+        switches = page.eval_on_selector_all(
+            ".stage-switch", "els => els.map(b => [b.dataset.part, b.title, b.getAttribute('aria-label')])")
         assert len(switches) == 34
         for part, title, label in switches:
             name = ids.parse(part).reader_name()
             assert f"{name} off ({part})" in title and f"{name} off ({part})" in label, (part, title)
-        assert any(p == "dec.1.cross.h3" and "Switch decoder 2 · cross-attention · head 4 off" in t for p, t, _ in switches)
+        assert any(p == "dec.1.cross.h3" and "Switch decoder 2 · cross-attention · head 4 off" in t
+                   for p, t, _ in switches)
 
         # the compare banner
         assert page.evaluate("anatomyStage.compare('42')")
