@@ -172,6 +172,11 @@ def _cross(layer: int, head: int | None = None) -> str:
     return ids.parse(sid if head is None else ids.head_slice_id(sid, head)).reader_name()
 
 
+def _layer(layer: int) -> str:
+    """"decoder 2": the layer of a study that is all about cross-attention (its title says so)."""
+    return _cross(layer).split(" · ")[0]
+
+
 def alignment_summary(runs: list[dict]) -> list[dict]:
     rows: list[dict] = []
     runs = sorted([r for r in runs if "analysis" in r], key=lambda r: r["seed"])
@@ -181,11 +186,11 @@ def alignment_summary(runs: list[dict]) -> list[dict]:
     for i, entry in enumerate(layers):
         per_run = [r["analysis"]["layers"][i] for r in runs]
         for h in range(len(entry["heads"])):
-            rows.append({"layer": _cross(entry["layer"]), "convention": entry["convention"],
+            rows.append({"layer": _layer(entry["layer"]), "convention": entry["convention"],
                          "who": _cross(entry["layer"], h).rsplit(" · ", 1)[-1],  # "head 1", its layer beside it
                          "seeds": [r["seed"] for r in runs], "counts": entry["counts"],
                          **{k: _stats([p["heads"][h][k] for p in per_run]) for k in ("monotone", "reordered", "all")}})
-        rows.append({"layer": _cross(entry["layer"]), "convention": entry["convention"], "who": "any head",
+        rows.append({"layer": _layer(entry["layer"]), "convention": entry["convention"], "who": "any head",
                      "seeds": [r["seed"] for r in runs], "counts": entry["counts"],
                      **{k: _stats([p["any_head"][k] for p in per_run]) for k in ("monotone", "reordered", "all")}})
     base = runs[0]["analysis"]["baselines"]
@@ -218,7 +223,7 @@ def head_ablation_summary(runs: list[dict]) -> list[dict]:
         per = [r["analysis"]["rows"][i] for r in runs]
         heads = row["heads"]
         ablated = ("none" if not heads else _cross(last, heads[0]) if len(heads) == 1
-                   else f"all heads of {_cross(last)}")
+                   else "all heads")
         rows.append({"ablated": ablated, "seeds": [r["seed"] for r in runs],
                      **{f"{s}_{m}": _stats([p[s][m] for p in per]) for s in ("with_und", "without_und")
                         for m in ("exact_match", "loss")},
