@@ -18,7 +18,7 @@ from app.service import ModelService, TraceRequest
 from app.shipped import DataUnavailable, shown_name, unreadable
 from article import figure1
 from article.format import format_number
-from model import models
+from model import ids, models
 from model.parse import MAX_INPUT_CHARS
 from recorder import trace
 from scene import build_scene
@@ -128,7 +128,13 @@ def part_ablation_table(path: Path = PART_ABLATION) -> dict | None:
         return None
     doc = orjson.loads(path.read_bytes())
     return {**{k: v for k, v in doc.items() if k != "rows"},
-            "rows": [{k: v for k, v in r.items() if k != "correct_bits"} for r in doc["rows"]]}
+            "rows": [{**{k: v for k, v in r.items() if k != "correct_bits"}, "name": part_name(r["part"])}
+                     for r in doc["rows"]]}
+
+
+def part_name(part: str) -> str:
+    """A row's part as a reader counts it ("decoder 2 · cross-attention · head 4"); the id stays beside it."""
+    return "nothing (every part on)" if part == "none" else ids.parse(part).reader_name()
 
 
 def part_ablation_html(version: str) -> str:

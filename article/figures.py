@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from article.format import format_number
+from model import ids
 from model.train import ARTIFACTS, learning_rate
 from model.transformer import Config, EncoderDecoder, count_parameters, parameter_breakdown, sinusoid_table
 
@@ -127,6 +128,14 @@ def parameter_count(model: EncoderDecoder) -> dict:
 GALLERY = Path(__file__).resolve().parent.parent / "research" / "gallery" / "heads.json"
 DESK_ABLATION = GALLERY.parent.parent / "results" / "head_ablation.json"  # the desk's cross-head ablation
 KIND_ORDER = ("encoder self-attention", "decoder masked self-attention", "cross-attention")
+KIND_PART = dict(zip(KIND_ORDER, (("enc", "self"), ("dec", "self"), ("dec", "cross")), strict=True))
+
+
+def head_title(kind: str, layer: int, head: int) -> str:
+    """A gallery card's title, the head as a reader counts it (from 1): "Decoder 2 · cross-attention · head 4"."""
+    stack, sublayer = KIND_PART[kind]
+    words = ids.parse(ids.head_slice_id(ids.sublayer_id(stack, layer, sublayer), head)).reader_name()
+    return words[:1].upper() + words[1:]
 
 
 def head_description(peaks: list[dict]) -> str:
@@ -160,7 +169,7 @@ def head_gallery(path: Path = GALLERY) -> dict:
         off = h["switched_off_correct"]
         cards.append({
             "kind": h["kind"], "layer": h["layer"] + 1, "head": h["head"] + 1,
-            "title": f"Layer {h['layer'] + 1}, head {h['head'] + 1}",
+            "title": head_title(h["kind"], h["layer"], h["head"]),
             "description": head_description(peaks), "peaks": peaks, "rows": h["rows"],
             "entropy_bits": h["entropy_bits_sum"] / h["rows"], "uniform_bits": h["uniform_bits_sum"] / h["rows"],
             "switched_off_correct": off, "switched_off_exact_match": off / n,

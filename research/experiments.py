@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from model import ids
 from model.transformer import MODERN
 from research.harness import RunSpec, has_sieben_und, mean, subset_exact_match
 
@@ -164,6 +165,18 @@ def alignment_specs(o: Options) -> list[RunSpec]:
     return [_spec("alignment", "baseline", seed, o, analysis="alignment") for seed in _seeds(o)]
 
 
+def _cross(layer: int, head: int | None = None) -> str:
+    """A decoder layer's cross-attention (and one of its heads) as a reader counts them, from 1 (model/ids.py):
+    the results keep the 0-based indices they were computed with, the page shows these names."""
+    sid = ids.sublayer_id("dec", layer, "cross")
+    return ids.parse(sid if head is None else ids.head_slice_id(sid, head)).reader_name()
+
+
+def _layer(layer: int) -> str:
+    """"decoder 2": the layer of a study that is all about cross-attention (its title says so)."""
+    return _cross(layer).split(" · ")[0]
+
+
 def alignment_summary(runs: list[dict]) -> list[dict]:
     rows: list[dict] = []
     runs = sorted([r for r in runs if "analysis" in r], key=lambda r: r["seed"])
@@ -173,10 +186,11 @@ def alignment_summary(runs: list[dict]) -> list[dict]:
     for i, entry in enumerate(layers):
         per_run = [r["analysis"]["layers"][i] for r in runs]
         for h in range(len(entry["heads"])):
-            rows.append({"layer": entry["layer"], "convention": entry["convention"], "who": f"head {h}",
+            rows.append({"layer": _layer(entry["layer"]), "convention": entry["convention"],
+                         "who": _cross(entry["layer"], h).rsplit(" · ", 1)[-1],  # "head 1", its layer beside it
                          "seeds": [r["seed"] for r in runs], "counts": entry["counts"],
                          **{k: _stats([p["heads"][h][k] for p in per_run]) for k in ("monotone", "reordered", "all")}})
-        rows.append({"layer": entry["layer"], "convention": entry["convention"], "who": "any head",
+        rows.append({"layer": _layer(entry["layer"]), "convention": entry["convention"], "who": "any head",
                      "seeds": [r["seed"] for r in runs], "counts": entry["counts"],
                      **{k: _stats([p["any_head"][k] for p in per_run]) for k in ("monotone", "reordered", "all")}})
     base = runs[0]["analysis"]["baselines"]
@@ -204,10 +218,13 @@ def head_ablation_summary(runs: list[dict]) -> list[dict]:
     runs = sorted([r for r in runs if "analysis" in r], key=lambda r: r["seed"])
     if not runs:
         return []
-    rows = []
+    rows, last = [], runs[0]["config"]["n_layers"] - 1  # research/heads.py switches off the last layer's heads
     for i, row in enumerate(runs[0]["analysis"]["rows"]):
         per = [r["analysis"]["rows"][i] for r in runs]
-        rows.append({"ablated": row["ablated"], "seeds": [r["seed"] for r in runs],
+        heads = row["heads"]
+        ablated = ("none" if not heads else _cross(last, heads[0]) if len(heads) == 1
+                   else "all heads")
+        rows.append({"ablated": ablated, "seeds": [r["seed"] for r in runs],
                      **{f"{s}_{m}": _stats([p[s][m] for p in per]) for s in ("with_und", "without_und")
                         for m in ("exact_match", "loss")},
                      "n_with_und": row["with_und"]["n"], "n_without_und": row["without_und"]["n"]})

@@ -5,7 +5,7 @@ What the rest of the project uses is imported from here; the modules inside are 
 
     build       build_scene and the structure cache     document    the scene's dataclasses (what is sent)
     tensors     the trace's nodes and parameters        kinds       op → how a block's cells are drawn
-    axes        token axes and row names                words       labels, descriptions, station titles
+    axes        token axes and row names                words       labels, descriptions, station titles, names
     blocks      each tensor as a block                  boxes       the box model stations are made of
     layout      stations, towers, placement             connectors  threads, rails, arcs, tie, loop
     labels      block, station and token labels         switches    the parts that can be switched off

@@ -23,6 +23,7 @@ from scene.palette import palette
 from scene.switches import switches
 from scene.tensors import memory_id, tensors_of
 from scene.views import bounds, centre, scene_step
+from scene.words import part_name
 
 # A scene is mostly structure: the blocks, stations, views, rails and arcs follow from the graph's ids,
 # ops, inputs, attributes and shapes alone, and every input with the same graph shares them. Only the
@@ -81,7 +82,11 @@ def _build_structure(trace, cfg: Config, params: dict[str, np.ndarray], tour: li
     stations, order = lay_out(blocks, cfg)
     blocks.sort(key=lambda b: order.get(b.id, len(order)))  # reading order: keyboard Tab walks it
     by_id = {b.id: b for b in blocks}
-    aliases = [SliceAlias(t.id, t.inputs[0], int(t.attrs["starts"][0]), int(t.shape[1])) for t in slices]
+    titles = {s.id: s.title for s in stations}
+    for b in blocks:
+        b.name = part_name(b.id, titles.get(b.station, ""))
+    aliases = [SliceAlias(t.id, t.inputs[0], int(t.attrs["starts"][0]), int(t.shape[1]), part_name(t.id))
+               for t in slices]
     box = bounds(blocks)
     overview = View(box=box, target=centre(box), azimuth=-0.12, elevation=0.08)
     scene = Scene(FORMAT, cfg.to_dict(), CELL, palette(), {}, blocks, aliases, stations, [], [], box,

@@ -36,6 +36,7 @@ class Block:
     raw: dict | None = None  # {of, factor, label}: the inspector shows the entry before scaling
     row_stats: bool = False  # the inspector shows the row's mean and standard deviation
     mask: str | None = None  # the boolean tensor that says which cells are masked
+    name: str = ""  # the part as a reader counts it: "decoder 2 · cross-attention · head 4" (words.part_name)
 
 
 @dataclass
@@ -46,6 +47,7 @@ class SliceAlias:
     of: str
     col_offset: int
     cols: int
+    name: str = ""  # the head it belongs to, as a reader counts it: "encoder 1 · self-attention · head 3"
 
 
 @dataclass
@@ -113,6 +115,7 @@ class Switch:
     x: float  # where the stage puts the switch: beside the head's label or the station's title
     y: float
     anchor: str  # left | right: which side of the switch (x, y) is
+    name: str = ""  # the part as a reader counts it, in full: "decoder 2 · cross-attention · head 4"
 
 
 @dataclass

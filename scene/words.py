@@ -237,3 +237,13 @@ def station_title(sid: str, cfg: Config | None = None) -> str:
         return f"Logit lens after decoder {name.layer + 1}"
     words = name.reader_name()  # "decoder 2 · masked self-attention"
     return words[:1].upper() + words[1:]
+
+
+def part_name(node_id: str, station: str = "") -> str:
+    """The part a tensor belongs to, as a reader counts it (layers and heads from 1): "decoder 2 ·
+    cross-attention · head 4" inside a layer; elsewhere its station's title ("input embedding",
+    "logit lens after decoder 2"). The stage shows it beside the id wherever it shows the id."""
+    name = ids.parse(node_id)
+    if name.layer is not None and name.stack is not None and not name.lens:
+        return name.reader_name()
+    return station[:1].lower() + station[1:]

@@ -293,7 +293,7 @@ def test_step_29_says_what_the_table_says_about_heads_and_sublayers(table):
     assert min(r["all"]["exact_match"] for r in last) > 0.9
     h3 = rows["dec.1.cross.h3"]
     assert h3["without_und"]["exact_match"] == 1.0 and "100 % of the others" in item
-    assert (f"without decoder 2, cross-attention, head 4 (`dec.1.cross.h3`), {pct(h3['with_und']['exact_match'])} "
+    assert (f"without decoder 2 · cross-attention · head 4 (`dec.1.cross.h3`), {pct(h3['with_und']['exact_match'])} "
             "of the numbers with *und*") in item
     assert min(r["all"]["exact_match"] for r in last[:3]) >= 0.999 and "99.9 % or more" in item
     first = rows["dec.0.cross.h3"]
@@ -302,7 +302,7 @@ def test_step_29_says_what_the_table_says_about_heads_and_sublayers(table):
     assert first["all"]["exact_match"] < min(r["all"]["exact_match"] for r in last)
     heads = [r for r in table["rows"] if r["kind"] == "head"]
     worst = min(heads, key=lambda r: r["all"]["exact_match"])
-    assert worst["part"] == "dec.1.self.h1" and "decoder 2, self-attention, head 2 (`dec.1.self.h1`)" in item
+    assert worst["part"] == "dec.1.self.h1" and "decoder 2 · masked self-attention · head 2 (`dec.1.self.h1`)" in item
     assert f"({pct(worst['all']['exact_match'])})" in item
     assert rows["dec.1.cross"]["all"]["exact_match"] == 0 and "nothing comes out right (0.0 %)" in item
     enc = [r for r in table["rows"] if r["kind"] == "sublayer" and r["part"].startswith("enc.")]

@@ -11,6 +11,7 @@ import pytest
 
 from article.lessons import UNITS_BEFORE_UND
 from article.tour import split_front_matter
+from model import ids
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "research" / "results"
@@ -169,9 +170,6 @@ def test_gpt_2_adopted_pre_normalisation_rather_than_moving_it():
 
 # ---- node ids in the prose carry the reader's names (counted from 1) ----------------------------------
 
-READER = {"self": "self-attention", "cross": "cross-attention", "ffn": "feed-forward"}
-
-
 def test_a_node_id_in_the_prose_stands_beside_the_readers_name():
     found = 0
     for n in range(1, 30):
@@ -182,8 +180,9 @@ def test_a_node_id_in_the_prose_stands_beside_the_readers_name():
             before = text[max(0, m.start() - 80):m.start()]
             side = {"enc": "encoder", "dec": "decoder"}[m.group(1)]
             assert f"{side} {int(m.group(2)) + 1}" in before.lower(), (n, m.group(0), before)
-            if m.group(4) is not None:
-                assert f"{READER[m.group(3)]}, head {int(m.group(4)) + 1} (`" in before + "(`", (n, m.group(0))
+            if m.group(4) is not None:  # a head: the one name the stage, the tables and the panel give it
+                part = ids.parse(m.group(0).split(".h")[0] + f".h{m.group(4)}").reader_name()
+                assert before.lower().endswith(f"{part} (`"), (n, m.group(0), before)
     assert found >= 3
 
 

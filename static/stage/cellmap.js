@@ -45,5 +45,5 @@ export function drawnCell(scene, blockById, id, row, col) {
 /** The head slice a tensor cell (row, col) of a block falls in, as "slice[row, col]", or undefined. */
 export function sliceAlias(scene, block, row, col) {
   const s = scene.slices.find(x => x.of === block.id && col >= x.col_offset && col < x.col_offset + x.cols);
-  return s ? `${s.id}[${row}, ${col - s.col_offset}]` : undefined;
+  return s ? `${s.name ? `${s.name}: ` : ''}${s.id}[${row}, ${col - s.col_offset}]` : undefined;
 }

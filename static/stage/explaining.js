@@ -159,6 +159,12 @@ export class Explanation {
     if (d) this.stage.pointer.setCursor(d);
   }
 
+  /** The part a tensor belongs to, as a reader counts it (the scene's name for its block or head slice). */
+  nameOf(id) {
+    const { block, slice } = this.stage.drawnIn(id);
+    return slice?.name || block?.name || '';
+  }
+
   labelOf(id) {
     const { block, slice } = this.stage.drawnIn(id);
     if (!block) return id;
@@ -173,14 +179,15 @@ export class Explanation {
     if (info.rowToken !== undefined) axisWords.push(`row ${ex.index[0]}: ${info.rowName ?? `token “${info.rowToken}”`}`);
     if (info.colToken !== undefined) axisWords.push(`column ${ex.index[1]} is “${info.colToken}”`);
     if (info.tokenName !== undefined) axisWords.push(`${ex.value} is the id of “${info.tokenName}”`);
-    const lines = [`${block?.description || ex.id}${station ? ` — ${station.title}` : ''}`,
+    const lines = [block?.description || station?.title || ex.id,
       `${ex.id} · ${ex.op}${slice ? ` (columns ${slice.col_offset}… of ${slice.of})` : ''}${axisWords.length ? ` · ${axisWords.join(', ')}` : ''}`];
     const leaf = ex.op === 'Parameter' ? `A parameter: learned in training, the same for every input.${info.rowToken !== undefined ? ` Row ${ex.index[0]} of this table belongs to the token “${info.rowToken}”.` : ''}`
       : `A constant of the trace: set, not computed from other cells.${info.tokenName !== undefined ? ` ${ex.value} is the id of the token “${info.tokenName}”.` : ''}`;
     const cmp = s.comparing && !block?.param ? { a: s.trace.input.number, input: s.compare.trace.input.number,
       value: otherValue(s.compare.tensors.get(ex.id), ex.row, ex.col) } : null;
-    const title = this.labelOf(ex.id);
-    return { ex, title, titleText: title.replace(/[\^_]\{([^}]*)\}/g, '$1'), lines, groups: this.inputGroups(ex), top: ex.top || [], leaf,
+    const title = this.labelOf(ex.id), part = this.nameOf(ex.id) || station?.title || '';
+    const top = (ex.top || []).map(t => ({ ...t, parts: t.parts.map(p => ({ ...p, part: this.nameOf(p.id) })) }));
+    return { ex, part, title, titleText: `${part ? `${part} · ` : ''}${title.replace(/[\^_]\{([^}]*)\}/g, '$1')}`, lines, groups: this.inputGroups(ex), top, leaf,
       trail: this.trail, trailIndex: this.trailIndex, compare: cmp, katex: window.katex };
   }
 
@@ -189,8 +196,8 @@ export class Explanation {
     const s = this.stage, groups = [];
     for (const inp of ex.inputs) {
       let g = groups.find(x => x.id === inp.id && x.arg === inp.arg);
-      if (!g) { g = { id: inp.id, arg: inp.arg, label: this.labelOf(inp.id), cells: [] }; groups.push(g); }
-      g.cells.push(inp);
+      if (!g) { g = { id: inp.id, arg: inp.arg, label: this.labelOf(inp.id), part: this.nameOf(inp.id), cells: [] }; groups.push(g); }
+      inp.part = g.part; g.cells.push(inp);
     }
     for (const g of groups) {
       const idx = g.cells.map(c => c.index), rank = idx[0].length, rows = new Set(idx.map(i => i[0])), cols = new Set(idx.map(i => i[1]));

@@ -40,11 +40,15 @@ export function cellInfo(scene, block, tensors, r, c) {
   return info;
 }
 
+/** Which of the inspector's lines is the id (in small type). */
+export const ID_LINE = 2;
+
 /** The inspector's lines for a cell (the first is its title). */
 export function inspectorLines(scene, block, info, dropout = false) {
   const station = scene.stations.find(s => s.id === block.station);
   const { shape, row, col, value } = info;
-  const lines = [`${block.description}${station ? ` — ${station.title}` : ''}`, `${block.id}  shape ${shape.length ? shape.join(' × ') : 'scalar'}`];
+  // the part as a reader counts it (the scene's name), then what the tensor is, then its id in small type
+  const lines = [block.name || station?.title || block.id, block.description, `${block.id}  shape ${shape.length ? shape.join(' × ') : 'scalar'}`];
   const pos = shape.length === 0 ? '' : shape.length === 1 ? `index ${block.rows === 1 ? col : row}` : `row ${row}, column ${col}`;
   const rowWords = info.rowName ?? (info.rowToken !== undefined ? `token “${info.rowToken}”` : undefined);
   lines.push(`${pos}${rowWords !== undefined ? ` (${rowWords})` : ''}${info.colToken !== undefined ? ` → column token “${info.colToken}”` : ''}`);

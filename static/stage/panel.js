@@ -64,7 +64,7 @@ export class ExplainPanel {
   focus() { this.el.querySelector('.explain-title')?.focus({ preventScroll: true }); }
 
   cellButton(cell, text) {
-    const name = `${cell.id}[${cell.row}, ${cell.col}] = ${fmt(cell.value)}`;
+    const name = `${cell.part ? `${cell.part}: ` : ''}${cell.id}[${cell.row}, ${cell.col}] = ${fmt(cell.value)}`;
     return h('button', {
       type: 'button', class: 'explain-cell', title: name, 'aria-label': `${name}: explain this input`,
       data: { id: cell.id, row: String(cell.row), col: String(cell.col) },
@@ -84,7 +84,8 @@ export class ExplainPanel {
     if (vm.compare) Object.assign(this.el.dataset, { compareInput: String(vm.compare.input), compareValue: String(vm.compare.value ?? 'absent') });
     else { delete this.el.dataset.compareInput; delete this.el.dataset.compareValue; }
 
-    const title = h('h2', { class: 'explain-title', tabindex: '-1' }, richText(vm.title), h('span', { class: 'explain-index' }, ` [${ex.index.join(', ')}]`));
+    const part = vm.part ? h('span', { class: 'explain-part' }, `${vm.part} · `) : null;  // the part, as a reader counts it
+    const title = h('h2', { class: 'explain-title', tabindex: '-1' }, part, richText(vm.title), h('span', { class: 'explain-index' }, ` [${ex.index.join(', ')}]`));
     const close = h('button', { type: 'button', class: 'explain-close', 'aria-label': 'Close the explanation (Esc)', title: 'Close (Esc)', onclick: () => this.on.close(true) }, '×');
     const trail = vm.trail.length > 1 ? h('nav', { class: 'explain-trail', 'aria-label': 'The path walked back' }, h('ol', {}, ...vm.trail.map((c, i) => h('li', {},
       i === vm.trailIndex ? h('span', { 'aria-current': 'step' }, richText(c.text))
@@ -103,7 +104,7 @@ export class ExplainPanel {
     const groups = vm.groups.length ? h('div', { class: 'explain-inputs' },
       h('h3', {}, `Computed from ${ex.inputs.length} input cell${ex.inputs.length === 1 ? '' : 's'}`),
       ...vm.groups.map(g => h('div', { class: 'explain-group' },
-        h('p', { class: 'explain-group-head' }, h('span', { class: 'explain-arg' }, argText(g.arg)), ' = ', richText(g.label), ` · ${g.where}`, h('span', { class: 'explain-id' }, ` ${g.id}`)),
+        h('p', { class: 'explain-group-head' }, h('span', { class: 'explain-arg' }, argText(g.arg)), ' = ', richText(g.label), g.part ? ` · ${g.part}` : '', ` · ${g.where}`, h('span', { class: 'explain-id' }, ` ${g.id}`)),
         h('div', { class: 'explain-cells' }, ...g.cells.map(c => this.cellButton(c, c.text))))),
       vm.top.length ? h('div', { class: 'explain-top' }, h('h3', {}, 'Largest terms'), h('ol', {}, ...vm.top.map(t => h('li', {},
         ...t.parts.flatMap((p, i) => [i ? ' · ' : '', this.cellButton(p, [argText(p.arg), `[${p.index.join(', ')}]`])]), ` = ${fmt(t.value, 'sig4')}`)))) : null)
@@ -115,7 +116,7 @@ export class ExplainPanel {
 
     this.body.replaceChildren(...[
       h('div', { class: 'explain-head' }, title, close),
-      ...vm.lines.map(l => h('p', { class: 'explain-desc' }, l)),
+      ...vm.lines.map((l, i) => h('p', { class: i ? 'explain-desc explain-id' : 'explain-desc' }, l)),
       trail, formula, check, cmp, groups, actions].filter(Boolean));
     this.live.textContent = `${vm.titleText} [${ex.index.join(', ')}] = ${fmt(ex.value, 'sig5')}. ${ex.given ? 'Given.' : `${ex.op} of ${ex.inputs.length} input cells; recomputed, ${agree.text}.`}`;
     this.el.hidden = false;

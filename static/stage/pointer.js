@@ -4,7 +4,7 @@
 // inputs' values and their difference).
 import * as THREE from 'three';
 import { colX, colAt } from './cells.js';
-import { cellInfo, inspectorLines, legendOf } from './inspector.js';
+import { cellInfo, ID_LINE, inspectorLines, legendOf } from './inspector.js';
 import { otherValue } from './compare.js';
 import { formatNumber } from '../js/format.js';
 
@@ -83,8 +83,9 @@ export class Pointer {
     const info = this.cellInfo(id, r, c);
     const lines = inspectorLines(s.scene, b, info, s.cells.get(id, 'drop') > 0);
     const cmp = s.comparing && !b.param;
-    if (cmp) lines.splice(4, 0, this.compareLine(info));
-    el.replaceChildren(...lines.map((l, i) => Object.assign(document.createElement('div'), { textContent: l }, i ? {} : { className: 'stage-inspector-title' })));
+    if (cmp) lines.splice(ID_LINE + 3, 0, this.compareLine(info));
+    const cls = i => (i === 0 ? { className: 'stage-inspector-title' } : i === ID_LINE ? { className: 'stage-inspector-id' } : {});
+    el.replaceChildren(...lines.map((l, i) => Object.assign(document.createElement('div'), { textContent: l }, cls(i))));
     Object.assign(el.dataset, { id, row: String(info.row), col: String(info.col), value: String(info.value), drawnRow: String(r), drawnCol: String(c) });
     if (cmp) Object.assign(el.dataset, { compareValue: String(info.compareValue ?? 'absent'), difference: String(info.compareValue === undefined ? 'absent' : info.value - info.compareValue) });
     else { delete el.dataset.compareValue; delete el.dataset.difference; }

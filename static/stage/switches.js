@@ -27,8 +27,9 @@ export class Switches {
       b.dataset.part = s.id; b.dataset.anchor = s.anchor;
       b.setAttribute('aria-pressed', String(s.off));
       b.textContent = s.off ? 'off · turn on' : 'turn off';
-      b.title = s.off ? `${s.label} is switched off (${s.id}): press to switch it on again`
-        : `Switch ${s.label} off (${s.id}): the translation and every tensor are recomputed without it`;
+      const name = s.name || s.label;  // the part in full ("decoder 2 · cross-attention · head 4"); the id beside it
+      b.title = s.off ? `${name} is switched off (${s.id}): press to switch it on again`
+        : `Switch ${name} off (${s.id}): the translation and every tensor are recomputed without it`;
       b.setAttribute('aria-label', `${b.textContent}: ${b.title}`);  // the name starts with the visible words
       b.addEventListener('click', e => { e.stopPropagation(); this.toggle(s.id); });
       b.addEventListener('pointerdown', e => e.stopPropagation());

@@ -81,6 +81,7 @@ ADDED_KEYS: list[str] = [
     "derived.loss_forced_rows", "derived.loss_sum", "derived.loss_mean", "derived.plain_loss_sum",
     "derived.plain_loss_mean", "derived.loss_departs",
     "scene.cell.mark_width", "scene.palette.row_max",  # issue 21: the outline of a row's largest probability
+    "scene.blocks.*.name", "scene.slices.*.name", "scene.switches.*.name",  # issue 21: the reader's names
 ]
 
 
