@@ -1,0 +1,99 @@
+// Readouts: what the reader can read off the stage without the mouse (and in a screenshot): the token
+// names of the step's subject's rows and columns (axisnames.js) and the values printed on its cells
+// (cellvalues.js), in one screen-space layer of DOM text placed after every frame, like the switches.
+// A button with the stage's tools and the key N turn the numbers off and on. Nothing here knows the
+// model: the axes, their words and the subject come from the scene.
+import { bands, placeBand, NAME_FONT } from './axisnames.js';
+import { blockValues, CONDENSED } from './cellvalues.js';
+import { projector, blockRect, labelRects, overlayRects } from './screenboxes.js';
+
+const PHONE_WIDTH = 600, MIN_DESKTOP = 11, MIN_PHONE = 9;
+
+export class Readouts {
+  constructor(stage) {
+    this.stage = stage; this.on = true; this.values = new Map(); this.valuesOf = null;
+    this.el = Object.assign(document.createElement('div'), { className: 'stage-readouts' });
+    this.el.setAttribute('aria-hidden', 'true');  // the inspector and the CSV say the same in words
+    this.names = this.el.appendChild(document.createElement('div'));
+    this.numbers = this.el.appendChild(document.createElement('div'));
+    this.button = Object.assign(document.createElement('button'), { type: 'button', className: 'stage-numbers', textContent: '.40' });
+    this.button.addEventListener('click', () => this.toggle());
+    stage.exports.tools.prepend(this.button);
+    stage.el.append(this.el);
+    this.toggle(true);
+  }
+
+  /** Numbers on the cells on or off (no argument: the other way). */
+  toggle(on = !this.on) {
+    this.on = on;
+    this.button.setAttribute('aria-pressed', String(on));
+    this.button.title = `${on ? 'Hide' : 'Print'} the values on the cells (N)`;
+    this.button.setAttribute('aria-label', `Numbers on the cells: ${on ? 'shown' : 'hidden'}. ${this.button.title}`);
+    this.numbers.hidden = !on;
+    this.stage.invalidate();
+  }
+
+  /** The values a block draws now (compare mode: the differences), kept until the trace or the pin changes. */
+  blockValues(b) {
+    const s = this.stage, key = [s.trace, s.comparing, s.compareTrace];
+    if (!this.valuesOf || this.valuesOf.some((k, i) => k !== key[i])) { this.values.clear(); this.valuesOf = key; }
+    if (!this.values.has(b.id)) this.values.set(b.id, s.compare.values(b, s.tensors));
+    return this.values.get(b.id);
+  }
+
+  /** After every frame: the names and the numbers where the camera shows the subject now. */
+  place() {
+    const s = this.stage, W = s.el.clientWidth, H = s.el.clientHeight;
+    const subject = (s.step?.subject || []).map(id => s.blockById.get(id)).filter(Boolean);
+    if (!s.scene || !W || !subject.length || !s.decor?.visible) { this.show(this.names, []); this.show(this.numbers, []); return; }
+    const px = projector(s), minPx = W < PHONE_WIDTH ? MIN_PHONE : MIN_DESKTOP;
+    const obstacles = [...labelRects(s), ...overlayRects(s, this.el), ...subject.map(b => blockRect(px, b))];
+    const names = [];
+    for (const band of bands(s.scene, subject)) {
+      const placed = placeBand(band, px, s.scene.cell.head_gap, obstacles, W, H, minPx);
+      if (!placed) continue;
+      const ids = band.blocks.map(b => b.id).join(' ');
+      for (const n of placed.names) { names.push({ ...n, axis: band.axis, side: placed.side, size: placed.size, ids }); obstacles.push(n.rect); }
+    }
+    this.show(this.names, names, nameElement);
+    const numbers = [];
+    if (this.on) {
+      for (const b of subject) {
+        const got = blockValues(s, b, this.blockValues(b), px);
+        for (const c of got?.cells || []) if (c.x >= 0 && c.x <= W && c.y >= 0 && c.y <= H) numbers.push({ ...c, size: got.size, id: b.id });
+      }
+    }
+    this.show(this.numbers, numbers, numberElement);
+  }
+
+  /** What the names keep clear of, as place() saw it last: the labels' and the overlays' boxes (stage px). */
+  obstacles() { return { labels: labelRects(this.stage), overlays: overlayRects(this.stage, this.el) }; }
+
+  /** The pool of a layer's elements: one per item, each drawn by `draw`, the rest hidden. */
+  show(layer, items, draw) {
+    const els = layer.children;
+    while (els.length < items.length) layer.append(document.createElement('span'));
+    items.forEach((it, i) => { els[i].hidden = false; draw(els[i], it); });
+    for (let i = items.length; i < els.length; i++) els[i].hidden = true;
+  }
+}
+
+function setText(el, text) { if (el.textContent !== text) el.textContent = text; }
+
+/** A token name in its rectangle: rows read left to right, columns upright (reading away from the block). */
+function nameElement(el, n) {
+  const r = n.rect, w = r.x1 - r.x0, h = r.y1 - r.y0, upright = n.axis === 'col';
+  el.className = `readout-name readout-${n.axis}${upright ? ` readout-${n.side === 'before' ? 'down' : 'up'}` : ''}`;
+  setText(el, n.word);
+  Object.assign(el.dataset, { axis: n.axis, index: String(n.index), word: n.word, blocks: n.ids });
+  Object.assign(el.style, { font: NAME_FONT.replace('{px}', n.size), lineHeight: `${upright ? w : h}px`, width: `${w}px`, height: `${h}px`,
+    textAlign: upright ? 'start' : n.side === 'before' ? 'right' : 'left', transform: `translate(${r.x0}px, ${r.y0}px)${upright && n.side !== 'before' ? ' rotate(180deg)' : ''}` });
+}
+
+/** A value on its cell, centred on the cell's top face, a little condensed so that four characters fit. */
+function numberElement(el, c) {
+  el.className = 'readout-value';
+  setText(el, c.text);
+  Object.assign(el.dataset, { block: c.id, r: String(c.r), c: String(c.c) });
+  Object.assign(el.style, { fontSize: `${c.size}px`, transform: `translate(${c.x}px, ${c.y}px) translate(-50%, -50%) scaleX(${CONDENSED})` });
+}
