@@ -1,8 +1,8 @@
 // Values printed on the cells: a weight or probability (a bar) as .40, any other value at the decimals
 // that give its block's largest |value| two significant digits (a block of scores up to 5.0: -1.4, .3, 0;
 // cells of one block align like a table's column), a −∞ (a masked score) as nothing. A block's numbers show only
-// where its cells are large enough on screen for its widest number at `MIN_PX` or more; they stand on
-// each cell's top face, where the camera sees it.
+// where its cells are large enough on screen for its widest number at `MIN_PX` or more; they stand at
+// each cell's centre on the blocks' plane, so that they keep the grid of a table where tall bars lean.
 import { colX } from './cells.js';
 import { textWidth } from './axisnames.js';
 
@@ -37,11 +37,11 @@ export function cellText(kind, v, decimals) {
   return kind === 'bar' ? formatWeight(v) : formatValue(v, decimals);
 }
 
-/** A block's texts, the font size they fit at (0: they do not fit) and each cell's top-face centre on screen. */
+/** A block's texts, the font size they fit at (0: they do not fit) and each cell's centre on screen. */
 export function blockValues(stage, b, values, px) {
   if (b.kind === 'ids' || b.kind === 'bool') return null;
   const gap = stage.scene.cell.head_gap, cell = stage.scene.cell;
-  const at = (r, c, z = 0) => px(b.x + colX(b, c, gap) + 0.5, b.y - r - 0.5, z);
+  const at = (r, c) => px(b.x + colX(b, c, gap) + 0.5, b.y - r - 0.5);
   const r0 = Math.floor(b.rows / 2), c0 = Math.floor(b.cols / 2), p = at(r0, c0);
   const pc = b.cols > 1 ? at(r0, c0 + (c0 + 1 < b.cols ? 1 : -1)) : null, pr = b.rows > 1 ? at(r0 + (r0 + 1 < b.rows ? 1 : -1), c0) : null;
   const pitchX = pc ? Math.abs(pc[0] - p[0]) : (pr ? Math.abs(pr[1] - p[1]) : 0), pitchY = pr ? Math.abs(pr[1] - p[1]) : pitchX;
@@ -51,15 +51,11 @@ export function blockValues(stage, b, values, px) {
   const sample = texts.reduce((a, t) => (t.length === widest ? t : a), '');
   const size = Math.min(MAX_PX, Math.floor(side * 0.75), Math.floor(10 * side * FILL / Math.max(1, CONDENSED * textWidth(sample, 10))));
   if (size < MIN_PX) return { size: 0 };
-  let scale = 0;
-  for (const v of values) if (Number.isFinite(v)) scale = Math.max(scale, Math.abs(v));
-  scale ||= 1;
-  const height = v => (!Number.isFinite(v) ? cell.masked_height : kind === 'bar' ? Math.min(Math.max(v, 0), 1) * cell.max_height : v / scale * cell.max_height);
   const cells = [];
   for (let r = 0; r < b.rows; r++) {
     for (let c = 0; c < b.cols; c++) {
       const k = r * b.cols + c, t = texts[k];
-      if (t) { const q = at(r, c, height(values[k])); cells.push({ r, c, text: t, x: q[0], y: q[1] }); }
+      if (t) { const q = at(r, c); cells.push({ r, c, text: t, x: q[0], y: q[1] }); }
     }
   }
   return { size, cells };

@@ -90,7 +90,7 @@ function nameElement(el, n) {
     textAlign: upright ? 'start' : n.side === 'before' ? 'right' : 'left', transform: `translate(${r.x0}px, ${r.y0}px)${upright && n.side !== 'before' ? ' rotate(180deg)' : ''}` });
 }
 
-/** A value on its cell, centred on the cell's top face, a little condensed so that four characters fit. */
+/** A value on its cell, centred, a little condensed so that four characters fit. */
 function numberElement(el, c) {
   el.className = 'readout-value';
   setText(el, c.text);
