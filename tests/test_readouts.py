@@ -10,7 +10,7 @@ test-artifacts/readouts-table.md (step × viewport × input: blocks, names shown
 Numbers: at steps 7–9, 15 and 16 (1440×900) every weight of the subject is printed on its cell and equals
 the trace's value at the printed precision (two decimals); every other number printed does too (at the
 decimals that give its block's largest |value| two significant digits); a −∞ prints nothing. N and the stage's button
-turn the numbers off and on.
+turn the numbers off and on, and the PNG export draws what is shown.
 """
 
 from __future__ import annotations
@@ -233,7 +233,10 @@ def test_numbers_toggle_with_the_button_and_n(page, measured):
 
     assert page.evaluate(shown) > 0 and button.get_attribute("aria-pressed") == "true"
     assert "N numbers" in page.locator("#stage .stage-help").inner_text()
+    with_numbers = page.evaluate("anatomyStage.png()")
     assert after(lambda: page.keyboard.press("n")) == (0, "false")
+    assert page.evaluate("anatomyStage.png()") != with_numbers, "the PNG draws the numbers shown"
+
     n, pressed = after(lambda: page.keyboard.press("n"))
     assert n > 0 and pressed == "true"
     click = lambda: page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)  # noqa: E731

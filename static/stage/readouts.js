@@ -8,6 +8,7 @@ import { blockValues, CONDENSED } from './cellvalues.js';
 import { projector, blockRect, labelRects, overlayRects } from './screenboxes.js';
 
 const PHONE_WIDTH = 600, MIN_DESKTOP = 11, MIN_PHONE = 9;
+const NUMBER_FONT = '600 {px}px "Inter", "Helvetica Neue", Arial, sans-serif';  // as stage.css's .readout-value
 
 export class Readouts {
   constructor(stage) {
@@ -64,6 +65,34 @@ export class Readouts {
       }
     }
     this.show(this.numbers, numbers, numberElement);
+    this.shown = { names, numbers: this.on ? numbers : [] };
+  }
+
+  /** The names and numbers shown now, drawn into a 2-D canvas of the stage at k device pixels per CSS px
+   *  (the PNG export: what the reader sees, names and numbers included). */
+  paint(ctx, k) {
+    const { names = [], numbers = [] } = this.shown || {};
+    ctx.save(); ctx.lineJoin = 'round'; ctx.fillStyle = '#ece8df'; ctx.strokeStyle = 'rgba(16, 18, 22, 0.9)';
+    for (const n of names) {
+      const r = n.rect, upright = n.axis === 'col';
+      ctx.save(); ctx.font = NAME_FONT.replace('{px}', n.size * k); ctx.lineWidth = 3 * k; ctx.textBaseline = 'middle';
+      if (upright) {
+        const down = n.side === 'before';
+        ctx.translate((r.x0 + r.x1) / 2 * k, (down ? r.y0 + 2 : r.y1 - 2) * k); ctx.rotate(down ? Math.PI / 2 : -Math.PI / 2);
+        ctx.textAlign = 'left';
+      } else {
+        ctx.textAlign = n.side === 'before' ? 'right' : 'left';
+        ctx.translate((n.side === 'before' ? r.x1 - 2 : r.x0 + 2) * k, (r.y0 + r.y1) / 2 * k);
+      }
+      ctx.strokeText(n.word, 0, 0); ctx.fillText(n.word, 0, 0); ctx.restore();
+    }
+    ctx.fillStyle = '#fff'; ctx.strokeStyle = 'rgba(0, 0, 0, 0.85)'; ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
+    for (const c of numbers) {
+      ctx.save(); ctx.font = NUMBER_FONT.replace('{px}', c.size * k); ctx.lineWidth = 2.5 * k;
+      ctx.translate(c.x * k, c.y * k); ctx.scale(CONDENSED, 1);
+      ctx.strokeText(c.text, 0, 0); ctx.fillText(c.text, 0, 0); ctx.restore();
+    }
+    ctx.restore();
   }
 
   /** What the names keep clear of, as place() saw it last: the labels' and the overlays' boxes (stage px). */
