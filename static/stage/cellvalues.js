@@ -37,6 +37,18 @@ export function cellText(kind, v, decimals) {
   return kind === 'bar' ? formatWeight(v) : formatValue(v, decimals);
 }
 
+const made = new WeakMap();  // values (one array per block and trace, readouts.js) → {kind, texts, sample}
+
+/** A block's texts and its widest one, made once for each array of values and kind. */
+function blockTexts(kind, values) {
+  const had = made.get(values);
+  if (had?.kind === kind) return had;
+  const decimals = blockDecimals(values), texts = Array.from(values, v => cellText(kind, v, decimals));
+  const sample = texts.reduce((a, t) => (t.length > a.length ? t : a), '');
+  made.set(values, { kind, texts, sample });
+  return made.get(values);
+}
+
 /** A block's texts, the font size they fit at (0: they do not fit) and each cell's centre on screen. */
 export function blockValues(stage, b, values, px) {
   if (b.kind === 'ids' || b.kind === 'bool') return null;
@@ -46,9 +58,8 @@ export function blockValues(stage, b, values, px) {
   const pc = b.cols > 1 ? at(r0, c0 + (c0 + 1 < b.cols ? 1 : -1)) : null, pr = b.rows > 1 ? at(r0 + (r0 + 1 < b.rows ? 1 : -1), c0) : null;
   const pitchX = pc ? Math.abs(pc[0] - p[0]) : (pr ? Math.abs(pr[1] - p[1]) : 0), pitchY = pr ? Math.abs(pr[1] - p[1]) : pitchX;
   const side = Math.min(pitchX, pitchY) * cell.footprint;
-  const kind = stage.comparing && !b.param ? 'value' : b.kind;
-  const decimals = blockDecimals(values), texts = Array.from(values, v => cellText(kind, v, decimals)), widest = Math.max(1, ...texts.map(t => t.length));
-  const sample = texts.reduce((a, t) => (t.length === widest ? t : a), '');
+  if (side * 0.75 < MIN_PX) return { size: 0 };  // too small for any number: no texts made (step 21 has 61 000 cells)
+  const { texts, sample } = blockTexts(stage.comparing && !b.param ? 'value' : b.kind, values);
   const size = Math.min(MAX_PX, Math.floor(side * 0.75), Math.floor(10 * side * FILL / Math.max(1, CONDENSED * textWidth(sample, 10))));
   if (size < MIN_PX) return { size: 0 };
   const cells = [];

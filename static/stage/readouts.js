@@ -102,27 +102,34 @@ export class Readouts {
   show(layer, items, draw) {
     const els = layer.children;
     while (els.length < items.length) layer.append(document.createElement('span'));
-    items.forEach((it, i) => { els[i].hidden = false; draw(els[i], it); });
-    for (let i = items.length; i < els.length; i++) els[i].hidden = true;
+    items.forEach((it, i) => { if (els[i].hidden) els[i].hidden = false; draw(els[i], it); });
+    for (let i = items.length; i < els.length; i++) if (!els[i].hidden) els[i].hidden = true;
   }
 }
 
 function setText(el, text) { if (el.textContent !== text) el.textContent = text; }
 
+/** Writes what changed only (a frame moves hundreds of these; unchanged writes still cost style work). */
+function update(el, key, write) { if (el.drawn !== key) { el.drawn = key; write(); } }
+
 /** A token name in its rectangle: rows read left to right, columns upright (reading away from the block). */
 function nameElement(el, n) {
   const r = n.rect, w = r.x1 - r.x0, h = r.y1 - r.y0, upright = n.axis === 'col';
-  el.className = `readout-name readout-${n.axis}${upright ? ` readout-${n.side === 'before' ? 'down' : 'up'}` : ''}`;
-  setText(el, n.word);
-  Object.assign(el.dataset, { axis: n.axis, index: String(n.index), word: n.word, blocks: n.ids });
-  Object.assign(el.style, { font: NAME_FONT.replace('{px}', n.size), lineHeight: `${upright ? w : h}px`, width: `${w}px`, height: `${h}px`,
-    textAlign: upright ? 'start' : n.side === 'before' ? 'right' : 'left', transform: `translate(${r.x0}px, ${r.y0}px)${upright && n.side !== 'before' ? ' rotate(180deg)' : ''}` });
+  update(el, [n.axis, n.side, n.index, n.word, n.ids, n.size, r.x0, r.y0, w, h].join('|'), () => {
+    el.className = `readout-name readout-${n.axis}${upright ? ` readout-${n.side === 'before' ? 'down' : 'up'}` : ''}`;
+    setText(el, n.word);
+    Object.assign(el.dataset, { axis: n.axis, index: String(n.index), word: n.word, blocks: n.ids });
+    Object.assign(el.style, { font: NAME_FONT.replace('{px}', n.size), lineHeight: `${upright ? w : h}px`, width: `${w}px`, height: `${h}px`,
+      textAlign: upright ? 'start' : n.side === 'before' ? 'right' : 'left', transform: `translate(${r.x0}px, ${r.y0}px)${upright && n.side !== 'before' ? ' rotate(180deg)' : ''}` });
+  });
 }
 
 /** A value on its cell, centred, a little condensed so that four characters fit. */
 function numberElement(el, c) {
-  el.className = 'readout-value';
-  setText(el, c.text);
-  Object.assign(el.dataset, { block: c.id, r: String(c.r), c: String(c.c) });
-  Object.assign(el.style, { fontSize: `${c.size}px`, transform: `translate(${c.x}px, ${c.y}px) translate(-50%, -50%) scaleX(${CONDENSED})` });
+  update(el, [c.id, c.r, c.c, c.text, c.size, c.x, c.y].join('|'), () => {
+    el.className = 'readout-value';
+    setText(el, c.text);
+    Object.assign(el.dataset, { block: c.id, r: String(c.r), c: String(c.c) });
+    Object.assign(el.style, { fontSize: `${c.size}px`, transform: `translate(${c.x}px, ${c.y}px) translate(-50%, -50%) scaleX(${CONDENSED})` });
+  });
 }
