@@ -10,6 +10,7 @@ H_GAP = 4  # between blocks side by side
 HEAD_COL_GAP = 2  # between the columns of two heads
 STATION_GAP = 14  # between stations: room for the station's title
 LABEL_ROOM = 2.2  # a block's label sits above its top edge; views keep room for it
+NAME_ROOM = 0.12  # views keep this share of their larger side for token names left of and under the subject
 TOWER_GAP = 24  # between E and each tower
 CONNECTOR_Z = 0.2  # connectors run just in front of the blocks' plane
 # a cell: its square, its tallest; probabilities, ids and booleans lie flat, a −∞ entry low, and nothing is

@@ -16,7 +16,7 @@ from article.tour import TourStep
 from model import ids
 from model.transformer import Config
 from scene.document import Block, Scene, SceneStep, View
-from scene.measures import AZIMUTH, ELEVATION, FIT_EXTRA, LABEL_ROOM
+from scene.measures import AZIMUTH, ELEVATION, FIT_EXTRA, LABEL_ROOM, NAME_ROOM
 from scene.tensors import Tensor
 
 
@@ -62,6 +62,7 @@ def scene_step(s: TourStep, scene: Scene, by_id: dict[str, Block], tensors: dict
     else:
         rs = np.array([rect(by_id[i]) for i in subject])
         box = [float(rs[:, 0].min()), float(rs[:, 1].max()), float(rs[:, 2].min()), float(rs[:, 3].max()) + LABEL_ROOM]
+        box = _name_room([by_id[i] for i in subject], box)
         towers = {by_id[i].tower for i in subject}
         az = s.angle[0] if s.angle else AZIMUTH[towers.pop() if len(towers) == 1 else "shared"]
         el = s.angle[1] if s.angle else ELEVATION
@@ -73,6 +74,15 @@ def scene_step(s: TourStep, scene: Scene, by_id: dict[str, Block], tensors: dict
     overlay = {"name": s.overlay, "block": subject[0]} if s.overlay and subject else None
     return SceneStep(s.step, s.title, subject, lit, view, {"name": s.animation, **anim(scene, tensors, cfg)},
                      marks, overlay)
+
+
+def _name_room(blocks: list[Block], box: list[float]) -> list[float]:
+    """The box grown for the token names of the subject's rows (at its left) and columns (under it): a share
+    of its larger side, so that the names fit at any zoom the box is fitted at (static/stage/axisnames.js)."""
+    named = [b for b in blocks if not b.param and b.kind != "ids"]
+    room = NAME_ROOM * max(box[1] - box[0], box[3] - box[2])
+    rows, cols = any(b.row_axis for b in named), any(b.col_axis for b in named)
+    return [box[0] - (room if rows else 0.0), box[1], box[2] - (room if cols else 0.0), box[3]]
 
 
 def _station_nodes(scene: Scene, station: str, op: str) -> list[str]:

@@ -113,8 +113,16 @@ export class Exports {
     return true;
   }
 
-  /** The stage as a PNG data URL, at the canvas's size. */
-  png() { const s = this.stage; return canvasPng(s.renderer, s.world, s.camera); }
+  /** The stage as a PNG data URL, at the canvas's size, with the token names and numbers shown on it. */
+  png() {
+    const s = this.stage, gl = s.renderer.domElement;
+    if (!s.readouts?.shown) return canvasPng(s.renderer, s.world, s.camera);
+    s.renderer.render(s.world, s.camera);
+    const out = Object.assign(document.createElement('canvas'), { width: gl.width, height: gl.height }), ctx = out.getContext('2d');
+    ctx.drawImage(gl, 0, 0);  // in the same task as the render: the drawing buffer is not preserved
+    s.readouts.paint(ctx, gl.width / (s.el.clientWidth || gl.width));
+    return out.toDataURL('image/png');
+  }
 
   downloadPng() { download(fileName(this.stage.trace?.input?.number, null, 'png'), dataUrlBlob(this.png())); }
 }

@@ -1,5 +1,5 @@
 // The stage's input: a click or tap on a cell explains it (a pointer that moves less than TAP_PX), a
-// hover moves the cursor; O, C and R on the document (whole machine, the step's view, replay); with the
+// hover moves the cursor; O, C, R and N on the document (whole machine, the step's view, replay, numbers on the cells); with the
 // stage focused, Tab walks the blocks in reading order, the arrows move the cursor (into the
 // neighbouring block at an edge), Home/End, Enter explains, Esc closes the panel or hides the cursor.
 const TAP_PX = 6;
@@ -32,7 +32,7 @@ export function bindInput(stage) {
   stage.el.addEventListener('keydown', e => onKey(stage, e));
   document.addEventListener('keydown', e => {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
-    const act = { o: () => stage.showOverview(), c: () => stage.returnToStep(), r: () => stage.replay() }[e.key.toLowerCase()];
+    const act = { o: () => stage.showOverview(), c: () => stage.returnToStep(), r: () => stage.replay(), n: () => stage.readouts.toggle() }[e.key.toLowerCase()];
     if (act) { act(); e.preventDefault(); }
   });
 }

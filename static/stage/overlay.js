@@ -6,7 +6,7 @@ const MESSAGE_MS = 12000;
 
 export function buildHelp() {
   const help = Object.assign(document.createElement('div'), { className: 'stage-help', title: HELP });
-  help.append(Object.assign(document.createElement('span'), { className: 'stage-help-keys', textContent: 'O whole machine · C step view · R replay · ' }),
+  help.append(Object.assign(document.createElement('span'), { className: 'stage-help-keys', textContent: 'O whole machine · C step view · R replay · N numbers · ' }),
     'click a cell: where it comes from');
   help.dataset.coversStage = '';
   return help;

@@ -9,6 +9,7 @@
 //   explaining.js  explaining a cell (the panel, the lit inputs, the trail)
 //   compare.js     compare mode (CompareMode) · export.js the exports · overlay.js hints and messages
 //   marks.js       rings on the cells a step marks · lossview.js the step's loss table (an overlay)
+//   readouts.js    the subject's token names and the values printed on its cells
 // and owns what they share: the scene, the tensors, the cells and the blocks drawn.
 import * as THREE from 'three';
 import { CellField, ABSENT } from './cells.js';
@@ -18,6 +19,7 @@ import { CameraRig } from './camera.js';
 import { traceTensors } from './data.js';
 import { drawnCell, drawnIn } from './cellmap.js';
 import { Switches } from './switches.js';
+import { Readouts } from './readouts.js';
 import { CompareMode } from './compare.js';
 import { Exports } from './export.js';
 import { View } from './view.js';
@@ -36,7 +38,7 @@ const VALUE_MS = 700;
 export class Stage {
   constructor(container) {
     this.el = container;
-    this.view = new View(container, () => this.switches?.place());
+    this.view = new View(container, () => { this.switches?.place(); this.readouts?.place(); });
     this.rig = this.view.rig = new CameraRig(this.camera, this.renderer.domElement, user => { if (user) this.markInput(); this.invalidate(); });
     this.scene = null;             // the scene document (trace.scene)
     this.cells = null;             // the one instanced mesh of all cells
@@ -55,6 +57,7 @@ export class Stage {
     this.lossView = new LossView(this);
     describeStage(container);
     this.switches = new Switches(this);
+    this.readouts = new Readouts(this);  // token names and the values on the cells
     bindInput(this);
     new ResizeObserver(() => this.resize()).observe(container);
     this.resize();
