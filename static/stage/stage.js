@@ -8,6 +8,7 @@
 //   keys.js        pointer and key input
 //   explaining.js  explaining a cell (the panel, the lit inputs, the trail)
 //   compare.js     compare mode (CompareMode) · export.js the exports · overlay.js hints and messages
+//   worked.js      the worked attention row of steps 6–9 (its card and its lit cells)
 // and owns what they share: the scene, the tensors, the cells and the blocks drawn.
 import * as THREE from 'three';
 import { CellField, ABSENT } from './cells.js';
@@ -24,6 +25,7 @@ import { Tour } from './tour.js';
 import { Pointer } from './pointer.js';
 import { bindInput } from './keys.js';
 import { Explanation } from './explaining.js';
+import { WorkedCard } from './worked.js';
 import { Messages, buildHelp, describeStage } from './overlay.js';
 
 export { rectsCovering } from './explaining.js';
@@ -46,7 +48,8 @@ export class Stage {
     this.compare = new CompareMode(this);
     this.exports = new Exports(this);
     this.messages = new Messages();
-    container.append(this.pointer.inspector, this.pointer.legend, buildHelp(), this.exports.tools, this.compare.banner, this.messages.el);
+    this.worked = new WorkedCard(this);  // steps 6–9: the worked attention row's arithmetic
+    container.append(this.pointer.inspector, this.pointer.legend, buildHelp(), this.exports.tools, this.compare.banner, this.messages.el, this.worked.el);
     this.explanation = new Explanation(this);
     describeStage(container);
     this.switches = new Switches(this);

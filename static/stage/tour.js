@@ -51,11 +51,12 @@ export class Tour {
     if (!keepExplained) s.explanation.close({ restore: false });
     s.step = this.stepOf(s.stepNo);
     s.markInput();
+    s.worked.show(s.step);  // before the view is framed: it keeps clear of the card
     if (!keepCamera) this.moveTo(s.step.view, cut);
     this.resetEffects();
     s.pointer.hide();
     this.applyHighlight(cut);
-    if (animate) this.runAnimation(); else ANIMATIONS[s.step.animation.name]?.(s, s.step.animation, true);
+    if (animate) this.runAnimation(); else this.endState();
   }
 
   applyHighlight(cut) {
@@ -73,9 +74,17 @@ export class Tour {
   /** Stops the step's animation where it is. */
   stopAnimation() { const s = this.stage; if (s.anim) { s.tweens.delete(s.anim); s.anim = null; } }
 
+  /** The step's animation at its end (the worked row's cells lit after it). */
+  endState() {
+    const s = this.stage;
+    ANIMATIONS[s.step.animation.name]?.(s, s.step.animation, true);
+    s.worked.play(s.step, true);
+  }
+
   resetEffects() {
     const s = this.stage;
     this.stopAnimation();
+    s.worked.stop();
     s.cells.setAll({ reveal: 1e9, focus: null, drop: 0, glow: 0, fromZero: false, t: 1 });
     for (const c of s.connectors?.children || []) { c.geometry.setDrawRange(0, Infinity); c.material.opacity = restingOpacity(c.name); }
   }
@@ -84,6 +93,7 @@ export class Tour {
     const s = this.stage;
     this.resetEffects();
     ANIMATIONS[s.step.animation.name]?.(s, s.step.animation, s.reduced);
+    s.worked.play(s.step, s.reduced);
     s.invalidate();
   }
 
@@ -93,7 +103,7 @@ export class Tour {
     this.resetEffects();
     this.applyHighlight(true);
     if (s.explained) s.explanation.paint();
-    else ANIMATIONS[s.step?.animation.name]?.(s, s.step.animation, true);
+    else if (s.step) this.endState();
     s.invalidate();
   }
 
