@@ -119,6 +119,7 @@ def worked_row(t) -> dict:
         "worked_head": c["head"] + 1,  # heads are named from 1 on the stage ("head 1")
         "worked_row": r,
         "worked_token": toks[r],
+        "worked_q_col": int(t.node(ids["q"]).attrs["starts"][0]),  # the head's first column of Q (step 6's cell)
         "worked_reason": _reason(c, toks, float(weights[top])),
         "worked_key_token": toks[j],
         "worked_q": _vec(q),

@@ -73,6 +73,7 @@ class Derived:
                                  "from the trace (article/lessons.py choose_worked)")
     worked_row: int = described("its row, counted from 0")
     worked_token: str
+    worked_q_col: int = described("the head's first column of Q: step 6's one cell is (worked_row, worked_q_col)")
     worked_reason: str = described("why this row: the rule that chose it, said for this input")
     worked_key_token: str = described("the token the row rests on most: the key of the pair worked out")
     worked_q: str = described("the row's query, the head's columns of Q, to 3 decimals")
