@@ -74,6 +74,10 @@ ADDED_KEYS: list[str] = [
     "scene.cell.flat_height", "scene.cell.masked_height", "scene.cell.min_height",  # issue 20: renderers only draw
     "scene.camera",
     "derived.und_rows", "derived.units_on_their_word",  # issue 22: step 16's reordering, computed per input
+    # issue 21 item 4: the worked row of steps 6–9, chosen from the trace; its pair, its reason, step 9's claim
+    "scene.worked", "derived.worked_q_col", "derived.worked_reason", "derived.worked_key_token", "derived.worked_q",
+    "derived.worked_k", "derived.worked_qk_products", "derived.worked_qk_dot", "derived.worked_qk_score",
+    "derived.worked_distances", "derived.worked_claim",
 ]
 
 
