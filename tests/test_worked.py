@@ -98,8 +98,8 @@ def test_step_9s_claim_is_true_for_30_inputs(model):
 CARD = """() => { const c = document.querySelector('#stage .stage-worked');
   return { hidden: c.hidden, phase: c.dataset.phase, row: +c.dataset.row, key: +c.dataset.key,
     title: c.querySelector('.wk-title')?.textContent,
-    nums: [...c.querySelectorAll('[data-name]')].map(e => [e.dataset.name, +e.dataset.i, e.dataset.j ? +e.dataset.j : null,
-      Number(e.textContent.replace('\\u2212', '-'))]) }; }"""
+    nums: [...c.querySelectorAll('[data-name]')].map(e => [e.dataset.name, +e.dataset.i,
+      e.dataset.j ? +e.dataset.j : null, Number(e.textContent.replace('\\u2212', '-'))]) }; }"""
 
 
 def expected(t: dict) -> dict:
@@ -149,7 +149,7 @@ def test_the_card_prints_the_traces_numbers_at_steps_6_to_9(browser, live_server
         # step 7 lights the row's query, its keys, its scores and its weights in their blocks
         page.evaluate("anatomyStage.step(7)")
         page.evaluate("anatomyStage.idle()")
-        lit = page.evaluate("""ids => Object.fromEntries(ids.map(id => [id, anatomyStage.stage.cells.focusRects(id)]))""",
+        lit = page.evaluate("ids => Object.fromEntries(ids.map(id => [id, anatomyStage.stage.cells.focusRects(id)]))",
                             [w["scores"], w["weights"]])
         n = len(t["source_tokens"])
         assert lit == {w["scores"]: [[w["row"], w["row"], 0, n - 1]], w["weights"]: [[w["row"], w["row"], 0, n - 1]]}
