@@ -159,3 +159,33 @@ def test_the_card_prints_the_traces_numbers_at_steps_6_to_9(browser, live_server
         assert page.errors == []
     finally:
         page.context.close()
+
+
+def test_r_replays_the_card_and_a_phone_folds_it(browser, live_server):
+    """R walks the keys again (rows hidden, then shown one by one); on a phone's short stage the card starts
+    folded to its title, inside the stage, and its title opens it."""
+    from tests.browser import has_chromium, open_stage_page
+
+    if not has_chromium():
+        pytest.skip("Debian's chromium is not installed")
+    page = open_stage_page(browser, f"{live_server}/?input=305#step-7", {"width": 390, "height": 844})
+    try:
+        page.evaluate("anatomyStage.idle()")
+        state = """() => { const c = document.querySelector('#stage .stage-worked'), s = document.querySelector('#stage');
+          const t = c.querySelector('.wk-title').getBoundingClientRect(), b = s.getBoundingClientRect();
+          return { closed: c.classList.contains('wk-closed'), hidden: c.querySelectorAll('.wk-step.wk-hidden').length,
+                   rows: c.querySelectorAll('.wk-step').length, shown: getComputedStyle(c.querySelector('table')).display,
+                   inside: t.left >= b.left && t.right <= b.right && t.top >= b.top && t.bottom <= b.bottom,
+                   font: parseFloat(getComputedStyle(c.querySelector('.wk-n')).fontSize) }; }"""
+        s = page.evaluate(state)
+        assert s["closed"] and s["shown"] == "none" and s["inside"] and s["rows"] == 4 and s["hidden"] == 0
+        page.click("#stage .stage-worked .wk-title")
+        s = page.evaluate(state)
+        assert not s["closed"] and s["shown"] != "none" and s["font"] >= 9
+        page.keyboard.press("r")
+        assert page.evaluate(state)["hidden"] > 0  # the keys start over
+        page.evaluate("anatomyStage.idle()")
+        assert page.evaluate(state)["hidden"] == 0
+        assert page.errors == []
+    finally:
+        page.context.close()

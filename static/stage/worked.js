@@ -43,6 +43,21 @@ export class WorkedCard {
     this.el.dataset.coversStage = '';  // a lasting overlay: the step's view keeps clear of it (tour.js covered())
     this.el.setAttribute('aria-label', 'the worked attention row');
     this.anim = null;
+    this.open = !window.matchMedia?.('(max-width: 760px)')?.matches;  // a phone's short stage: folded to its title
+  }
+
+  /** The card's title: a button that folds the numbers away (and back). */
+  title(text) {
+    const b = el('button', 'wk-title', `${this.open ? '▾' : '▸'} ${text}`);
+    b.type = 'button'; b.setAttribute('aria-expanded', String(this.open));
+    b.addEventListener('keydown', e => { if (e.key === 'Enter' || e.key === ' ') e.stopPropagation(); });  // the button's, not the stage's
+    b.addEventListener('click', () => {
+      this.open = !this.open;
+      this.el.classList.toggle('wk-closed', !this.open);
+      this.stage.el.style.setProperty('--worked-h', `${this.el.offsetHeight + 6}px`);
+      b.textContent = `${this.open ? '▾' : '▸'} ${text}`; b.setAttribute('aria-expanded', String(this.open));
+    });
+    return b;
   }
 
   /** The numbers of the row, read from the trace's tensors. */
@@ -59,6 +74,12 @@ export class WorkedCard {
 
   /** Shows the card for a step (hidden where the step walks no row), before its view is framed. */
   show(step) {
+    this.fill(step);
+    // the inspector stands above the card, not on it (stage.css: --worked-h)
+    this.stage.el.style.setProperty('--worked-h', this.el.hidden ? '0px' : `${this.el.offsetHeight + 6}px`);
+  }
+
+  fill(step) {
     const w = this.stage.scene?.worked, phase = step?.animation?.worked;
     this.el.hidden = !w || !phase || !w.q;
     if (this.el.hidden) return;
@@ -66,8 +87,8 @@ export class WorkedCard {
     if (!d) { this.el.hidden = true; return; }
     const tokens = this.stage.scene.axes[w.axis] || [], tok = j => tokens[j] ?? `row ${j}`;
     this.el.dataset.phase = phase; this.el.dataset.row = String(w.row); this.el.dataset.key = String(w.key);
-    const head = el('div', 'wk-title', `${w.name} · row ${w.row} (${tok(w.row)}) asks`);
-    this.el.replaceChildren(head, ...this[phase](d, w, tok));
+    this.el.classList.toggle('wk-closed', !this.open);
+    this.el.replaceChildren(this.title(`${w.name} · row ${w.row} (${tok(w.row)}) asks`), ...this[phase](d, w, tok));
     this.rows = [...this.el.querySelectorAll('.wk-step')];
   }
 
