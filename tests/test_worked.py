@@ -171,10 +171,11 @@ def test_r_replays_the_card_and_a_phone_folds_it(browser, live_server):
     page = open_stage_page(browser, f"{live_server}/?input=305#step-7", {"width": 390, "height": 844})
     try:
         page.evaluate("anatomyStage.idle()")
-        state = """() => { const c = document.querySelector('#stage .stage-worked'), s = document.querySelector('#stage');
+        state = """() => { const s = document.querySelector('#stage'), c = s.querySelector('.stage-worked');
           const t = c.querySelector('.wk-title').getBoundingClientRect(), b = s.getBoundingClientRect();
           return { closed: c.classList.contains('wk-closed'), hidden: c.querySelectorAll('.wk-step.wk-hidden').length,
-                   rows: c.querySelectorAll('.wk-step').length, shown: getComputedStyle(c.querySelector('table')).display,
+                   rows: c.querySelectorAll('.wk-step').length,
+                   shown: getComputedStyle(c.querySelector('table')).display,
                    inside: t.left >= b.left && t.right <= b.right && t.top >= b.top && t.bottom <= b.bottom,
                    font: parseFloat(getComputedStyle(c.querySelector('.wk-n')).fontSize) }; }"""
         s = page.evaluate(state)
