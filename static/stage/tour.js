@@ -38,8 +38,9 @@ export class Tour {
 
   stepOf(n) { const sc = this.stage.scene; return sc?.steps.find(s => s.step === n) || sc?.steps[0] || null; }
 
-  showOverview() { const s = this.stage; if (s.scene) { s.markInput(); this.moveTo(s.scene.overview); } }
-  returnToStep() { const s = this.stage; if (s.step) { s.markInput(); this.moveTo(s.step.view); } }
+  // the worked row's card belongs to the step's view: the whole machine is framed without it, the same at every step
+  showOverview() { const s = this.stage; if (s.scene) { s.markInput(); s.worked.hide(); this.moveTo(s.scene.overview); } }
+  returnToStep() { const s = this.stage; if (s.step) { s.markInput(); s.worked.show(s.step); this.moveTo(s.step.view); } }
   replay() { const s = this.stage; if (s.step) { s.markInput(); this.runAnimation(); } }
 
   /** detail: {step}; the scene says what the step lights, frames and animates. A new step closes the

@@ -79,6 +79,8 @@ export class WorkedCard {
     this.stage.el.style.setProperty('--worked-h', this.el.hidden ? '0px' : `${this.el.offsetHeight + 6}px`);
   }
 
+  hide() { this.stop(); this.el.hidden = true; this.stage.el.style.setProperty('--worked-h', '0px'); }
+
   fill(step) {
     const w = this.stage.scene?.worked, phase = step?.animation?.worked;
     this.el.hidden = !w || !phase || !w.q;
