@@ -1,24 +1,51 @@
 """The per-input numbers that the article's teaching steps quote (issue 14, parts 2–4), computed from
 a trace's own tensors; article/derived.py's `derived_figures` adds them to the trace's `derived` block.
 
-The worked attention row (steps 7–9) is one definition used twice: these numbers, and the cells the
-scene frames on the stage for step 9 (scene/layout.py reads `WORKED` and `worked_blocks`), so the text
-and the picture cannot drift apart. Rows are counted from 0, as everywhere on the page.
+The worked attention row (steps 6–9) is chosen from the trace by one rule (`choose_worked`) and used
+twice: for these numbers, and for the cells the stage lights and the card it draws (scene/worked.py
+reads `choose_worked` and `worked_blocks`), so the text and the picture cannot drift apart. Rows are
+counted from 0, as everywhere on the page; heads are named from 1.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-# encoder layer 1's self-attention, head 1, the first source token's row (the tens word of "forty two")
-WORKED = {"station": "enc.0.self", "head": 0, "row": 0}
+from model.vocab import EOS
+
+# the sub-layer steps 6–9 show on the stage: encoder layer 1's self-attention
+WORKED_STATION = "enc.0.self"
 
 
-def worked_blocks(station: str = WORKED["station"], head: int = WORKED["head"]) -> dict[str, str]:
-    """The trace nodes of the worked row: the head's scores, weights, values (its slice of V) and output."""
+def worked_blocks(station: str = WORKED_STATION, head: int = 0) -> dict[str, str]:
+    """The trace nodes of the worked row: the head's columns of Q, K and V, its scores, weights and output."""
     p = f"{station}.h{head}"
-    return {"scores": f"{p}.scores", "weights": f"{p}.weights", "v": f"{station}.v.h{head}", "out": f"{p}.out",
-            "v_full": f"{station}.v"}
+    return {"q": f"{station}.q.h{head}", "k": f"{station}.k.h{head}", "v": f"{station}.v.h{head}",
+            "scores": f"{p}.scores", "weights": f"{p}.weights", "out": f"{p}.out", "v_full": f"{station}.v"}
+
+
+def head_weights(t, station: str = WORKED_STATION) -> np.ndarray:
+    """Every head's weights of a self-attention sub-layer, stacked: [head, row, key]."""
+    heads = sorted((n for n in t.nodes if n.id.startswith(f"{station}.h") and n.id.endswith(".weights")),
+                   key=lambda n: int(n.id[len(station) + 2:].split(".")[0]))
+    return np.stack([n.value for n in heads]).astype(np.float64)
+
+
+def choose_worked(t) -> dict:
+    """Which row steps 6–9 work through: of every row of every head of encoder layer 1's self-attention,
+    the row whose largest weight falls on another word of the input (not on the row's own position, not on
+    </s>), and of those the one whose largest weight is largest. Ties go to the first head, then the first
+    row. If no row rests on another word, the row with the largest weight of all (`rule`: "word" or "any")."""
+    w, toks = head_weights(t), list(t.source_tokens)
+    top = w.argmax(axis=-1)  # [head, row]: each row's largest weight (the first, if tied)
+    peak = w.max(axis=-1)
+    rows = np.arange(w.shape[1])[None, :]
+    word = (top != rows) & (np.array([tok != EOS for tok in toks])[top])
+    rule = "word" if word.any() else "any"
+    score = np.where(word, peak, -1.0) if rule == "word" else peak
+    h, r = np.unravel_index(int(score.argmax()), score.shape)  # row-major: the first head, then the first row
+    return {"station": WORKED_STATION, "head": int(h), "row": int(r), "key": int(top[h, r]), "rule": rule,
+            "rows": int(w.shape[0] * w.shape[1]), "heads": int(w.shape[0])}
 
 
 def _num(x: float, digits: int = 3) -> str:
@@ -27,6 +54,10 @@ def _num(x: float, digits: int = 3) -> str:
 
 def _pairs(tokens: list[str], values: np.ndarray, digits: int = 3) -> str:
     return ", ".join(f"{tok} {_num(float(v), digits)}" for tok, v in zip(tokens, values, strict=True))
+
+
+def _vec(values: np.ndarray) -> str:
+    return " ".join(_num(float(x)) for x in values)
 
 
 def softmax(row: np.ndarray) -> np.ndarray:
@@ -38,13 +69,46 @@ def row_norms(a: np.ndarray) -> np.ndarray:
     return np.linalg.norm(a.astype(np.float64), axis=-1)
 
 
+def _reason(c: dict, toks: list[str], top_weight: float) -> str:
+    """Why this row: the rule, said for this input."""
+    row, key = toks[c["row"]], toks[c["key"]]
+    if c["rule"] == "any":
+        return (f"no row of its {c['rows']} rests most on another word, so this is the row with the largest "
+                f"weight of all: {row} (row {c['row']}) puts {_num(top_weight)} on {key}")
+    return (f"of its {c['rows']} rows ({c['heads']} heads × {len(toks)} tokens), this is the one that puts the "
+            f"largest weight on another word of the input: {row} (row {c['row']}) puts {_num(top_weight)} on {key}")
+
+
+def _claim(toks: list[str], weights: np.ndarray, v: np.ndarray, out: np.ndarray) -> str:
+    """Step 9's sentence about the output row, true for this input: which token took most weight, and which
+    value row the output lies nearest (their distances computed)."""
+    top = int(weights.argmax())
+    dist = np.linalg.norm(v - out[None, :], axis=-1)
+    near = int(dist.argmin())
+    head = f"{toks[top]} took the most weight, {_num(float(weights[top]))}"
+    if near == top:
+        others = [j for j in range(len(toks)) if j != top]
+        nxt = min(others, key=lambda j: dist[j]) if others else None
+        tail = f"; the next nearest, V[{toks[nxt]}], is {_num(float(dist[nxt]), 2)} away" if nxt is not None else ""
+        return (f"{head}, and the output lies nearer to V[{toks[top]}] than to any other value row: "
+                f"{_num(float(dist[top]), 2)} away{tail}")
+    return (f"{head}, yet not enough to pull the output to its value row: the output lies "
+            f"{_num(float(dist[top]), 2)} from V[{toks[top]}] and nearer to V[{toks[near]}], "
+            f"{_num(float(dist[near]), 2)} away, since the other weights, {_num(1 - float(weights[top]))} "
+            f"together, blend in the other rows")
+
+
 def worked_row(t) -> dict:
-    """Step 7–9's row: its scores, softmax weights, the same scores without the 1/√d_k scale, and the
-    weighted sum of the value rows (the head's output row)."""
-    ids, r = worked_blocks(), WORKED["row"]
+    """Step 6–9's row: the two vectors of one query–key pair and their product, its scores and softmax
+    weights, the same scores without the 1/√d_k scale, and the weighted sum of the value rows (the
+    head's output row), with what that sum means for this input."""
+    c = choose_worked(t)
+    ids, r, j = worked_blocks(c["station"], c["head"]), c["row"], c["key"]
     scores_node = t.node(ids["scores"])
     scores = scores_node.value[r].astype(np.float64)
     weights = t.node(ids["weights"]).value[r].astype(np.float64)
+    q = t.node(ids["q"]).value[r].astype(np.float64)
+    k = t.node(ids["k"]).value[j].astype(np.float64)
     v = t.node(ids["v"]).value.astype(np.float64)
     out = t.node(ids["out"]).value[r].astype(np.float64)
     alpha = float(scores_node.attrs.get("alpha", 1.0))  # the 1/√d_k the scores were multiplied by
@@ -52,9 +116,17 @@ def worked_row(t) -> dict:
     toks = list(t.source_tokens)
     top = int(weights.argmax())
     return {
-        "worked_head": WORKED["head"] + 1,  # heads are named from 1 on the stage ("head 1")
+        "worked_head": c["head"] + 1,  # heads are named from 1 on the stage ("head 1")
         "worked_row": r,
         "worked_token": toks[r],
+        "worked_q_col": int(t.node(ids["q"]).attrs["starts"][0]),  # the head's first column of Q (step 6's cell)
+        "worked_reason": _reason(c, toks, float(weights[top])),
+        "worked_key_token": toks[j],
+        "worked_q": _vec(q),
+        "worked_k": _vec(k),
+        "worked_qk_products": _vec(q * k),
+        "worked_qk_dot": float(q @ k),
+        "worked_qk_score": float(scores[j]),
         "worked_scores": _pairs(toks, scores),
         "worked_weights": _pairs(toks, weights),
         "worked_unscaled_weights": _pairs(toks, unscaled),
@@ -62,8 +134,10 @@ def worked_row(t) -> dict:
         "worked_top_weight": float(weights[top]),
         "worked_unscaled_top_weight": float(unscaled.max()),
         "worked_blend": " + ".join(f"{_num(float(w))}·V[{tok}]" for tok, w in zip(toks, weights, strict=True)),
-        "worked_output": " ".join(_num(float(x)) for x in out),
-        "worked_v_top": " ".join(_num(float(x)) for x in v[top]),
+        "worked_output": _vec(out),
+        "worked_v_top": _vec(v[top]),
+        "worked_distances": _pairs(toks, np.linalg.norm(v - out[None, :], axis=-1), 2),
+        "worked_claim": _claim(toks, weights, v, out),
     }
 
 

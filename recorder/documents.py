@@ -69,9 +69,18 @@ class Derived:
     mean_position_loss: float = described("the mean of those losses")
     # the teaching steps' numbers (article/lessons.py)
     least_certain_reads: str = described("what the least certain choice's decoder row reads")
-    worked_head: int = described("the worked attention row's head, named from 1 (encoder layer 1)")
+    worked_head: int = described("the worked attention row's head, named from 1 (encoder layer 1), chosen "
+                                 "from the trace (article/lessons.py choose_worked)")
     worked_row: int = described("its row, counted from 0")
     worked_token: str
+    worked_q_col: int = described("the head's first column of Q: step 6's one cell is (worked_row, worked_q_col)")
+    worked_reason: str = described("why this row: the rule that chose it, said for this input")
+    worked_key_token: str = described("the token the row rests on most: the key of the pair worked out")
+    worked_q: str = described("the row's query, the head's columns of Q, to 3 decimals")
+    worked_k: str = described("that key's row of the head's columns of K")
+    worked_qk_products: str = described("their elementwise products q_i k_i")
+    worked_qk_dot: float = described("their sum, the dot product q·k")
+    worked_qk_score: float = described("q·k times the scale 1/√d_k: the pair's score")
     worked_scores: str = described("the row's scaled scores, per source token, to 3 decimals")
     worked_weights: str = described("its softmax weights, per source token")
     worked_unscaled_weights: str = described("the softmax of the same scores without the 1/√d_k scale")
@@ -81,6 +90,9 @@ class Derived:
     worked_blend: str = described("the weighted sum of the value rows, written out")
     worked_output: str = described("the head's output row: that weighted sum, to 3 decimals")
     worked_v_top: str = described("the value row of the token with the largest weight")
+    worked_distances: str = described("the output row's distance to each token's value row, to 2 decimals")
+    worked_claim: str = described("step 9's sentence: which token took most weight and which value row the "
+                                  "output lies nearest, computed")
     und_rows: str = described("each row that writes und: the two source tokens its last-layer cross-attention, "
                               "averaged over heads, weighs most, with the weights")
     units_on_their_word: str = described("of the units written just before und, how many rows rest most on "

@@ -24,13 +24,15 @@ from scene.switches import switches
 from scene.tensors import memory_id, tensors_of
 from scene.views import bounds, centre, scene_step
 from scene.words import part_name
+from scene.worked import with_worked, worked_of
 
 # A scene is mostly structure: the blocks, stations, views, rails and arcs follow from the graph's ids,
 # ops, inputs, attributes and shapes alone, and every input with the same graph shares them. Only the
-# tokens are the input's own: the axes' words, the row names, the token labels and the threads from
-# E's rows. So the structure is built once per graph and kept (a cold trace's largest part after the
-# model itself; bench/bench_decode.py), and each trace adds its tokens to a shallow copy. Nothing
-# changes a scene after it is built, so the copies may share the structure's lists.
+# tokens are the input's own: the axes' words, the row names, the token labels, the threads from E's
+# rows and the attention row steps 6–9 work through (scene/worked.py: `worked`, and the targets of the
+# steps' animations that name it). So the structure is built once per graph and kept (a cold trace's
+# largest part after the model itself; bench/bench_decode.py), and each trace adds its tokens to a
+# shallow copy. Nothing changes a scene after it is built, so the copies may share the structure's lists.
 STRUCTURES: OrderedDict[tuple, Scene] = OrderedDict()
 STRUCTURES_KEPT = 64  # source length × output length × ablation × model: a few dozen in practice
 
@@ -51,6 +53,8 @@ def build_scene(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[To
     by_id = {b.id: b for b in scene.blocks}
     scene.connectors = [threads(scene, by_id, trace)] + base.connectors
     scene.labels = base.labels + token_labels(scene, trace)
+    scene.worked = worked_of(trace)  # steps 6–9's row, chosen from this input's weights
+    scene.steps = with_worked(base.steps, scene.worked, len(trace.source_tokens))
     return scene
 
 

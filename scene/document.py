@@ -140,6 +140,8 @@ class Scene:
     switches: list[Switch] = field(default_factory=list)  # every part that can be switched off, in model order
     lens: list[str] = field(default_factory=list)  # blocks of the logit lens: side nodes, off the forward path
     camera: dict = field(default_factory=lambda: dict(CAMERA))  # field of view and the fit rule's inputs
+    # steps 6–9's attention row, the input's own (scene/worked.py): its blocks, row, key and columns
+    worked: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return asdict(self)

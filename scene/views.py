@@ -11,7 +11,6 @@ import re
 
 import numpy as np
 
-from article.lessons import WORKED, worked_blocks
 from article.tour import TourStep
 from model import ids
 from model.transformer import Config
@@ -95,34 +94,23 @@ def _first_station(scene: Scene, stack: str, part: str) -> str | None:
 
 
 def _one_cell(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
-    """Step 6: one cell of Q = row 0 of X (the worked row's token) against column 5 of W^Q, plus b^Q column 5."""
+    """Step 6: one cell of Q = a row of X against a column of W^Q, plus that entry of b^Q. Which row and
+    column is the input's own (the worked row's query, scene/worked.py); row 0, column 0 here."""
     st = _first_station(scene, "enc", "self")
     q = tensors.get(ids.join(st, "q"))
     if q is None:
         return {}
     return {"x": q.inputs[0], "w": q.inputs[1], "b": q.inputs[2] if len(q.inputs) > 2 else None, "out": q.id,
-            "row": min(WORKED["row"], q.shape[0] - 1), "col": min(5, q.shape[1] - 1)}
-
-
-def _worked_row(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
-    """The worked attention row of article/lessons.py, framed in each block it passes through: its
-    row of scores, its row of weights, the head's value rows (its columns of V) and its output row."""
-    ids, r = worked_blocks(), WORKED["row"]
-    if any(ids[k] not in tensors for k in ("scores", "weights", "out", "v")):
-        return {}
-    n, dk = tensors[ids["scores"]].shape[1], tensors[ids["out"]].shape[1]
-    off = int(tensors[ids["v"]].attrs["starts"][0])
-    return {"rects": [[ids["scores"], [r, r, 0, n - 1]], [ids["weights"], [r, r, 0, n - 1]],
-                      [ids["v_full"], [0, n - 1, off, off + dk - 1]], [ids["out"], [r, r, 0, dk - 1]]]}
+            "row": 0, "col": 0}
 
 
 def _sweep(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
     """Step 9: each head's softmax row sweeps down while its output fills row by row; then the worked row
-    stays framed (`rects`)."""
+    stays framed (`rects`, the input's own: scene/worked.py)."""
     st = _first_station(scene, "enc", "self")
     pairs = [[t.inputs[0], t.id] for t in tensors.values()
              if t.op == "MatMul" and tensors[t.inputs[0]].op == "Softmax" and ids.parse(t.id).station == st]
-    return {"pairs": pairs, **_worked_row(scene, tensors, cfg)}
+    return {"pairs": pairs, "rects": []}
 
 
 def _residual(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
@@ -156,7 +144,10 @@ def _parameters(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
 
 ANIMATIONS = {
     "none": lambda scene, tensors, cfg: {},
-    "one-cell": _one_cell, "sweep": _sweep, "residual": _residual, "mask": _mask, "arcs": _arcs,
+    "one-cell": _one_cell, "sweep": _sweep,
+    # steps 7 and 8 walk the worked row's scores and their scale (static/stage/worked.js; its row: scene/worked.py)
+    "worked-scores": lambda scene, tensors, cfg: {}, "worked-scale": lambda scene, tensors, cfg: {},
+    "residual": _residual, "mask": _mask, "arcs": _arcs,
     "loop": _loop, "dropout": _dropout, "parameters": _parameters,
 }
 

@@ -56,13 +56,14 @@ def softmax(x: np.ndarray) -> np.ndarray:
 def test_the_worked_row_is_recomputed_from_q_k_and_v_and_shown_as_computed(served, number):
     t, nodes, page = served[number]
     d = t["derived"]
-    q, k, v = nodes["enc.0.self.q.h0"], nodes["enc.0.self.k.h0"], nodes["enc.0.self.v.h0"]
+    h, r = d["worked_head"] - 1, d["worked_row"]  # chosen from the trace (tests/test_worked.py checks the rule)
+    q, k, v = nodes[f"enc.0.self.q.h{h}"], nodes[f"enc.0.self.k.h{h}"], nodes[f"enc.0.self.v.h{h}"]
     d_k = q.shape[1]
-    scores = (q[0] @ k.T) / math.sqrt(d_k)  # head 1 (h0), row 0 of encoder layer 1, from Q and K themselves
+    scores = (q[r] @ k.T) / math.sqrt(d_k)  # the worked row of encoder layer 1, from Q and K themselves
     weights = softmax(scores.astype(np.float64))
     output = weights @ v
     toks, shown_scores = pairs(d["worked_scores"])
-    assert toks == t["source_tokens"] and d["worked_token"] == t["source_tokens"][0] and d["worked_row"] == 0
+    assert toks == t["source_tokens"] and d["worked_token"] == t["source_tokens"][r]
     assert shown_scores == pytest.approx(scores, abs=6e-4)
     assert pairs(d["worked_weights"])[1] == pytest.approx(weights, abs=6e-4)
     assert numbers(d["worked_output"]) == pytest.approx(output, abs=6e-4)
@@ -79,8 +80,13 @@ def test_the_worked_row_is_recomputed_from_q_k_and_v_and_shown_as_computed(serve
     assert [tok for _, tok in blend] == t["source_tokens"]
     assert [float(w) for w, _ in blend] == pytest.approx(weights, abs=6e-4)
     # the page, filled for this input, shows exactly these texts in steps 6–9
+    j = t["source_tokens"].index(d["worked_key_token"])
+    assert numbers(d["worked_qk_products"]) == pytest.approx(q[r] * k[j], abs=6e-4)
+    assert d["worked_qk_dot"] == pytest.approx(float(q[r] @ k[j]), abs=1e-5)
+    assert d["worked_qk_score"] == pytest.approx(float(scores[j]), abs=1e-5)
     for key in ("worked_scores", "worked_weights", "worked_unscaled_weights", "worked_output", "worked_blend",
-                "worked_v_top", "worked_token", "worked_top_token"):
+                "worked_v_top", "worked_token", "worked_top_token", "worked_reason", "worked_claim",
+                "worked_distances", "worked_qk_products", "worked_key_token"):
         assert shown(page, key) == {d[key]}, key
     assert shown(page, "worked_top_weight") >= {format_number(d["worked_top_weight"], "fixed3")}
     assert shown(page, "worked_unscaled_top_weight") == {format_number(float(unscaled.max()), "fixed3")}
@@ -91,18 +97,22 @@ def test_the_worked_row_is_recomputed_from_q_k_and_v_and_shown_as_computed(serve
 def test_step_9_frames_the_worked_rows_cells_on_the_stage(served, number):
     t, nodes, _ = served[number]
     step = next(s for s in t["scene"]["steps"] if s["step"] == 9)
-    n, d_k = len(t["source_tokens"]), nodes["enc.0.self.h0.out"].shape[1]
+    h, r = t["derived"]["worked_head"] - 1, t["derived"]["worked_row"]
+    n, d_k = len(t["source_tokens"]), nodes[f"enc.0.self.h{h}.out"].shape[1]
     assert step["animation"]["name"] == "sweep"  # the rows fill in, then the worked row stays framed
-    assert step["animation"]["rects"] == [["enc.0.self.h0.scores", [0, 0, 0, n - 1]],
-                                          ["enc.0.self.h0.weights", [0, 0, 0, n - 1]],
-                                          ["enc.0.self.v", [0, n - 1, 0, d_k - 1]],
-                                          ["enc.0.self.h0.out", [0, 0, 0, d_k - 1]]]
-    # the three rows the text works through are framed by step 9's view (V lies outside it, as the text says)
-    assert {"enc.0.self.h0.scores", "enc.0.self.h0.weights", "enc.0.self.h0.out"} <= set(step["subject"])
-    assert "enc.0.self.v" not in step["subject"]
-    # and step 6's one cell reads the same row 0
+    assert step["animation"]["rects"] == [[f"enc.0.self.h{h}.scores", [r, r, 0, n - 1]],
+                                          [f"enc.0.self.h{h}.weights", [r, r, 0, n - 1]],
+                                          ["enc.0.self.v", [0, n - 1, h * d_k, h * d_k + d_k - 1]],
+                                          [f"enc.0.self.h{h}.out", [r, r, 0, d_k - 1]]]
+    # the three rows the text works through are framed by step 9's view; V, three heads' widths to the right,
+    # is lit but not framed (framing it too would shrink the cells under tests/test_framing.py's target),
+    # and the card prints its rows
+    assert {f"enc.0.self.h{h}.scores", f"enc.0.self.h{h}.weights", f"enc.0.self.h{h}.out"} <= set(step["subject"])
+    assert "enc.0.self.v" not in step["subject"] and "enc.0.self.v" in step["lit"]
+    # and step 6's one cell is in the same row, in the head's first column of Q
     one = next(s for s in t["scene"]["steps"] if s["step"] == 6)["animation"]
-    assert (one["name"], one["row"]) == ("one-cell", 0)
+    assert (one["name"], one["row"], one["col"]) == ("one-cell", r, h * d_k)
+    assert t["derived"]["worked_q_col"] == h * d_k
 
 
 # ---- the other live numbers --------------------------------------------------------------------------
@@ -247,15 +257,16 @@ def test_the_inspector_names_rows_from_0_and_decoder_rows_by_what_they_read_and_
         assert "row 0, column 3 (reads “<s>”, writes “zwei”)" in inspected("tgt.x0", 0, 3)
         assert "row 3, column 0 (reads “vierzig”, writes “</s>”)" in inspected("dec.1.ffn.ln", 3, 0)
         assert "row 1, column 5 (token “two”)" in inspected("src.x0", 1, 5)
-        # step 9 ends with the worked row framed: row 0 of head 1's scores, weights and output, its columns of V
+        # step 9 ends with the worked row framed: for 42 (chosen from its weights) row 2 of head 4's scores,
+        # weights and output, and head 4's columns of V
         page.evaluate("anatomyStage.step(9)")
         page.evaluate("anatomyStage.idle()")
-        rects = page.evaluate("""() => Object.fromEntries(['enc.0.self.h0.scores', 'enc.0.self.h0.weights',
-            'enc.0.self.h0.out', 'enc.0.self.v', 'enc.0.self.h1.weights']
+        rects = page.evaluate("""() => Object.fromEntries(['enc.0.self.h3.scores', 'enc.0.self.h3.weights',
+            'enc.0.self.h3.out', 'enc.0.self.v', 'enc.0.self.h0.weights']
             .map(id => [id, anatomyStage.stage.cells.focusRects(id)]))""")
-        assert rects == {"enc.0.self.h0.scores": [[0, 0, 0, 2]], "enc.0.self.h0.weights": [[0, 0, 0, 2]],
-                         "enc.0.self.h0.out": [[0, 0, 0, 7]], "enc.0.self.v": [[0, 2, 0, 7]],
-                         "enc.0.self.h1.weights": []}
+        assert rects == {"enc.0.self.h3.scores": [[2, 2, 0, 2]], "enc.0.self.h3.weights": [[2, 2, 0, 2]],
+                         "enc.0.self.h3.out": [[2, 2, 0, 7]], "enc.0.self.v": [[0, 2, 24, 31]],
+                         "enc.0.self.h0.weights": []}
         assert page.errors == []
     finally:
         page.context.close()

@@ -13,6 +13,9 @@ function play(stage, ms, fn, cut, done) {
 
 export const ANIMATIONS = {
   none: () => {},
+  // steps 7 and 8: the worked row's keys in turn, its scores and weights (worked.js lights them, with its card)
+  'worked-scores': () => {},
+  'worked-scale': () => {},
 
   // One cell of the output first: its row of X and column of W (and of b) light up, then the cell rises.
   'one-cell': (stage, a, cut) => {

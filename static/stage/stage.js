@@ -10,6 +10,7 @@
 //   compare.js     compare mode (CompareMode) · export.js the exports · overlay.js hints and messages
 //   marks.js       rings on the cells a step marks · lossview.js the step's loss table (an overlay)
 //   readouts.js    the subject's token names and the values printed on its cells
+//   worked.js      the worked attention row of steps 6–9 (its card and its lit cells)
 // and owns what they share: the scene, the tensors, the cells and the blocks drawn.
 import * as THREE from 'three';
 import { CellField, ABSENT } from './cells.js';
@@ -27,6 +28,7 @@ import { Tour } from './tour.js';
 import { Pointer } from './pointer.js';
 import { bindInput } from './keys.js';
 import { Explanation } from './explaining.js';
+import { WorkedCard } from './worked.js';
 import { Messages, buildHelp, describeStage } from './overlay.js';
 import { Marks } from './marks.js';
 import { LossView } from './lossview.js';
@@ -51,7 +53,8 @@ export class Stage {
     this.compare = new CompareMode(this);
     this.exports = new Exports(this);
     this.messages = new Messages();
-    container.append(this.pointer.inspector, this.pointer.legend, buildHelp(), this.exports.tools, this.compare.banner, this.messages.el);
+    this.worked = new WorkedCard(this);  // steps 6–9: the worked attention row's arithmetic
+    container.append(this.pointer.inspector, this.pointer.legend, buildHelp(), this.exports.tools, this.compare.banner, this.messages.el, this.worked.el);
     this.explanation = new Explanation(this);
     this.marks = new Marks(this);
     this.lossView = new LossView(this);

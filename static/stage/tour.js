@@ -38,8 +38,9 @@ export class Tour {
 
   stepOf(n) { const sc = this.stage.scene; return sc?.steps.find(s => s.step === n) || sc?.steps[0] || null; }
 
-  showOverview() { const s = this.stage; if (s.scene) { s.markInput(); this.moveTo(s.scene.overview); } }
-  returnToStep() { const s = this.stage; if (s.step) { s.markInput(); this.moveTo(s.step.view); } }
+  // the worked row's card belongs to the step's view: the whole machine is framed without it, the same at every step
+  showOverview() { const s = this.stage; if (s.scene) { s.markInput(); s.worked.hide(); this.moveTo(s.scene.overview); } }
+  returnToStep() { const s = this.stage; if (s.step) { s.markInput(); s.worked.show(s.step); this.moveTo(s.step.view); } }
   replay() { const s = this.stage; if (s.step) { s.markInput(); this.runAnimation(); } }
 
   /** detail: {step}; the scene says what the step lights, frames and animates. A new step closes the
@@ -52,12 +53,13 @@ export class Tour {
     s.step = this.stepOf(s.stepNo);
     s.markInput();
     const rings = s.lossView.apply(s.step);  // before the view: the table's room is kept clear (covered())
+    s.worked.show(s.step);  // before the view is framed: it keeps clear of the card
     if (!keepCamera) this.moveTo(s.step.view, cut);
     s.marks.show(s.step, rings);
     this.resetEffects();
     s.pointer.hide();
     this.applyHighlight(cut);
-    if (animate) this.runAnimation(); else ANIMATIONS[s.step.animation.name]?.(s, s.step.animation, true);
+    if (animate) this.runAnimation(); else this.endState();
   }
 
   applyHighlight(cut) {
@@ -75,9 +77,17 @@ export class Tour {
   /** Stops the step's animation where it is. */
   stopAnimation() { const s = this.stage; if (s.anim) { s.tweens.delete(s.anim); s.anim = null; } }
 
+  /** The step's animation at its end (the worked row's cells lit after it). */
+  endState() {
+    const s = this.stage;
+    ANIMATIONS[s.step.animation.name]?.(s, s.step.animation, true);
+    s.worked.play(s.step, true);
+  }
+
   resetEffects() {
     const s = this.stage;
     this.stopAnimation();
+    s.worked.stop();
     s.cells.setAll({ reveal: 1e9, focus: null, drop: 0, glow: 0, fromZero: false, t: 1 });
     for (const c of s.connectors?.children || []) { c.geometry.setDrawRange(0, Infinity); c.material.opacity = restingOpacity(c.name); }
   }
@@ -86,6 +96,7 @@ export class Tour {
     const s = this.stage;
     this.resetEffects();
     ANIMATIONS[s.step.animation.name]?.(s, s.step.animation, s.reduced);
+    s.worked.play(s.step, s.reduced);
     s.invalidate();
   }
 
@@ -95,7 +106,7 @@ export class Tour {
     this.resetEffects();
     this.applyHighlight(true);
     if (s.explained) s.explanation.paint();
-    else ANIMATIONS[s.step?.animation.name]?.(s, s.step.animation, true);
+    else if (s.step) this.endState();
     s.invalidate();
   }
 

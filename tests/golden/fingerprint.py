@@ -82,6 +82,10 @@ ADDED_KEYS: list[str] = [
     "derived.plain_loss_mean", "derived.loss_departs",
     "scene.cell.mark_width", "scene.palette.row_max",  # issue 21: the outline of a row's largest probability
     "scene.blocks.*.name", "scene.slices.*.name", "scene.switches.*.name",  # issue 21: the reader's names
+    # issue 21 item 4: the worked row of steps 6–9, chosen from the trace; its pair, its reason, step 9's claim
+    "scene.worked", "derived.worked_q_col", "derived.worked_reason", "derived.worked_key_token", "derived.worked_q",
+    "derived.worked_k", "derived.worked_qk_products", "derived.worked_qk_dot", "derived.worked_qk_score",
+    "derived.worked_distances", "derived.worked_claim",
 ]
 
 

@@ -1,0 +1,179 @@
+// The worked attention row of steps 6–9, computed on the stage: a card at the stage's foot with that
+// row's arithmetic (its query and one key, their products and sum; q·k times the scale for every key;
+// the softmax's weights; the value rows weighted and summed into the output row), and the cells it
+// reads lit in their blocks as it goes. The scene says which row (scene.worked: the trace ids, the row,
+// the key it rests on most, the head's columns, the scale; step.animation.worked: the phase a step
+// shows); every number is read from the trace's tensors, none is known here. R replays it.
+import { formatNumber } from '../js/format.js';
+
+const STEP_MS = 420;  // one key (or one value row) at a time
+const QK_MS = 1700;  // step 6: after its one cell of Q has risen (animations.js one-cell), the row's query and keys
+const fmt = v => formatNumber(v, 'fixed3').replace('-', '\u2212');
+
+/** Row `r` of a 2-D tensor, `cols` entries from column `c0`. */
+function rowOf(t, r, c0 = 0, n = t.shape[1]) {
+  return Array.from({ length: n }, (_, i) => t.data[r * t.shape[1] + c0 + i]);
+}
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+/** A number cell the tests read back: data-name (q, k, qk, dot, raw, score, weight, plain, v, wv, out), data-i. */
+function num(name, i, v) {
+  const e = el('span', 'wk-n', fmt(v));
+  e.dataset.name = name; e.dataset.i = String(i); e.dataset.value = String(v);
+  return e;
+}
+
+function vector(name, values, label, cls = '') {
+  const line = el('div', `wk-line ${cls}`);
+  line.append(el('span', 'wk-key', label), ...values.map((v, i) => num(name, i, v)));
+  return line;
+}
+
+export class WorkedCard {
+  constructor(stage) {
+    this.stage = stage;
+    this.el = el('div', 'stage-worked');
+    this.el.hidden = true;
+    this.el.dataset.coversStage = '';  // a lasting overlay: the step's view keeps clear of it (tour.js covered())
+    this.el.setAttribute('aria-label', 'the worked attention row');
+    this.anim = null;
+    this.open = !window.matchMedia?.('(max-width: 760px)')?.matches;  // a phone's short stage: folded to its title
+  }
+
+  /** The card's title: a button that folds the numbers away (and back). */
+  title(text) {
+    const b = el('button', 'wk-title', `${this.open ? '▾' : '▸'} ${text}`);
+    b.type = 'button'; b.setAttribute('aria-expanded', String(this.open));
+    b.addEventListener('keydown', e => { if (e.key === 'Enter' || e.key === ' ') e.stopPropagation(); });  // the button's, not the stage's
+    b.addEventListener('click', () => {
+      this.open = !this.open;
+      this.el.classList.toggle('wk-closed', !this.open);
+      this.stage.el.style.setProperty('--worked-h', `${this.el.offsetHeight + 6}px`);
+      b.textContent = `${this.open ? '▾' : '▸'} ${text}`; b.setAttribute('aria-expanded', String(this.open));
+    });
+    return b;
+  }
+
+  /** The numbers of the row, read from the trace's tensors. */
+  numbers(w) {
+    const T = id => this.stage.tensors.get(id);
+    const q = T(w.q), k = T(w.k), v = T(w.v), s = T(w.scores), a = T(w.weights), o = T(w.out);
+    if (!q || !k || !v || !s || !a || !o) return null;
+    const n = s.shape[1], keys = Array.from({ length: n }, (_, j) => rowOf(k, j));
+    const qr = rowOf(q, w.row), raw = keys.map(kj => kj.reduce((sum, x, i) => sum + x * qr[i], 0));
+    const scores = rowOf(s, w.row), m = Math.max(...raw), e = raw.map(x => Math.exp(x - m)), z = e.reduce((p, x) => p + x, 0);
+    return { n, q: qr, keys, raw, scores, weights: rowOf(a, w.row), plain: e.map(x => x / z),
+      values: Array.from({ length: n }, (_, j) => rowOf(v, j)), out: rowOf(o, w.row) };
+  }
+
+  /** Shows the card for a step (hidden where the step walks no row), before its view is framed. */
+  show(step) {
+    this.fill(step);
+    // the inspector stands above the card, not on it (stage.css: --worked-h)
+    this.stage.el.style.setProperty('--worked-h', this.el.hidden ? '0px' : `${this.el.offsetHeight + 6}px`);
+  }
+
+  hide() { this.stop(); this.el.hidden = true; this.stage.el.style.setProperty('--worked-h', '0px'); }
+
+  fill(step) {
+    const w = this.stage.scene?.worked, phase = step?.animation?.worked;
+    this.el.hidden = !w || !phase || !w.q;
+    if (this.el.hidden) return;
+    const d = this.numbers(w);
+    if (!d) { this.el.hidden = true; return; }
+    const tokens = this.stage.scene.axes[w.axis] || [], tok = j => tokens[j] ?? `row ${j}`;
+    this.el.dataset.phase = phase; this.el.dataset.row = String(w.row); this.el.dataset.key = String(w.key);
+    this.el.classList.toggle('wk-closed', !this.open);
+    this.el.replaceChildren(this.title(`${w.name} · row ${w.row} (${tok(w.row)}) asks`), ...this[phase](d, w, tok));
+    this.rows = [...this.el.querySelectorAll('.wk-step')];
+  }
+
+  qk(d, w, tok) {
+    return [vector('q', d.q, `q = Q[${w.row}]`), vector('k', d.keys[w.key], `k = K[${w.key}] ${tok(w.key)}`),
+      el('div', 'wk-note', `each key row of K (this head's ${d.q.length} columns) is lit; steps 7–9 hold q against each`)];
+  }
+
+  scores(d, w, tok) {
+    const pair = [vector('q', d.q, 'q'), vector('k', d.keys[w.key], `k ${tok(w.key)}`),
+      vector('qk', d.q.map((x, i) => x * d.keys[w.key][i]), 'q·k terms')];
+    const sum = el('div', 'wk-line');
+    sum.append(el('span', 'wk-key', 'Σ = q·k'), num('dot', w.key, d.raw[w.key]), el('span', 'wk-op', `× ${fmt(w.scale)} =`), num('score', w.key, d.scores[w.key]));
+    const table = this.table(['key', 'q·k/√d_k', 'softmax'], d.n, j => [tok(j), num('score', j, d.scores[j]), num('weight', j, d.weights[j])], w.key);
+    return [...pair, sum, table];
+  }
+
+  scale(d, w, tok) {
+    return [this.table(['key', 'q·k', 'q·k/√d_k', 'weight', 'without ÷√d_k'], d.n,
+      j => [tok(j), num('raw', j, d.raw[j]), num('score', j, d.scores[j]), num('weight', j, d.weights[j]), num('plain', j, d.plain[j])], w.key)];
+  }
+
+  sum(d, w, tok) {
+    const table = this.table(['weight', '× value row'], d.n, j => [num('weight', j, d.weights[j]), this.valueRow(d.values[j], j, tok(j))], w.key);
+    return [table, vector('out', d.out, 'Σ = output', 'wk-step wk-out')];
+  }
+
+  valueRow(values, j, name) {
+    const cell = el('span', 'wk-vrow');
+    cell.append(el('span', 'wk-key', `V[${name}]`), ...values.map((v, i) => { const e = num('v', i, v); e.dataset.j = String(j); return e; }));
+    return cell;
+  }
+
+  /** A table, one row per key (each row revealed in turn by the animation), the key the row rests on marked. */
+  table(heads, n, cells, mark) {
+    const t = el('table', 'wk-table'), hr = el('tr');
+    hr.append(...heads.map(h => el('th', '', h)));
+    t.append(hr);
+    for (let j = 0; j < n; j++) {
+      const tr = el('tr', `wk-step${j === mark ? ' wk-mark' : ''}`);
+      tr.dataset.j = String(j);
+      for (const c of cells(j)) { const td = el('td'); td.append(typeof c === 'string' ? document.createTextNode(c) : c); tr.append(td); }
+      t.append(tr);
+    }
+    return t;
+  }
+
+  stop() { if (this.anim) { this.stage.tweens.delete(this.anim); this.anim = null; } }
+
+  /** The phase's animation: the keys (or value rows) in turn, each lit in its block as its line appears. */
+  play(step, cut) {
+    this.stop();
+    if (this.el.hidden || !this.rows) return;
+    const w = this.stage.scene.worked, phase = step.animation.worked, rows = this.rows, n = rows.length;
+    const at = k => {
+      const shown = k >= 1 ? n : Math.floor(k * (n + 1));
+      rows.forEach((r, i) => r.classList.toggle('wk-hidden', i >= shown));
+      this.light(w, phase, Math.min(shown, n) - 1, k >= 1);
+    };
+    if (cut) { at(1); return; }
+    at(0);
+    const ms = phase === 'qk' ? QK_MS : STEP_MS * (n + 1);
+    this.anim = this.stage.tween(ms, at, () => { this.anim = null; }, { ease: false });
+  }
+
+  /** Lights the row's cells: its query, the key `j` reached (all keys at the end), its scores and weights. */
+  light(w, phase, j, end) {
+    const s = this.stage, f = s.cells, r = w.row, n = s.tensors.get(w.scores)?.shape[1] || 0;
+    const rect = (id, r0, r1, c0, c1) => {
+      const a = s.resolve(id, r0, c0), b = s.resolve(id, r1, c1);
+      return a && b ? { id: a.id, rect: [Math.min(a.r, b.r), Math.max(a.r, b.r), Math.min(a.c, b.c), Math.max(a.c, b.c)] } : null;
+    };
+    const dk = s.tensors.get(w.q)?.shape[1] || 1, sets = [];
+    if (phase === 'sum' || phase === 'qk' && !end) return;  // step 9's sweep frames its own cells (the scene's rects)
+    sets.push(rect(w.q, r, r, 0, dk - 1));
+    if (phase === 'qk') sets.push(rect(w.k, 0, n - 1, 0, dk - 1));
+    else {
+      const upto = end ? n - 1 : Math.max(0, j);
+      sets.push(end ? rect(w.k, 0, n - 1, 0, dk - 1) : rect(w.k, upto, upto, 0, dk - 1));
+      if (j >= 0 || end) sets.push(rect(w.scores, r, r, 0, upto));
+      if (end || phase === 'scale') sets.push(rect(w.weights, r, r, 0, end ? n - 1 : upto));
+    }
+    for (const x of sets) if (x && f.has(x.id)) f.set(x.id, { focus: x.rect });
+    s.invalidate();
+  }
+}
