@@ -16,7 +16,11 @@ export class Tour {
   keyframe(view) { const s = this.stage; return s.rig.frame(view, s.camera.aspect, this.covered()); }
 
   /** Eases the camera to a scene view (a cut with reduced motion). */
-  moveTo(view, cut = false) { this.stage.rig.moveTo(this.keyframe(view), cut ? 0 : this.moveMs); }
+  moveTo(view, cut = false) {
+    const key = this.keyframe(view), rig = this.stage.rig;
+    rig.bound(key.distance);  // the wheel zooms about this view, never into the blocks
+    rig.moveTo(key, cut ? 0 : this.moveMs);
+  }
 
   /** The share of the stage's height that lasting overlays cover at its top and at its bottom: every
    *  visible element marked data-covers-stage (the key hints, PNG and CSV, the map's button), each counted

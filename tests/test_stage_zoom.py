@@ -1,0 +1,55 @@
+"""Wheel zoom is bounded (issue 21 item 7): in Chromium at 1440×900, step 7, twelve notches of the wheel
+in leave the camera no nearer than 0.45 of the step's view distance with cells still under the stage's
+middle (six notches used to fly into the blocks and leave the stage empty), and twenty notches out no
+further than four times it. One page."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser import open_stage_page
+from tests.test_stage import pytestmark  # noqa: F401  (skip without Chromium)
+
+playwright_sync = pytest.importorskip("playwright.sync_api")
+
+# cells hit on a 5 × 5 grid over the stage's middle half
+HITS = """() => { const s = anatomyStage.stage, r = s.renderer.domElement.getBoundingClientRect(); let n = 0;
+  for (let i = 0; i < 5; i++) for (let j = 0; j < 5; j++)
+    if (s.hitTest(r.left + r.width * (0.25 + i / 8), r.top + r.height * (0.25 + j / 8))) n++;
+  return n; }"""
+
+
+@pytest.fixture(scope="module")
+def zoomed(browser, live_server):
+    page = open_stage_page(browser, f"{live_server}/?input=305#step-7", {"width": 1440, "height": 900},
+                           reduced_motion="reduce")
+    page.evaluate("anatomyStage.step(7)")
+    page.evaluate("anatomyStage.idle()")
+    view = page.evaluate("anatomyStage.camera().distance")
+    box = page.locator("#stage canvas").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    out = {"view": view, "hits_view": page.evaluate(HITS)}
+    for _ in range(12):
+        page.mouse.wheel(0, -120)
+        page.wait_for_timeout(60)
+    page.evaluate("anatomyStage.idle()")
+    out["in"], out["hits_in"] = page.evaluate("anatomyStage.camera().distance"), page.evaluate(HITS)
+    for _ in range(20 + 12):
+        page.mouse.wheel(0, 120)
+        page.wait_for_timeout(30)
+    out["out"] = page.evaluate("anatomyStage.camera().distance")
+    out["errors"] = page.errors
+    page.context.close()
+    print(out)
+    return out
+
+
+def test_wheel_in_stops_before_the_blocks(zoomed):
+    assert zoomed["in"] >= 0.45 * zoomed["view"] * 0.999
+    assert zoomed["in"] < zoomed["view"], "the wheel still zooms in"
+    assert zoomed["hits_in"] >= 5, f"the stage went (nearly) empty: {zoomed}"
+
+
+def test_wheel_out_stops_at_four_times_the_view(zoomed):
+    assert zoomed["view"] * 2 < zoomed["out"] <= 4 * zoomed["view"] * 1.001
+    assert not zoomed["errors"]
