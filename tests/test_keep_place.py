@@ -4,7 +4,8 @@ article decides which step is current), six things a reader does leave the step 
 input, pinning and comparing with another input, switching a part off (what a stage switch does),
 scrubbing the time machine to a snapshot, and following a same-page link with another input. Then a
 shared link with ablate=dec.1.cross marks every place that shows the output (step 2's German among
-them) with the part switched off and a button back, which works. One page."""
+them, and the stage) with the part switched off and a button back, which works; a snapshot likewise.
+One page."""
 
 from __future__ import annotations
 
@@ -124,8 +125,12 @@ def test_an_ablated_link_marks_every_output_with_the_way_back(page, live_server)
     # the note sits right after the paragraph with the German, and its button switches every part on
     assert page.evaluate("""() => !!document.querySelector('#step-2 [data-state-note]').previousElementSibling
       .querySelector('[data-live="german"]')""")
+    # the stage, which draws the output too, says it above its picture, with its own way back
+    page.wait_for_function("(document.querySelector('#stage .stage-state')?.textContent || '').includes('dec.1.cross')")
+    assert page.locator("#stage .stage-state button").text_content() == "every part on"
     page.locator("#step-2 [data-state-note] button").click()
     page.wait_for_function(f"anatomy.ablation.length === 0 && {IDLE}")
+    page.wait_for_function("!document.querySelector('#stage .stage-state')")
     assert page.locator("[data-state-note]").count() == 0
     assert "ablate" not in page.url
 

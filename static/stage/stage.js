@@ -24,7 +24,7 @@ import { Tour } from './tour.js';
 import { Pointer } from './pointer.js';
 import { bindInput } from './keys.js';
 import { Explanation } from './explaining.js';
-import { Messages, buildHelp, describeStage } from './overlay.js';
+import { Messages, buildHelp, buildViewButton, describeStage } from './overlay.js';
 
 export { rectsCovering } from './explaining.js';
 
@@ -46,6 +46,8 @@ export class Stage {
     this.compare = new CompareMode(this);
     this.exports = new Exports(this);
     this.messages = new Messages();
+    this.viewButton = buildViewButton(this);
+    this.exports.tools.prepend(this.viewButton);  // beside PNG, CSV and ONNX
     container.append(this.pointer.inspector, this.pointer.legend, buildHelp(), this.exports.tools, this.compare.banner, this.messages.el);
     this.explanation = new Explanation(this);
     describeStage(container);
