@@ -59,17 +59,17 @@ function onLink(event) {
 async function runAddress(params, input) {
   const served = errorBox.textContent.trim();  // what the server said of the address (a bad model=, say)
   const ablation = parseAblation(params.get("ablate"));
-  let ok = await run(input, ablation);
+  let ok = await run(input, ablation, false);
   if (!ok && anatomy.checkpoint !== null) {  // a bad checkpoint in the link: the trained model, with the message
     const message = errorBox.textContent;
     anatomy.checkpoint = null;
-    ok = await run(input, ablation);
+    ok = await run(input, ablation, false);
     if (ok) showError(message);
   }
   if (anatomy.checkpoint !== null) announce("anatomy:checkpoint", { checkpoint: anatomy.checkpoint });
   if (!ok && !anatomy.trace && (input !== DEFAULT_INPUT || params.get("ablate"))) {
     const message = errorBox.textContent; // a bad link: show the default input, keep the message
-    if (await run(DEFAULT_INPUT, [])) showError(message);
+    if (await run(DEFAULT_INPUT, [], false)) showError(message);
   }
   if (served && !errorBox.textContent) showError(served);  // a trace that loaded does not unsay it
   // then what else the link keeps: the pinned input, the explained cell

@@ -3,6 +3,8 @@
 // in step with the article (snap per step), never tied continuously to scrolling.
 import * as THREE from 'three';
 
+const ZOOM_IN = 0.45, ZOOM_OUT = 4;
+
 export const ease = t => (t < 0.5 ? 4 * t * t * t : 1 - Math.pow(-2 * t + 2, 3) / 2);
 
 export class CameraRig {
@@ -11,6 +13,7 @@ export class CameraRig {
     this.key = { target: new THREE.Vector3(), azimuth: 0, elevation: 0.15, distance: 600 };
     this.tween = null;
     this.fitExtra = 0;  // the fit rule's extra distance: scene.camera.fit_extra, set with each scene
+    this.bounds = { min: 5, max: 5000 };  // how near and far the wheel may go: bound() with each view
     this.bind();
   }
 
@@ -68,7 +71,12 @@ export class CameraRig {
     this.key.target.addScaledVector(right, -dx * scale).addScaledVector(up, dy * scale);
   }
 
-  zoom(factor) { this.key.distance = THREE.MathUtils.clamp(this.key.distance * factor, 5, 5000); }
+  /** The wheel's and pinch's range about a view's distance: in to ZOOM_IN of it (the view's subject
+   *  still fills the stage, magnified; further in, the camera passes between the blocks and the stage
+   *  goes empty), out to ZOOM_OUT of it. */
+  bound(distance) { this.bounds = { min: distance * ZOOM_IN, max: distance * ZOOM_OUT }; }
+
+  zoom(factor) { this.key.distance = THREE.MathUtils.clamp(this.key.distance * factor, this.bounds.min, this.bounds.max); }
 
   bind() {
     const dom = this.dom, pointers = new Map();

@@ -52,6 +52,28 @@ export function compareSummary(scene, traceA, traceB) {
   return { a, b, notes };
 }
 
+/** What the drawn trace is, when it is not the trained model with every part on: the parts switched
+ *  off (as the scene's switches name them) and the training snapshot, each with the way back. */
+function stateLine(s) {
+  const t = s.trace, parts = t?.ablation || [], snapshot = t?.checkpoint ?? null;
+  if (!parts.length && snapshot === null) return null;
+  const names = new Map((s.scene?.switches || []).map(w => [w.id, w.label]));
+  const line = Object.assign(document.createElement('div'), { className: 'stage-state' });
+  const back = (text, act) => {
+    const b = Object.assign(document.createElement('button'), { type: 'button', textContent: text });
+    b.addEventListener('click', act); return b;
+  };
+  if (parts.length) {
+    line.append(Object.assign(document.createElement('strong'), { textContent: 'Switched off: ' }), parts.map(p => `${names.get(p) || p} (${p})`).join(', '), ' ',
+      back('every part on', () => document.dispatchEvent(new CustomEvent('anatomy:ablate', { detail: { ablation: [] } }))));
+  }
+  if (snapshot !== null) {
+    line.append(parts.length ? ' · ' : '', Object.assign(document.createElement('strong'), { textContent: `Snapshot: step ${snapshot} of training` }), ' ',
+      back('trained model', () => window.anatomy?.setCheckpoint?.(null)));
+  }
+  return line;
+}
+
 /** Compare mode on the stage: the pinned trace, its tensors, and the banner that says what is drawn. */
 export class CompareMode {
   constructor(stage) {
@@ -79,8 +101,9 @@ export class CompareMode {
   }
 
   refreshBanner() {
-    const el = this.banner, s = this.stage;
-    if (!this.trace || !s.trace) { el.hidden = true; el.replaceChildren(); return; }
+    const el = this.banner, s = this.stage, state = stateLine(s);
+    el.replaceChildren();
+    if (!this.trace || !s.trace) { el.hidden = !state; if (state) el.append(state); return; }
     if (!this.on) {
       el.textContent = `Pinned ${this.trace.input.number}: type another input to see the difference.`;
     } else {
@@ -88,6 +111,7 @@ export class CompareMode {
       el.replaceChildren(Object.assign(document.createElement('strong'), { textContent: `Colours: ${sum.a} − ${sum.b}` }),
         ' (activations; parameters as they are)', ...sum.notes.map(n => Object.assign(document.createElement('div'), { textContent: n })));
     }
+    if (state) el.prepend(state);
     el.hidden = false;
   }
 }

@@ -26,12 +26,23 @@ function measure(ctx, text, weight) {
 // Labels keep a legible size on screen: each quad grows about its anchor (up to maxScale times its
 // world size) until its line is at least minPx CSS pixels tall, and fades out where even that is not
 // enough; so far away (the overview) only the station titles remain, and close up every block is named.
+// A label that would cross the stage's edge, or reach into the bands its lasting overlays cover at the
+// top and bottom (uBand: the free band's top and bottom in clip space, from tour.js covered()), is not
+// drawn: half a word is no name, and an overlay must not sit on one. The views keep room for their own
+// labels (labelroom.js), so what this hides is a neighbour's, cut like its block.
 const vertexShader = /* glsl */`
   attribute vec2 aOffset;   // the corner, relative to the anchor, at the label's world size
   attribute vec4 aSize;     // world size (line height), minPx, maxScale, maxPx (0: none)
+  attribute vec4 aQuad;     // the whole quad's offsets at world size: x0, y0, x1, y1
   uniform float uPxPerUnit; // CSS pixels per world unit at distance 1 (viewport height / (2 tan(fov/2)))
+  uniform vec2 uBand;       // the free band's top and bottom in clip space (1, -1: the whole stage)
   varying vec2 vUv;
   varying float vAlpha;
+  bool outside(vec2 corner) {
+    vec4 c = projectionMatrix * modelViewMatrix * vec4(position + vec3(corner, 0.0), 1.0);
+    vec2 n = c.xy / c.w;
+    return c.w <= 0.0 || n.x < -1.001 || n.x > 1.001 || n.y > uBand.x + 0.001 || n.y < uBand.y - 0.001;
+  }
   void main() {
     vUv = uv;
     vec4 anchor = modelViewMatrix * vec4(position, 1.0);
@@ -43,6 +54,8 @@ const vertexShader = /* glsl */`
       vAlpha = smoothstep(0.55, 0.8, px * aSize.z / aSize.y);
     }
     if (aSize.w > 0.0) scale = min(scale, aSize.w / px);   // and no larger than maxPx up close
+    vec4 q = aQuad * scale;
+    if (outside(q.xy) || outside(q.zw) || outside(q.xw) || outside(q.zy)) vAlpha = 0.0;
     // the quad stays in the blocks' plane (z = 0), grown about its anchor
     gl_Position = projectionMatrix * modelViewMatrix * vec4(position + vec3(aOffset * scale, 0.0), 1.0);
   }`;
@@ -72,6 +85,11 @@ export function styleLabels(labels, colors) {
   return labels.map(l => ({ ...ROLES[l.role], ...l, color: colors[l.role], maxWidth: l.room || undefined }));
 }
 
+/** Where lasting overlays cover the stage (shares of its height at the top and bottom): labels keep out. */
+export function setLabelBand(mesh, cover) {
+  mesh?.material.uniforms.uBand.value.set(1 - 2 * cover.top, -1 + 2 * cover.bottom);
+}
+
 /** labels: [{text, x, y, size, anchor ('left'|'center'|'right'), baseline ('bottom'|'top'|'middle'),
  *  color, weight, maxWidth, minPx, maxScale, maxPx, room}] in world units (room: the widest the label may grow
  *  to, not to run into its neighbour). Returns a THREE.Mesh. */
@@ -82,7 +100,7 @@ export function buildLabels(labels) {
   tex.minFilter = THREE.LinearMipmapLinearFilter;
   const m = new THREE.ShaderMaterial({
     vertexShader, fragmentShader, transparent: true, depthWrite: false, side: THREE.DoubleSide,
-    uniforms: { uMap: { value: tex }, uPxPerUnit: { value: 1 } },
+    uniforms: { uMap: { value: tex }, uPxPerUnit: { value: 1 }, uBand: { value: new THREE.Vector2(1, -1) } },
   });
   m.map = tex;  // so that the stage's dispose() frees the atlas too
   const mesh = new THREE.Mesh(labelQuads(labels, slots, canvas), m);
@@ -128,6 +146,7 @@ function drawAtlas(labels) {
 function labelQuads(labels, slots, canvas) {
   const W = canvas.width, n = labels.length;
   const pos = new Float32Array(n * 12), off = new Float32Array(n * 8), sz = new Float32Array(n * 16), uv = new Float32Array(n * 8), idx = [];
+  const quad = new Float32Array(n * 16);
   labels.forEach((l, i) => {
     const s = slots[i];
     let size = l.size || 1.6;
@@ -141,6 +160,7 @@ function labelQuads(labels, slots, canvas) {
     const z = 0.05;
     for (let k = 0; k < 4; k++) pos.set([ax, ay, z], i * 12 + k * 3);
     off.set([x0, y0, x0 + w, y0, x0 + w, y0 + h, x0, y0 + h], i * 8);
+    for (let k = 0; k < 4; k++) quad.set([x0, y0, x0 + w, y0 + h], i * 16 + k * 4);
     let grow = Math.max(1, l.maxScale || 1);
     if (l.room) grow = Math.max(1, Math.min(grow, l.room / w));  // no wider than the room beside it
     for (let k = 0; k < 4; k++) sz.set([size, l.minPx || 0, grow, l.maxPx || 0], i * 16 + k * 4);
@@ -152,6 +172,7 @@ function labelQuads(labels, slots, canvas) {
   g.setAttribute('position', new THREE.BufferAttribute(pos, 3));
   g.setAttribute('aOffset', new THREE.BufferAttribute(off, 2));
   g.setAttribute('aSize', new THREE.BufferAttribute(sz, 4));
+  g.setAttribute('aQuad', new THREE.BufferAttribute(quad, 4));
   g.setAttribute('uv', new THREE.BufferAttribute(uv, 2));
   g.setIndex(idx);
   g.computeBoundingSphere();

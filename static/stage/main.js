@@ -5,6 +5,7 @@ import { Stage } from './stage.js';
 import { fetchWeights, parseWeights } from './data.js';
 import { fetchTrace } from '../js/api.js';
 import { answerSwitches } from '../js/ablation.js';
+import { overlayRects } from './overlay.js';
 
 const container = document.getElementById('stage');
 const api = window.anatomyStage = {
@@ -115,6 +116,15 @@ Object.assign(api, {
   /** How a step's subject sits on screen now: its on-screen bounding box (clipped to the stage) as
    *  shares of the stage's area, width and height, and the median cell's size in CSS pixels. */
   framing: (ids) => api.stage?.framing(ids ?? api.stage.step?.subject ?? []) ?? null,
+  /** Every label drawn now: {text, left, top, right, bottom, px} in client pixels (as the shader grows it). */
+  labels: () => (api.stage?.tour.labelRects() ?? []).map(r => ({ ...r, text: api.stage.scene.labels[r.i].text })),
+  /** The overlays over the stage now ({name, left, top, right, bottom}) and the switches shown. */
+  overlays: () => (api.stage ? overlayRects(api.stage.el) : []),
+  /** The switches shown now: {part, label (the index of the label beside it), left, top, right, bottom}. */
+  switches: () => (api.stage?.switches.buttons ?? []).filter(x => !x.b.hidden).map(x => {
+    const r = x.b.getBoundingClientRect();
+    return { part: x.s.id, label: x.label, left: r.left, top: r.top, right: r.right, bottom: r.bottom };
+  }),
   camera: () => { const k = api.stage?.rig.key; return k && { target: k.target.toArray(), azimuth: k.azimuth, elevation: k.elevation, distance: k.distance }; },
   /** The drawn value of a cell as the GPU sees it now (tests: did a new input change the drawing?). */
   drawnValue: (id, row, col) => { const s = api.stage, c = s?.resolve(id, row, col); return c ? s.cells.drawnValue(c.id, c.r, c.c) : null; },

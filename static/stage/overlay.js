@@ -12,6 +12,21 @@ export function buildHelp() {
   return help;
 }
 
+/** The whole machine and back, on screen (O and C on a keyboard; a phone has none): one button that
+ *  says where it goes. sync() after the view changes. */
+export function buildViewButton(stage) {
+  const b = Object.assign(document.createElement('button'), { type: 'button', className: 'stage-overview' });
+  b.sync = () => {
+    const whole = !!stage.inOverview;
+    b.textContent = whole ? 'Step view' : 'Whole machine';
+    b.title = whole ? 'Back to the step\'s view (key C)' : 'Show the whole machine (key O)';
+    b.setAttribute('aria-pressed', String(whole));
+  };
+  b.addEventListener('click', () => { if (stage.inOverview) stage.returnToStep(); else stage.showOverview(); });
+  b.sync();
+  return b;
+}
+
 export class Messages {
   constructor() {
     this.el = Object.assign(document.createElement('div'), { className: 'stage-message', hidden: true });
@@ -33,4 +48,20 @@ export function describeStage(el) {
   el.setAttribute('aria-roledescription', 'model stage');
   if (!el.getAttribute('aria-label')) el.setAttribute('aria-label', 'The Transformer, every matrix drawn. Tab and arrow keys move a cell cursor; the inspector reads the cell.');
   if (!el.hasAttribute('tabindex')) el.tabIndex = 0;
+}
+
+// What lies over the stage: the lasting overlays (data-covers-stage: the key hints, PNG/CSV/ONNX, the
+// page's map) and what comes and goes (the compare banner, the legend, the message), visible now.
+const OVERLAYS = '[data-covers-stage], .stage-banner, .stage-legend, .stage-message, .stage-inspector';
+
+/** The overlays' boxes on screen now (client pixels) that overlap the stage: [{name, left, top, right, bottom}]. */
+export function overlayRects(stageEl) {
+  const box = stageEl.getBoundingClientRect(), out = [];
+  for (const e of document.querySelectorAll(OVERLAYS)) {
+    const r = e.getBoundingClientRect();
+    if (e.hidden || !r.width || !r.height || getComputedStyle(e).visibility === 'hidden') continue;
+    if (r.bottom <= box.top || r.top >= box.bottom || r.right <= box.left || r.left >= box.right) continue;
+    out.push({ name: e.className || e.tagName.toLowerCase(), left: r.left, top: r.top, right: r.right, bottom: r.bottom });
+  }
+  return out;
 }

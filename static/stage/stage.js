@@ -29,7 +29,7 @@ import { Pointer } from './pointer.js';
 import { bindInput } from './keys.js';
 import { Explanation } from './explaining.js';
 import { WorkedCard } from './worked.js';
-import { Messages, buildHelp, describeStage } from './overlay.js';
+import { Messages, buildHelp, buildViewButton, describeStage } from './overlay.js';
 import { Marks } from './marks.js';
 import { LossView } from './lossview.js';
 
@@ -54,6 +54,8 @@ export class Stage {
     this.exports = new Exports(this);
     this.messages = new Messages();
     this.worked = new WorkedCard(this);  // steps 6–9: the worked attention row's arithmetic
+    this.viewButton = buildViewButton(this);
+    this.exports.tools.prepend(this.viewButton);  // beside PNG, CSV and ONNX
     container.append(this.pointer.inspector, this.pointer.legend, buildHelp(), this.exports.tools, this.compare.banner, this.messages.el, this.worked.el);
     this.explanation = new Explanation(this);
     this.marks = new Marks(this);

@@ -3,6 +3,8 @@
 // now. A press announces `anatomy:ablate` (detail = {ablation: the parts to switch off}); the page
 // fetches that trace and the stage draws it like any other. Nothing here knows which parts exist.
 import * as THREE from 'three';
+import { overlayRects } from './overlay.js';
+import { labelRects, switchLabel } from './labelroom.js';
 
 const MIN_STATION_PX = 110;   // the same for a sub-layer's station
 
@@ -33,7 +35,7 @@ export class Switches {
       b.setAttribute('aria-label', `${b.textContent}: ${b.title}`);  // the name starts with the visible words
       b.addEventListener('click', e => { e.stopPropagation(); this.toggle(s.id); });
       b.addEventListener('pointerdown', e => e.stopPropagation());
-      return { s, b };
+      return { s, b, label: switchLabel(scene.labels, s, s.block ? this.stage.blockById.get(s.block) : null) };
     });
     this.el.replaceChildren(...this.buttons.map(x => x.b));
     this.place();
@@ -53,7 +55,16 @@ export class Switches {
     if (!this.buttons.length || !W) return;
     const px = (x, y) => { const p = new THREE.Vector3(x, y, 0).project(cam); return [(p.x + 1) / 2 * W, (1 - p.y) / 2 * H, p.z]; };
     const stations = new Map((st.scene?.stations || []).map(s => [s.id, s]));
-    for (const { s, b } of this.buttons) {
+    // no switch under an overlay (the key hints, the exports, the map, the compare banner, the legend)
+    const box = st.el.getBoundingClientRect(), over = overlayRects(st.el).map(o => [o.left - box.left, o.top - box.top, o.right - box.left, o.bottom - box.top]);
+    const covered = (x0, y0, x1, y1) => over.some(([a, b, c, d]) => x0 < c && a < x1 && y0 < d && b < y1);
+    // nor in the bands those overlays cover, where the labels beside the switches are not drawn (labels.js)
+    const band = st.tour.covered(true), top = band.top * H, bottom = H - band.bottom * H;
+    // each switch on its label's line as the label is drawn now (it grows on screen; the scene's point
+    // is at its world size), and hidden with it
+    const canvas = st.renderer.domElement, c = canvas.getBoundingClientRect();
+    const drawn = new Map(labelRects(st.labels, cam, canvas, this.buttons.map(x => x.label).filter(i => i !== null)).map(r => [r.i, r]));
+    for (const { s, b, label } of this.buttons) {
       const room = b.offsetWidth || 60;  // the whole button inside the stage
       let width = 0;
       if (s.block) {
@@ -65,9 +76,13 @@ export class Switches {
         const k = stations.get(s.station);
         if (k) width = Math.abs(px(k.x + k.w, k.y)[0] - px(k.x, k.y)[0]) / MIN_STATION_PX;
       }
-      const [x, y, z] = px(s.x, s.y);
+      const r = label === null ? null : drawn.get(label);
+      let [x, y, z] = px(s.x, s.y);
+      if (r) { y = (r.top + r.bottom) / 2 - c.top; if (!s.block) x = Math.min(x, r.left - c.left - 6); }
       const inside = s.anchor === 'right' ? x - room > 0 && x < W : x > 0 && x + room < W;
-      const show = width >= 1 && z < 1 && inside && y > 8 && y < H - 8;
+      const h = b.offsetHeight || 16, x0 = s.anchor === 'right' ? x - room : x;
+      const show = width >= 1 && z < 1 && inside && (label === null || (r && !r.cut)) && y - h / 2 > Math.max(8, top) && y + h / 2 < Math.min(H - 8, bottom)
+        && !covered(x0, y - h / 2, x0 + room, y + h / 2);
       b.hidden = !show;
       if (show) b.style.transform = `translate(${s.anchor === 'right' ? `calc(${x}px - 100%)` : `${x}px`}, calc(${y}px - 50%))`;
     }

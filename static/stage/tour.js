@@ -4,29 +4,73 @@
 import * as THREE from 'three';
 import { ANIMATIONS } from './animations.js';
 import { restingOpacity } from './connectors.js';
+import { boxWithLabels, labelRects, pxPerUnit } from './labelroom.js';
+import { setLabelBand } from './labels.js';
 
 const MOVE_MS = 650, DIM = 0.32, DIM_COMPUTED = 0.16;
-const COVER_MIN_HEIGHT = 480;  // CSS px: below it, views ignore the overlays (covered())
+const COVER_MIN_HEIGHT = 480;
+const LABEL_ROOM_MAX = 1.04;  // moving back more for its labels, a view keeps its cells legible  // CSS px: below it, views ignore the overlays (covered())
 
 export class Tour {
   constructor(stage) { this.stage = stage; }
 
   get moveMs() { return this.stage.reduced ? 0 : MOVE_MS; }
 
-  keyframe(view) { const s = this.stage; return s.rig.frame(view, s.camera.aspect, this.covered()); }
+  /** The camera's keyframe for a view: its box, grown where a label anchored in it, as drawn from there
+   *  (a label grows on screen to stay legible, past the room the scene keeps for it), would reach past
+   *  what the camera shows of the blocks' plane; a view whose labels all show stays as it is. */
+  keyframe(view) {
+    const s = this.stage, cover = this.covered(), aspect = s.camera.aspect;
+    setLabelBand(s.labels, this.covered(true));  // labels keep out from under the overlays, a phone's too
+    const plain = s.rig.frame(view, aspect, cover);
+    let key = plain;
+    const h = s.renderer.domElement.clientHeight;
+    if (!s.labels || !h) return key;
+    const ppu = pxPerUnit(s.camera, h), [A, B, C, D] = view.box, t = Math.tan(THREE.MathUtils.degToRad(s.camera.fov) / 2);
+    for (let k = 0; k < 3; k++) {
+      const [a, b, c, d] = boxWithLabels(s.labels, ppu, key.distance, view.box);
+      const hw = key.distance * t * aspect, hh = key.distance * t, x = key.target.x, y = key.target.y;
+      const shown = [x - hw, x + hw, y - hh * (1 - 2 * cover.bottom), y + hh * (1 - 2 * cover.top)];
+      if (a >= shown[0] && b <= shown[1] && c >= shown[2] && d <= shown[3]) break;
+      const box = [Math.min(a, A), Math.max(b, B), Math.min(c, C), Math.max(d, D)];
+      const target = [view.target[0] + (box[0] + box[1] - A - B) / 2, view.target[1] + (box[2] + box[3] - C - D) / 2, view.target[2]];
+      key = s.rig.frame({ ...view, box, target }, aspect, cover);
+    }
+    // a view sized to its cells' legibility (tests/test_framing.py) keeps it: there its labels give way
+    return key.distance > plain.distance * LABEL_ROOM_MAX && this.cellPxAt(key.distance, ppu) < this.legibleCellPx() ? plain : key;
+  }
+
+  /** The on-screen pitch of the step's largest subject block's cells from `distance`, face-on. */
+  cellPxAt(distance, ppu) {
+    const s = this.stage;
+    let big = null;
+    for (const id of s.step?.subject || []) { const b = s.blockById.get(id); if (b && (!big || b.rows * b.cols > big.rows * big.cols)) big = b; }
+    return big ? ppu * (big.w / big.cols) / distance : Infinity;
+  }
+
+  /** The cell size a view keeps: 12 CSS px on a desktop's stage, 6 on a phone's. */
+  legibleCellPx() { return this.stage.el.getBoundingClientRect().height < COVER_MIN_HEIGHT ? 6 : 12; }
+
+  /** Every label's box on screen now, in client pixels (tests; what overlays must keep clear of). */
+  labelRects() { const s = this.stage; return labelRects(s.labels, s.camera, s.renderer.domElement); }
 
   /** Eases the camera to a scene view (a cut with reduced motion). */
-  moveTo(view, cut = false) { this.stage.rig.moveTo(this.keyframe(view), cut ? 0 : this.moveMs); }
+  moveTo(view, cut = false) {
+    const key = this.keyframe(view), rig = this.stage.rig;
+    rig.bound(key.distance);  // the wheel zooms about this view, never into the blocks
+    rig.moveTo(key, cut ? 0 : this.moveMs);
+  }
 
   /** The share of the stage's height that lasting overlays cover at its top and at its bottom: every
    *  visible element marked data-covers-stage (the key hints, PNG and CSV, the map's button), each counted
    *  at the edge it is nearer. What comes and goes (the hover inspector, the legend, a banner) is not
    *  counted: a view must not move when it shows, nor depend on whether it had shown yet (a link).
    *  A phone's stage (about 350 px) has no height to spare: keeping clear of its overlays would take a
-   *  fifth of it and shrink the cells under the 6 px tests/test_framing.py asks, so there nothing counts. */
-  covered() {
+   *  fifth of it and shrink the cells under the 6 px tests/test_framing.py asks, so there nothing counts
+   *  (always: it does, for the labels, which keep out from under the overlays at every size). */
+  covered(always = false) {
     const box = this.stage.el.getBoundingClientRect(), cover = { top: 0, bottom: 0 };
-    if (box.height < COVER_MIN_HEIGHT) return cover;
+    if (box.height < COVER_MIN_HEIGHT && !always) return cover;
     for (const e of document.querySelectorAll('[data-covers-stage]')) {
       const r = e.getBoundingClientRect();
       if (e.hidden || !r.height || r.bottom <= box.top || r.top >= box.bottom || r.right <= box.left || r.left >= box.right) continue;
@@ -39,8 +83,9 @@ export class Tour {
   stepOf(n) { const sc = this.stage.scene; return sc?.steps.find(s => s.step === n) || sc?.steps[0] || null; }
 
   // the worked row's card belongs to the step's view: the whole machine is framed without it, the same at every step
-  showOverview() { const s = this.stage; if (s.scene) { s.markInput(); s.worked.hide(); this.moveTo(s.scene.overview); } }
-  returnToStep() { const s = this.stage; if (s.step) { s.markInput(); s.worked.show(s.step); this.moveTo(s.step.view); } }
+  showOverview() { const s = this.stage; if (s.scene) { s.markInput(); s.worked.hide(); this.moveTo(s.scene.overview); this.overview(true); } }
+  returnToStep() { const s = this.stage; if (s.step) { s.markInput(); s.worked.show(s.step); this.moveTo(s.step.view); this.overview(false); } }
+  overview(on) { this.stage.inOverview = on; this.stage.viewButton?.sync(); }
   replay() { const s = this.stage; if (s.step) { s.markInput(); this.runAnimation(); } }
 
   /** detail: {step}; the scene says what the step lights, frames and animates. A new step closes the
@@ -54,7 +99,7 @@ export class Tour {
     s.markInput();
     const rings = s.lossView.apply(s.step);  // before the view: the table's room is kept clear (covered())
     s.worked.show(s.step);  // before the view is framed: it keeps clear of the card
-    if (!keepCamera) this.moveTo(s.step.view, cut);
+    if (!keepCamera) { this.moveTo(s.step.view, cut); this.overview(false); }
     s.marks.show(s.step, rings);
     this.resetEffects();
     s.pointer.hide();

@@ -3,6 +3,7 @@
 import { formatNumber } from "../format.js";
 import { streamTrace } from "../api.js";
 import { MODEL, anatomy, announce, errorBox, updateUrl } from "./state.js";
+import { keepPlace } from "./place.js";
 
 const pinButton = document.getElementById("pin-input");
 
@@ -19,6 +20,7 @@ export function showPin() {
 }
 
 function announceCompare() {
+  keepPlace();  // the pin's label and the compare banner must not move the article
   showPin();
   updateUrl();
   announce("anatomy:compare", anatomy.compareTrace);
@@ -26,6 +28,7 @@ function announceCompare() {
 
 // Pins an input to compare with (its trace is fetched), or unpins (null); false for a refused input.
 export async function compareWith(input) {
+  keepPlace();
   if (input === null || input === undefined || String(input).trim() === "") {
     anatomy.compareTrace = null;
     announceCompare();

@@ -5,6 +5,8 @@ import { fetchWeightBytes, streamTrace } from "../api.js";
 import { answerSwitches, showAblation } from "../ablation.js";
 import { fillLive } from "./live.js";
 import { MODEL, anatomy, announce, clearError, currentInput, field, form, showError, updateUrl } from "./state.js";
+import { bindPlace, keepPlace } from "./place.js";
+import { showState } from "./status.js";
 
 let requestSeq = 0;
 
@@ -13,9 +15,12 @@ let requestSeq = 0;
 const warmWeights = (header) => { if (header.weights_url) fetchWeightBytes(header.weights_url).catch(() => {}); };
 
 // Fetch and show one input's trace with the given parts switched off (by default the ones off now);
-// true when it worked. A failure keeps the last good trace.
-export async function run(input, ablation = anatomy.ablation) {
+// true when it worked. A failure keeps the last good trace. What the reader does keeps their place
+// (the new numbers, or the message, change heights above the step being read); the address's own
+// first run (keep = false) does not, since the page is still finding the linked step.
+export async function run(input, ablation = anatomy.ablation, keep = true) {
   const seq = ++requestSeq;
+  if (keep) keepPlace();
   form.setAttribute("aria-busy", "true");
   try {
     const trace = await streamTrace(input, { ablation, checkpoint: anatomy.checkpoint, model: MODEL }, { onHeader: warmWeights });
@@ -23,6 +28,7 @@ export async function run(input, ablation = anatomy.ablation) {
     anatomy.trace = trace;
     anatomy.ablation = trace.ablation || [];
     showAblation(anatomy.ablation);
+    showState();
     clearError();
     if (!MODEL) fillLive({ ...(anatomy.model?.figures || {}), ...trace.derived });  // the article is the 2017 model's
     updateUrl();
@@ -44,6 +50,7 @@ export async function setCheckpoint(step) {
   anatomy.checkpoint = step === null || step === undefined || String(step).trim() === "" ? null : String(step).trim();
   const ok = await run(currentInput());
   if (!ok) anatomy.checkpoint = previous;
+  showState();
   updateUrl();
   announce("anatomy:checkpoint", { checkpoint: anatomy.checkpoint });
   return ok;
@@ -56,6 +63,7 @@ export function bindRun() {
   anatomy.setCheckpoint = setCheckpoint;
   anatomy.ablate = ablate;
   answerSwitches(ablate, () => anatomy.ablation);
+  bindPlace(field);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     run(field.value);

@@ -3,6 +3,7 @@
 // held at the top while the page settles. Each change announces anatomy:step (detail = {step}): what
 // the stage shows for it is the scene's (the tour).
 import { anatomy, announce, sections, updateUrl } from "./state.js";
+import { holdingPlace, releasePlace } from "./place.js";
 
 const article = document.getElementById("article");
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
@@ -24,6 +25,7 @@ let heading = null, headingTimer = 0;
 
 export function goTo(section) {
   if (!section) return;
+  releasePlace();
   setStep(section);
   heading = section;
   clearTimeout(headingTimer);
@@ -80,7 +82,7 @@ function observeSteps() {
   const ownScroller = article && getComputedStyle(article).overflowY !== "visible";
   observer?.disconnect();
   observer = new IntersectionObserver((entries) => {
-    if (pinned || heading) return;
+    if (pinned || heading || holdingPlace()) return;
     const hit = entries.filter((e) => e.isIntersecting).sort((a, b) => a.boundingClientRect.top - b.boundingClientRect.top)[0];
     if (hit) setStep(hit.target);
   }, { root: ownScroller ? article : null, rootMargin: "-40% 0px -59% 0px" });

@@ -1,0 +1,60 @@
+// The state is always said (issue 21 item 8): while parts are switched off or a training snapshot is
+// shown, every paragraph of the article that shows the model's output (the German it writes) carries a
+// note saying so, with the way back (every part on again, the trained model). The parts are named as
+// the scene's switches name them (the trace's scene.switches: id and label); nothing here parses ids.
+import { formatNumber } from "../format.js";
+import { anatomy } from "./state.js";
+
+// the live values that are the model's output
+const OUTPUT = '[data-live="german"], [data-live="german_pieces"], [data-live="output_tokens"]';
+
+/** The paragraphs (or list items, table cells) that show the output, each once. */
+function outputPlaces() {
+  const places = new Set();
+  for (const el of document.querySelectorAll(OUTPUT)) places.add(el.closest("p, li, td, figcaption") || el.parentElement);
+  return [...places].filter(Boolean);
+}
+
+function partNames(trace, parts) {
+  const byId = new Map((trace?.scene?.switches || []).map((s) => [s.id, s.label]));
+  return parts.map((id) => (byId.has(id) && byId.get(id) !== id ? `${byId.get(id)} (${id})` : id));
+}
+
+function button(text, act) {
+  const b = Object.assign(document.createElement("button"), { type: "button", className: "state-back", textContent: text });
+  b.addEventListener("click", act);
+  return b;
+}
+
+/** The note's content for the state now, or null when the model is the trained one with every part on. */
+function noteContent() {
+  const parts = anatomy.ablation || [], snapshot = anatomy.checkpoint;
+  if (!parts.length && (snapshot === null || snapshot === undefined)) return null;
+  const said = [];
+  if (parts.length) {
+    said.push(`${parts.length === 1 ? "One part is" : `${parts.length} parts are`} switched off: ${partNames(anatomy.trace, parts).join(", ")}; this is the model's output without ${parts.length === 1 ? "it" : "them"}. `,
+      button("Switch every part on", () => anatomy.ablate?.([])));
+  }
+  if (snapshot !== null && snapshot !== undefined) {
+    if (said.length) said.push(" ");
+    said.push(`This is the snapshot after ${formatNumber(Number(snapshot), "int")} training steps, not the trained model. `,
+      button("Back to the trained model", () => anatomy.setCheckpoint?.(null)));
+  }
+  return said;
+}
+
+/** Marks (or unmarks) every place that shows the output with the state now. */
+export function showState() {
+  for (const place of outputPlaces()) {
+    const content = noteContent();  // its own buttons for each note
+    let note = place.nextElementSibling?.matches?.("[data-state-note]") ? place.nextElementSibling : null;
+    if (!content) { note?.remove(); continue; }
+    if (!note) {
+      note = Object.assign(document.createElement(place.tagName === "P" ? "p" : "div"), { className: "state-note" });
+      note.dataset.stateNote = "";
+      note.setAttribute("role", "status");
+      place.after(note);
+    }
+    note.replaceChildren(...content.map((c) => (typeof c === "string" ? document.createTextNode(c) : c)));
+  }
+}
