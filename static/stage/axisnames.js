@@ -75,15 +75,25 @@ export function placeBand(band, px, headGap, obstacles, W, H, minPx) {
   const items = centres(band, px, headGap);
   if (items.length < 1) return null;
   const pitch = items.length > 1 ? Math.abs(items[1].at - items[0].at) : MAX_PX * LINE;
-  const size = Math.max(minPx, Math.min(MAX_PX, Math.floor(pitch / LINE)));
+  const best = Math.max(minPx, Math.min(MAX_PX, Math.floor(pitch / LINE)));
+  band.why = [`${best} px, pitch ${pitch.toFixed(1)} px`];  // why it could not be placed (for the tests' table)
+  // the largest size that fits, never below minPx: a smaller line can fit between two obstacles
+  for (let size = best; size >= minPx; size--) {
+    const placed = placeAt(band, items, size, obstacles, W, H);
+    if (placed) return placed;
+  }
+  return null;
+}
+
+/** The band's names at one size on the first side where they fit whole, sliding past what they cover. */
+function placeAt(band, items, size, obstacles, W, H) {
   for (const t of items) t.len = Math.ceil(textWidth(t.word, size));
-  band.why = [`${size} px, pitch ${pitch.toFixed(1)} px`];  // why it could not be placed (for the tests' table)
   for (const side of ['before', 'after']) {
     let d = GAP;
     for (let k = 0; k < SLIDES; k++) {
       const { rects, tiers } = layout(band, items, side, d, size);
       const why = tiers > MAX_TIERS ? `${tiers} tiers` : rects.some(r => r.x0 < 0 || r.y0 < 0 || r.x1 > W || r.y1 > H) ? 'past the edge' : '';
-      if (why) { band.why.push(`${side} at ${Math.round(d)} px: ${why}`); break; }
+      if (why) { band.why.push(`${size} px ${side} at ${Math.round(d)} px: ${why}`); break; }
       const hits = obstacles.filter(o => rects.some(r => overlaps(r, o)));
       if (!hits.length) return { side, size, tiers, names: items.map((t, i) => ({ index: t.index, word: t.word, rect: rects[i] })) };
       d = Math.max(d + 1, pastObstacles(band, side, hits));

@@ -54,10 +54,12 @@ export function describeStage(el) {
 // page's map) and what comes and goes (the compare banner, the legend, the message), visible now.
 const OVERLAYS = '[data-covers-stage], .stage-banner, .stage-legend, .stage-message, .stage-inspector';
 
-/** The overlays' boxes on screen now (client pixels) that overlap the stage: [{name, left, top, right, bottom}]. */
-export function overlayRects(stageEl) {
+/** The overlays' boxes on screen now (client pixels) that overlap the stage: [{name, left, top, right, bottom}]
+ *  (selector: which overlays; skip: an element whose own children are not overlays). */
+export function overlayRects(stageEl, selector = OVERLAYS, skip = null) {
   const box = stageEl.getBoundingClientRect(), out = [];
-  for (const e of document.querySelectorAll(OVERLAYS)) {
+  for (const e of document.querySelectorAll(selector)) {
+    if (skip?.contains(e)) continue;
     const r = e.getBoundingClientRect();
     if (e.hidden || !r.width || !r.height || getComputedStyle(e).visibility === 'hidden') continue;
     if (r.bottom <= box.top || r.top >= box.bottom || r.right <= box.left || r.left >= box.right) continue;
