@@ -39,7 +39,25 @@ export class Tour {
   stepOf(n) { const sc = this.stage.scene; return sc?.steps.find(s => s.step === n) || sc?.steps[0] || null; }
 
   showOverview() { const s = this.stage; if (s.scene) { s.markInput(); this.moveTo(s.scene.overview); } }
-  returnToStep() { const s = this.stage; if (s.step) { s.markInput(); this.moveTo(s.step.view); } }
+  returnToStep() { const s = this.stage; if (s.step) { s.markInput(); this.moveTo(this.stepView()); } }
+
+  /** The step's view; on a stage that would draw its cells under the scene's camera.part_cell_px, the
+   *  largest of the step's parts (scene/views.py) that draws them at least that large, else the one that
+   *  draws them largest. `framed` is what it frames (the readouts name it; O still shows the whole). */
+  stepView() {
+    const s = this.stage, step = s.step, need = s.scene.camera.part_cell_px;
+    const t = Math.tan(THREE.MathUtils.degToRad(s.camera.fov) / 2), H = s.el.clientHeight || 1;
+    const pitch = view => H / (2 * this.keyframe(view).distance * t);  // one cell's CSS px at the look-at plane
+    let best = { view: step.view, blocks: step.subject }, px = pitch(step.view);
+    for (const part of px < need ? step.parts || [] : []) {
+      const p = pitch(part.view);
+      if (p > px * 1.1) { best = part; px = p; }
+      if (px >= need) break;
+    }
+    const view = px > 2 * need ? { ...best.view, margin: best.view.margin * px / (2 * need) } : best.view;  // a tiny part: not
+    this.framed = best.blocks; this.framedView = view;  // drawn larger than twice the need (room for its names)
+    return view;
+  }
   replay() { const s = this.stage; if (s.step) { s.markInput(); this.runAnimation(); } }
 
   /** detail: {step}; the scene says what the step lights, frames and animates. A new step closes the
@@ -52,7 +70,8 @@ export class Tour {
     s.step = this.stepOf(s.stepNo);
     s.markInput();
     const rings = s.lossView.apply(s.step);  // before the view: the table's room is kept clear (covered())
-    if (!keepCamera) this.moveTo(s.step.view, cut);
+    const view = this.stepView();
+    if (!keepCamera) this.moveTo(view, cut);
     s.marks.show(s.step, rings);
     this.resetEffects();
     s.pointer.hide();

@@ -82,6 +82,7 @@ ADDED_KEYS: list[str] = [
     "derived.plain_loss_mean", "derived.loss_departs",
     "scene.cell.mark_width", "scene.palette.row_max",  # issue 21: the outline of a row's largest probability
     "scene.blocks.*.name", "scene.slices.*.name", "scene.switches.*.name",  # issue 21: the reader's names
+    "scene.steps.*.parts",  # issue 21 item 1: the parts of a step a phone's stage frames
 ]
 
 
