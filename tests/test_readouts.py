@@ -8,10 +8,11 @@ tokens): text at least 11 px, inside the stage, overlapping no other name, label
 except the names that do not fit yet at PHONE_GAPS; the table is test-artifacts/readouts-table.md (step ×
 viewport × input: blocks, names shown, min px, failures).
 
-Numbers: at steps 7–9, 15 and 16 (both viewports; on a phone, of the part framed) every weight of the subject is printed on its cell and equals
-the trace's value at the printed precision (two decimals); every other number printed does too (at the
-decimals that give its block's largest |value| two significant digits); a −∞ prints nothing. N and the stage's button
-turn the numbers off and on, and the PNG export draws what is shown.
+Numbers: at steps 7–9, 15 and 16 (both viewports; on a phone, of the part framed) every weight of the
+subject is printed on its cell and equals the trace's value at the printed precision (two decimals); every
+other number printed does too (at the decimals that give its block's largest |value| two significant
+digits); a −∞ prints nothing. N and the stage's button turn the numbers off and on, and the PNG export
+draws what is shown.
 """
 
 from __future__ import annotations
