@@ -54,12 +54,6 @@ MEASURE = """async (numberSteps) => {
     const {labels, overlays} = s.readouts.obstacles();
     const onLabels = names.filter(n => labels.some(l => hit(n.rect, l))).map(n => n.text);
     const row = {step: st.step, W: box.width, H: box.height, blocks, names, overlays, onLabels, framed};
-    const loss = s.el.querySelector('.stage-loss');
-    if (loss && !loss.hidden) {  // step 20: the loss table, and the framed blocks' first and last cells
-      row.loss = rel(loss.getBoundingClientRect(), box);
-      row.cells = subject.flatMap(b => [s.tour.project(b.id, 0, 0), s.tour.project(b.id, b.rows - 1, b.cols - 1)])
-        .map(p => ({x: p.x - box.left, y: p.y - box.top}));
-    }
     if (numberSteps.includes(st.step)) {
       row.values = [...s.el.querySelectorAll('.readout-value')].filter(e => e.checkVisibility()).map(e => ({
         block: e.dataset.block, r: Number(e.dataset.r), c: Number(e.dataset.c), text: e.textContent,
@@ -190,17 +184,6 @@ def test_every_token_axis_of_the_part_a_phone_frames_is_named(measured, text):
     fails = {r["step"]: [f for f in name_failures(r, got["axes"], VIEWPORTS["390×844"][1])
                          if r["step"] not in PHONE_GAPS or "unnamed" not in f] for r in named}
     assert not any(fails.values()), {k: v[:4] for k, v in fails.items() if v}
-
-
-@pytest.mark.parametrize("viewport", list(VIEWPORTS))
-def test_the_loss_table_leaves_the_probabilities_in_view(measured, viewport):
-    """Step 20's loss table is docked at the stage's foot; the view keeps the framed block above it, on a
-    phone too (tour.js covered(): data-covers-stage="always")."""
-    for text in INPUTS:
-        row = next(r for r in measured[viewport, text]["rows"] if r["step"] == 20)
-        assert row.get("loss") and row["cells"], "step 20 shows its loss table"
-        top = row["loss"]["y0"]
-        assert all(0 <= c["y"] < top and 0 <= c["x"] <= row["W"] for c in row["cells"]), (text, top, row["cells"])
 
 
 def tensor_value(node: dict, r: int, c: int) -> float:
