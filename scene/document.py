@@ -100,6 +100,8 @@ class SceneStep:
     # cells outlined, one per row of `block`: the column is row r's value of the node `columns` (an ArgMax)
     marks: list[dict] = field(default_factory=list)
     overlay: dict | None = None  # {name, block}: a drawing beside a block (`loss`: static/stage/lossview.js)
+    # smaller parts of the subject, each {blocks, view}, for a stage too small for the whole (scene/views.py _parts)
+    parts: list[dict] = field(default_factory=list)
 
 
 @dataclass

@@ -15,7 +15,7 @@ from article.tour import TourStep
 from model import ids
 from model.transformer import Config
 from scene.document import Block, Scene, SceneStep, View
-from scene.measures import AZIMUTH, ELEVATION, FIT_EXTRA, LABEL_ROOM, NAME_ROOM
+from scene.measures import AZIMUTH, ELEVATION, FIT_EXTRA, LABEL_ROOM, NAME_ROOM, PART_NAME_ROOM
 from scene.tensors import Tensor
 
 
@@ -59,29 +59,60 @@ def scene_step(s: TourStep, scene: Scene, by_id: dict[str, Block], tensors: dict
         if s.angle:
             view = View(scene.overview.box, scene.overview.target, s.angle[0], s.angle[1], scene.overview.margin)
     else:
-        rs = np.array([rect(by_id[i]) for i in subject])
-        box = [float(rs[:, 0].min()), float(rs[:, 1].max()), float(rs[:, 2].min()), float(rs[:, 3].max()) + LABEL_ROOM]
-        box = _name_room([by_id[i] for i in subject], box)
-        towers = {by_id[i].tower for i in subject}
-        az = s.angle[0] if s.angle else AZIMUTH[towers.pop() if len(towers) == 1 else "shared"]
-        el = s.angle[1] if s.angle else ELEVATION
-        view = View(box, centre(box), az, el)
+        view = _framing([by_id[i] for i in subject], s)
+    parts = [] if s.view == "overview" else [{"blocks": p, "view": _framing([by_id[i] for i in p], s, PART_NAME_ROOM)}
+                                            for p in _parts([by_id[i] for i in subject])]
     anim = ANIMATIONS.get(s.animation)
     if anim is None:
         raise ValueError(f"step {s.step}: unknown animation {s.animation!r}; known: {sorted(ANIMATIONS)}")
     marks = [m for m in s.marks if m["block"] in by_id and m["columns"] in tensors]
     overlay = {"name": s.overlay, "block": subject[0]} if s.overlay and subject else None
     return SceneStep(s.step, s.title, subject, lit, view, {"name": s.animation, **anim(scene, tensors, cfg)},
-                     marks, overlay)
+                     marks, overlay, parts)
 
 
-def _name_room(blocks: list[Block], box: list[float]) -> list[float]:
+def _framing(blocks: list[Block], s: TourStep, name_room: float = NAME_ROOM) -> View:
+    """The view of some blocks: their box with room for the labels and the token names (a share of its larger
+    side: a part, zoomed closer, keeps more), seen from their tower's side (or the step's angle)."""
+    rs = np.array([rect(b) for b in blocks])
+    box = [float(rs[:, 0].min()), float(rs[:, 1].max()), float(rs[:, 2].min()), float(rs[:, 3].max()) + LABEL_ROOM]
+    box = _name_room(blocks, box, name_room)
+    towers = {b.tower for b in blocks}
+    az = s.angle[0] if s.angle else AZIMUTH[towers.pop() if len(towers) == 1 else "shared"]
+    el = s.angle[1] if s.angle else ELEVATION
+    return View(box, centre(box), az, el)
+
+
+def _parts(blocks: list[Block]) -> list[list[str]]:
+    """Smaller parts of a subject, for a stage too small to draw the whole at a legible size (the stage takes
+    the largest whose cells are at least `camera.part_cell_px`): the first column of blocks (the blocks over
+    the leftmost activation's columns: one head of four, the first of a row of blocks side by side), then
+    that column's weights (or its last block). Each differs from the one before it; none are the whole."""
+    acts = [b for b in blocks if not b.param and b.kind != "ids" and (b.row_axis or b.col_axis)]
+    if not acts:
+        return []
+    first = min(acts, key=lambda b: (b.x, -b.y))
+    column = [b for b in blocks if b.x < first.x + first.w and first.x < b.x + b.w]
+    mine = [b for b in column if b in acts]
+    one = next((b for b in mine if b.kind == "bar"), max(mine, key=lambda b: b.y))
+    out, last = [], [b.id for b in blocks]
+    for part in ([b.id for b in column], [one.id]):
+        if part != last:
+            out.append(part)
+            last = part
+    return out
+
+
+def _name_room(blocks: list[Block], box: list[float], share: float = NAME_ROOM) -> list[float]:
     """The box grown for the token names of the subject's rows (at its left) and columns (under it): a share
-    of its larger side, so that the names fit at any zoom the box is fitted at (static/stage/axisnames.js)."""
+    of its larger side, so that the names fit at any zoom the box is fitted at (static/stage/axisnames.js).
+    A part (framed closer) keeps twice its share under it: its column names go past the label of the block
+    under it."""
     named = [b for b in blocks if not b.param and b.kind != "ids"]
-    room = NAME_ROOM * max(box[1] - box[0], box[3] - box[2])
+    side = max(box[1] - box[0], box[3] - box[2])
     rows, cols = any(b.row_axis for b in named), any(b.col_axis for b in named)
-    return [box[0] - (room if rows else 0.0), box[1], box[2] - (room if cols else 0.0), box[3]]
+    row_room, col_room = share * side, (2 * share if share != NAME_ROOM else share) * side
+    return [box[0] - (row_room if rows else 0.0), box[1], box[2] - (col_room if cols else 0.0), box[3]]
 
 
 def _station_nodes(scene: Scene, station: str, op: str) -> list[str]:

@@ -16,7 +16,7 @@ export class LossView {
   constructor(stage) {
     this.stage = stage;
     this.el = el('div', { className: 'stage-loss', hidden: true });
-    this.el.setAttribute('data-covers-stage', '');
+    this.el.setAttribute('data-covers-stage', 'always');  // a phone's view keeps clear of it too (tour.js covered())
     this.el.setAttribute('aria-label', 'training loss of this input, per output row');
     stage.el.append(this.el);
   }

@@ -45,7 +45,7 @@ export class Readouts {
   /** After every frame: the names and the numbers where the camera shows the subject now. */
   place() {
     const s = this.stage, W = s.el.clientWidth, H = s.el.clientHeight;
-    const subject = (s.step?.subject || []).map(id => s.blockById.get(id)).filter(Boolean);
+    const subject = (s.tour.framed || s.step?.subject || []).map(id => s.blockById.get(id)).filter(Boolean);  // a phone frames a part
     if (!s.scene || !W || !subject.length || !s.decor?.visible) { this.show(this.names, []); this.show(this.numbers, []); return; }
     const px = projector(s), minPx = W < PHONE_WIDTH ? MIN_PHONE : MIN_DESKTOP;
     const obstacles = [...labelRects(s), ...overlayRects(s, this.el), ...subject.map(b => blockRect(px, b))];

@@ -114,7 +114,7 @@ export class Stage {
     this.cells.setAll({ t: 0 });
     if (this.decor) this.decor.visible = false;
     this.tween(VALUE_MS, e => this.cells.setAll({ t: e }), () => { if (this.decor) this.decor.visible = true; this.pointer.refresh(); });
-    if (!this.explained) this.tour.moveTo(this.step.view);
+    if (!this.explained) this.tour.moveTo(this.tour.stepView());
   }
 
   /** Every block's cells: the trace's values, or in compare mode each activation's difference A − B. */

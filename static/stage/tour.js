@@ -8,8 +8,9 @@ import { boxWithLabels, labelRects, pxPerUnit } from './labelroom.js';
 import { setLabelBand } from './labels.js';
 
 const MOVE_MS = 650, DIM = 0.32, DIM_COMPUTED = 0.16;
-const COVER_MIN_HEIGHT = 480;
-const LABEL_ROOM_MAX = 1.04;  // moving back more for its labels, a view keeps its cells legible  // CSS px: below it, views ignore the overlays (covered())
+const COVER_MIN_HEIGHT = 480;  // CSS px: below it, views ignore the overlays (covered())
+const LABEL_ROOM_MAX = 1.04;  // moving back more for its labels, a view keeps its cells legible
+const PART_GAIN = 1.05;  // a part is framed only if it draws the cells at least this much larger
 
 export class Tour {
   constructor(stage) { this.stage = stage; }
@@ -66,12 +67,13 @@ export class Tour {
    *  at the edge it is nearer. What comes and goes (the hover inspector, the legend, a banner) is not
    *  counted: a view must not move when it shows, nor depend on whether it had shown yet (a link).
    *  A phone's stage (about 350 px) has no height to spare: keeping clear of its overlays would take a
-   *  fifth of it and shrink the cells under the 6 px tests/test_framing.py asks, so there nothing counts
-   *  (always: it does, for the labels, which keep out from under the overlays at every size). */
+   *  fifth of it and shrink the cells under the 6 px tests/test_framing.py asks, so there only what is
+   *  marked data-covers-stage="always" counts (step 20's loss table, a third of the stage); `always`: all
+   *  count at every size (for the labels, which keep out from under the overlays). */
   covered(always = false) {
     const box = this.stage.el.getBoundingClientRect(), cover = { top: 0, bottom: 0 };
-    if (box.height < COVER_MIN_HEIGHT && !always) return cover;
-    for (const e of document.querySelectorAll('[data-covers-stage]')) {
+    const which = box.height < COVER_MIN_HEIGHT && !always ? '[data-covers-stage="always"]' : '[data-covers-stage]';
+    for (const e of document.querySelectorAll(which)) {
       const r = e.getBoundingClientRect();
       if (e.hidden || !r.height || r.bottom <= box.top || r.top >= box.bottom || r.right <= box.left || r.left >= box.right) continue;
       if (r.top + r.bottom < box.top + box.bottom) cover.top = Math.max(cover.top, (r.bottom - box.top) / box.height);
@@ -84,8 +86,26 @@ export class Tour {
 
   // the worked row's card belongs to the step's view: the whole machine is framed without it, the same at every step
   showOverview() { const s = this.stage; if (s.scene) { s.markInput(); s.worked.hide(); this.moveTo(s.scene.overview); this.overview(true); } }
-  returnToStep() { const s = this.stage; if (s.step) { s.markInput(); s.worked.show(s.step); this.moveTo(s.step.view); this.overview(false); } }
+  returnToStep() { const s = this.stage; if (s.step) { s.markInput(); s.worked.show(s.step); this.moveTo(this.stepView()); this.overview(false); } }
   overview(on) { this.stage.inOverview = on; this.stage.viewButton?.sync(); }
+
+  /** The step's view; on a stage that would draw its cells under the scene's camera.part_cell_px, the
+   *  largest of the step's parts (scene/views.py) that draws them at least that large, else the one that
+   *  draws them largest. `framed` is what it frames (the readouts name it; O still shows the whole). */
+  stepView() {
+    const s = this.stage, step = s.step, need = s.scene.camera.part_cell_px;
+    const t = Math.tan(THREE.MathUtils.degToRad(s.camera.fov) / 2), H = s.el.clientHeight || 1;
+    const pitch = view => H / (2 * this.keyframe(view).distance * t);  // one cell's CSS px at the look-at plane
+    let best = { view: step.view, blocks: step.subject }, px = pitch(step.view);
+    for (const part of px < need ? step.parts || [] : []) {
+      const p = pitch(part.view);
+      if (p > px * PART_GAIN) { best = part; px = p; }
+      if (px >= need) break;
+    }
+    const view = px > 2 * need ? { ...best.view, margin: best.view.margin * px / (2 * need) } : best.view;  // a tiny part: not
+    this.framed = best.blocks; this.framedView = view;  // drawn larger than twice the need (room for its names)
+    return view;
+  }
   replay() { const s = this.stage; if (s.step) { s.markInput(); this.runAnimation(); } }
 
   /** detail: {step}; the scene says what the step lights, frames and animates. A new step closes the
@@ -99,7 +119,8 @@ export class Tour {
     s.markInput();
     const rings = s.lossView.apply(s.step);  // before the view: the table's room is kept clear (covered())
     s.worked.show(s.step);  // before the view is framed: it keeps clear of the card
-    if (!keepCamera) { this.moveTo(s.step.view, cut); this.overview(false); }
+    const view = this.stepView();
+    if (!keepCamera) { this.moveTo(view, cut); this.overview(false); }
     s.marks.show(s.step, rings);
     this.resetEffects();
     s.pointer.hide();
