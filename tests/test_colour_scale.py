@@ -56,7 +56,12 @@ INSETS = (0.05, 0.09)  # world units in from a cell's edge where its outline (if
 MEASURE = """async () => {
   await anatomyStage.idle();
   const s = anatomyStage.stage, insets = INSETS;
+  // the colour itself: the numbers printed on the cells (readouts.js, N) are turned off while it is read
+  // and the worked row's focus (steps 6-9 dim the rest of its head while its row is lit) is cleared
+  const printed = s.readouts?.on; s.readouts?.toggle(false);
+  s.tour.resetEffects(); s.tour.applyHighlight(true); s.invalidate(); await anatomyStage.idle();
   const img = new Image(); img.src = s.png(); await img.decode();
+  s.readouts?.toggle(printed);
   const W = img.width, H = img.height, cv = document.createElement('canvas');
   cv.width = W; cv.height = H;
   const ctx = cv.getContext('2d', { willReadFrequently: true }); ctx.drawImage(img, 0, 0);

@@ -40,11 +40,14 @@ export class WorkedCard {
     this.stage = stage;
     this.el = el('div', 'stage-worked');
     this.el.hidden = true;
-    this.el.dataset.coversStage = '';  // a lasting overlay: the step's view keeps clear of it (tour.js covered())
+    this.el.dataset.coversStage = 'always';  // the step's view keeps clear of it, a phone's too (tour.js covered())
     this.el.setAttribute('aria-label', 'the worked attention row');
     this.anim = null;
-    this.open = !window.matchMedia?.('(max-width: 760px)')?.matches;  // a phone's short stage: folded to its title
+    this.chosen = null;  // the reader's fold, once they chose one
   }
+
+  /** Open unless the reader folded it; until they choose, a phone's short stage shows only its title. */
+  get open() { return this.chosen ?? !window.matchMedia?.('(max-width: 760px)')?.matches; }
 
   /** The card's title: a button that folds the numbers away (and back). */
   title(text) {
@@ -52,7 +55,7 @@ export class WorkedCard {
     b.type = 'button'; b.setAttribute('aria-expanded', String(this.open));
     b.addEventListener('keydown', e => { if (e.key === 'Enter' || e.key === ' ') e.stopPropagation(); });  // the button's, not the stage's
     b.addEventListener('click', () => {
-      this.open = !this.open;
+      this.chosen = !this.open;
       this.el.classList.toggle('wk-closed', !this.open);
       this.stage.el.style.setProperty('--worked-h', `${this.el.offsetHeight + 6}px`);
       b.textContent = `${this.open ? '▾' : '▸'} ${text}`; b.setAttribute('aria-expanded', String(this.open));
