@@ -42,7 +42,8 @@ COVERS = """async (n) => {
   const r = anatomyStage.stage.renderer.domElement.getBoundingClientRect();
   const hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
   const labels = anatomyStage.labels()
-    .filter(l => !l.cut && l.left >= r.left && l.right <= r.right && l.top >= r.top && l.bottom <= r.bottom);  // cut: not drawn
+    .filter(l => !l.cut)  // not drawn: nothing covers it
+    .filter(l => l.left >= r.left && l.right <= r.right && l.top >= r.top && l.bottom <= r.bottom);
   const out = [];
   for (const o of anatomyStage.overlays()) {
     for (const l of labels) if (hit(o, l)) out.push(o.name + ' covers ' + l.text);
