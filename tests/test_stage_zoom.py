@@ -2,7 +2,8 @@
 in leave the camera no nearer than 0.45 of the step's view distance with cells still under the stage's
 middle (six notches used to fly into the blocks and leave the stage empty), and twenty notches out no
 further than four times it; after three and six notches in (at step 9, then at step 17), every switch shown (some
-at three) sits on its label's line (it used to keep the scene's point while the label, grown on screen, moved off it). One page."""
+at three) sits on its label's line (it used to keep the scene's point while the label, grown on screen,
+moved off it). One page."""
 
 from __future__ import annotations
 
