@@ -64,10 +64,11 @@ def _entropy(q: np.ndarray) -> float:
 
 
 def _departure(rows: list[dict], n_reference: int) -> str:
-    """The sentence step 20 says when the greedy output is not the reference (empty when it is)."""
+    """What step 20 says about the rows: all training rows, or where the greedy output left the reference."""
     first = next((x["row"] for x in rows if not x["forced"]), None)
     if first is None and len(rows) == n_reference:
-        return ""
+        return (f"For the current input the output is the reference piece for piece, so all {len(rows)} rows "
+                f"are training rows.")
     if first is None:
         return (f"The model stopped after {len(rows)} of the reference's {n_reference} pieces, so the "
                 f"positions after row {len(rows) - 1} are not drawn.")

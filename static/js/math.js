@@ -19,7 +19,7 @@ export function fitFormulas(root = document) {
   const natural = boxes.map(([box]) => [box.clientWidth, box.scrollWidth]);  // all reads before any write
   boxes.forEach(([, k], i) => {
     const [room, width] = natural[i];
-    if (room > 0 && width > room + 1) k.style.fontSize = `${(Math.max(MIN_SCALE, (room - 2) / width) * 100).toFixed(2)}%`;
+    if (room > 0 && width > room + 1) k.style.fontSize = `${Math.round(Math.max(MIN_SCALE, (room - 2) / width) * 10000) / 100}%`;
   });
 }
 

@@ -4,6 +4,7 @@
 // where its cells are large enough on screen for its widest number at `MIN_PX` or more; they stand at
 // each cell's centre on the blocks' plane, so that they keep the grid of a table where tall bars lean.
 import { colX } from './cells.js';
+import { formatNumber } from '../js/format.js';
 import { textWidth } from './axisnames.js';
 
 export const MIN_PX = 7;
@@ -13,7 +14,7 @@ const MAX_PX = 13, FILL = 0.95;  // the widest number may fill this share of the
 /** A weight (0…1) at two decimals, the leading zero dropped: .40 (and 1.0 for one of .995 or more). */
 export function formatWeight(v) {
   if (v >= 0.995) return '1.0';  // two decimals would be 1.00: one wider than the others
-  const s = v.toFixed(2);
+  const s = formatNumber(v, 'fixed2');
   return s.startsWith('0.') ? s.slice(1) : s === '-0.00' ? '.00' : s;
 }
 
@@ -21,13 +22,16 @@ export function formatWeight(v) {
 export function blockDecimals(values) {
   let m = 0;
   for (const v of values) if (Number.isFinite(v)) m = Math.max(m, Math.abs(v));
-  return m ? Math.max(0, 1 - Math.floor(Math.log10(Number(m.toPrecision(2))))) : 0;
+  if (!m) return 0;
+  let e = Math.floor(Math.log10(m));
+  if (Math.round(m / 10 ** (e - 1)) >= 100) e += 1;  // 9.96 rounds to 10 at two significant digits
+  return Math.max(0, 1 - e);
 }
 
 /** A value at a block's decimals, the leading zero dropped, a hyphen for the minus (narrower: cells are
  *  small), 0 for what rounds to zero: -1.4, -.35, 12, 0. */
 export function formatValue(v, decimals) {
-  const s = v.toFixed(Math.min(decimals, 20));
+  const s = formatNumber(v, `fixed${Math.min(decimals, 9)}`);
   return Number(s) === 0 ? '0' : s.replace(/^(-?)0\./, '$1.');
 }
 

@@ -17,7 +17,7 @@ export class Readouts {
     this.el.setAttribute('aria-hidden', 'true');  // the inspector and the CSV say the same in words
     this.names = this.el.appendChild(document.createElement('div'));
     this.numbers = this.el.appendChild(document.createElement('div'));
-    this.button = Object.assign(document.createElement('button'), { type: 'button', className: 'stage-numbers', textContent: '.40' });
+    this.button = Object.assign(document.createElement('button'), { type: 'button', className: 'stage-numbers', textContent: 'Numbers' });
     this.button.addEventListener('click', () => this.toggle());
     stage.exports.tools.prepend(this.button);
     stage.el.append(this.el);

@@ -40,7 +40,7 @@ export class WorkedCard {
     this.stage = stage;
     this.el = el('div', 'stage-worked');
     this.el.hidden = true;
-    this.el.dataset.coversStage = 'always';  // the step's view keeps clear of it, a phone's too (tour.js covered())
+    this.el.dataset.coversStage = '';  // a lasting overlay: the step's view keeps clear of it (tour.js covered())
     this.el.setAttribute('aria-label', 'the worked attention row');
     this.anim = null;
     this.chosen = null;  // the reader's fold, once they chose one
