@@ -179,7 +179,8 @@ def test_every_token_axis_of_the_part_a_phone_frames_is_named(measured, text):
     """At 390×844 the stage frames a part of a step's subject where the whole would draw its cells under
     scene.camera.part_cell_px (one head, one block: scene/views.py _parts); item 1 holds whole for what it
     frames, except at PHONE_GAPS (the 128-wide FFN and the 65-wide output layer; step 4, whose part is
-    no larger on screen than the whole; steps 7-9 for 777777, see PHONE_GAPS), where every name shown must still be right and legible."""
+    no larger on screen than the whole; steps 7-9 for 777777, see PHONE_GAPS), where every name shown must
+    still be right and legible."""
     got = measured["390×844", text]
     named = [r for r in got["rows"] if r["blocks"]]
     assert len(named) >= 8
