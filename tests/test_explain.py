@@ -433,7 +433,9 @@ def test_a_link_restores_input_step_cell_and_comparison(page, browser, traces):
         show(page, "42")
         page.click("#pin-input")
         show(page, "24")
-    page.evaluate("document.querySelector('#step-16').scrollIntoView()")  # the reader scrolls to step 16
+    # the reader scrolls to step 16 (a wheel first: the page holds its place after a run until the reader scrolls)
+    page.evaluate("window.dispatchEvent(new WheelEvent('wheel', {deltaY: 1}))")
+    page.evaluate("document.querySelector('#step-16').scrollIntoView()")
     page.wait_for_function("window.anatomy.step === 16")
     page.wait_for_timeout(400)
     page.evaluate("anatomyStage.idle()")
@@ -574,6 +576,7 @@ def test_a_bad_link_gives_a_clear_message_and_a_working_page(browser, live_serve
 
 def test_the_articles_compare_link_applies_in_place(page):
     show(page, "731015")
+    page.evaluate("window.dispatchEvent(new WheelEvent('wheel', {deltaY: 1}))")  # the reader scrolls: the page lets go
     page.evaluate("document.querySelector('#step-5').scrollIntoView()")
     link = page.locator('#step-5 a[href*="compare=24"]')
     assert link.count() == 1
