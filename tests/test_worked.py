@@ -9,32 +9,12 @@ import re
 import numpy as np
 import pytest
 
+from tests import test_prose_claims as prose
 from tests.onnx_numpy import as_array
 
 EOS = "</s>"
-
-
-@pytest.fixture(scope="module")
-def model():
-    import torch
-
-    from model.train import load
-    from recorder import parameters
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    m = load()
-    yield m, parameters(m)
-    torch.set_num_threads(threads)
-
-
-def traced(model, number: int):
-    from article.derived import derived_figures
-    from recorder import trace
-
-    m, params = model
-    t = trace(m, number, params)
-    return t, derived_figures(t, m)
+model = prose.model  # the fixture: the trained model, on one thread
+traced = prose.traced  # a trace of it and its live figures
 
 
 def brute_force(t) -> tuple[int, int]:
