@@ -43,10 +43,8 @@ export class LossView {
     const table = el('table', {}, el('thead', {}, head), el('tbody', {}, ...body, foot));
     const caption = el('div', { className: 'stage-loss-caption',
       textContent: `Smoothed target q: ${f(d.loss_q_reference, 4)} on the reference piece y (pink ring), ${f(d.loss_q_other, 4)} on each other piece. White ring: the piece written.` });
-    const kids = [caption, table];
-    const departs = d.loss_forced_rows < d.loss_reference_length || d.loss_rows.length !== d.loss_reference_length;
-    if (departs) kids.push(el('div', { className: 'stage-loss-departs', textContent: d.loss_departs }));
-    this.el.replaceChildren(...kids);
+    // which rows are training rows, for every input (article/loss.py)
+    this.el.replaceChildren(caption, table, el('div', { className: 'stage-loss-departs', textContent: d.loss_departs }));
     Object.assign(this.el.dataset, { sum: String(d.loss_sum), mean: String(d.loss_mean), plainSum: String(d.plain_loss_sum), plainMean: String(d.plain_loss_mean),
       qReference: String(d.loss_q_reference), qOther: String(d.loss_q_other) });
   }

@@ -2,9 +2,9 @@
 // beside its label, a sub-layer beside its station's title), placed at the scene's (x, y) as projected
 // now. A press announces `anatomy:ablate` (detail = {ablation: the parts to switch off}); the page
 // fetches that trace and the stage draws it like any other. Nothing here knows which parts exist.
-import * as THREE from 'three';
 import { overlayRects } from './overlay.js';
 import { labelRects, switchLabel } from './labelroom.js';
+import { projector } from './screenboxes.js';
 
 const MIN_STATION_PX = 110;   // the same for a sub-layer's station
 
@@ -53,7 +53,7 @@ export class Switches {
   place() {
     const st = this.stage, cam = st.camera, W = st.el.clientWidth, H = st.el.clientHeight;
     if (!this.buttons.length || !W) return;
-    const px = (x, y) => { const p = new THREE.Vector3(x, y, 0).project(cam); return [(p.x + 1) / 2 * W, (1 - p.y) / 2 * H, p.z]; };
+    const px = projector(st);
     const stations = new Map((st.scene?.stations || []).map(s => [s.id, s]));
     // no switch under an overlay (the key hints, the exports, the map, the compare banner, the legend)
     const box = st.el.getBoundingClientRect(), over = overlayRects(st.el).map(o => [o.left - box.left, o.top - box.top, o.right - box.left, o.bottom - box.top]);
@@ -77,11 +77,11 @@ export class Switches {
         if (k) width = Math.abs(px(k.x + k.w, k.y)[0] - px(k.x, k.y)[0]) / MIN_STATION_PX;
       }
       const r = label === null ? null : drawn.get(label);
-      let [x, y, z] = px(s.x, s.y);
+      let [x, y, inFront] = px(s.x, s.y);
       if (r) { y = (r.top + r.bottom) / 2 - c.top; if (!s.block) x = Math.min(x, r.left - c.left - 6); }
       const inside = s.anchor === 'right' ? x - room > 0 && x < W : x > 0 && x + room < W;
       const h = b.offsetHeight || 16, x0 = s.anchor === 'right' ? x - room : x;
-      const show = width >= 1 && z < 1 && inside && (label === null || (r && !r.cut)) && y - h / 2 > Math.max(8, top) && y + h / 2 < Math.min(H - 8, bottom)
+      const show = width >= 1 && inFront && inside && (label === null || (r && !r.cut)) && y - h / 2 > Math.max(8, top) && y + h / 2 < Math.min(H - 8, bottom)
         && !covered(x0, y - h / 2, x0 + room, y + h / 2);
       b.hidden = !show;
       if (show) b.style.transform = `translate(${s.anchor === 'right' ? `calc(${x}px - 100%)` : `${x}px`}, calc(${y}px - 50%))`;

@@ -6,6 +6,7 @@ import { ANIMATIONS } from './animations.js';
 import { restingOpacity } from './connectors.js';
 import { boxWithLabels, labelRects, pxPerUnit } from './labelroom.js';
 import { setLabelBand } from './labels.js';
+import { projector } from './screenboxes.js';
 
 const MOVE_MS = 650, DIM = 0.32, DIM_COMPUTED = 0.16;
 const COVER_MIN_HEIGHT = 480;  // CSS px: below it, views ignore the overlays (covered())
@@ -203,7 +204,7 @@ export class Tour {
    *  median cell's size in CSS pixels. */
   framing(ids) {
     const s = this.stage, rect = s.renderer.domElement.getBoundingClientRect(), W = rect.width, H = rect.height;
-    const px = v => { const p = v.clone().project(s.camera); return [(p.x + 1) / 2 * W, (1 - p.y) / 2 * H]; };
+    const onStage = projector(s), px = v => onStage(v.x, v.y, v.z);
     let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
     const sizes = [];
     for (const id of ids) {
