@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 import orjson
 
 from app.service import ModelService
-from article.deeper import Reader, Table, figures_for, topics
+from article.deeper import Reader, Table
+from article.topic_figures import TOPICS, figures_for
 from model.numbers import to_english
 from recorder import trace
 
@@ -58,7 +59,7 @@ BEAM_TOPIC = "autoregressive-generation-and-beam-search"
 
 async def deeper_page(svc: ModelService, slug: str, text: str, number: int, error: str) -> DeeperPage | None:
     """The page's figures for `number` (the default's when the input was bad); None for a topic with none."""
-    if slug not in topics():
+    if slug not in TOPICS:
         return None
     beam = orjson.loads(await svc.beam(number)) if slug == BEAM_TOPIC else None
     tables = await svc.run(lambda n: compute(svc, slug, n, beam), number)

@@ -8,12 +8,11 @@ HTML table, with a bar beside each value of a column marked `bar` (a weight in 0
 kept as numbers, so that tests/test_deeper.py can recompute each of them from the model on its own.
 
 The figures themselves live in article/deeper_trace.py (read off the trace) and article/deeper_model.py
-(the config, the log, the beam); `TOPICS` maps every topic page to its figures.
+(the config, the log, the beam); article/topic_figures.py says which figures each topic page draws.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,30 +48,6 @@ class Reader:
 
     def value(self, node_id: str) -> np.ndarray:
         return self.trace.node(node_id).value.astype(np.float64)
-
-
-Figures = Callable[[Reader], list[Table]]
-
-
-def topics() -> dict[str, Figures]:
-    """Each topic page's figures, by the page's slug (content/topics/SLUG.md)."""
-    from article import deeper_model as m
-    from article import deeper_trace as t
-
-    return {
-        "tokenisation": t.tokens, "embeddings-and-tying": t.embeddings, "positional-encoding": t.positions,
-        "attention": t.attention_row, "multi-head-attention": t.heads_of_row, "causal-masking": t.causal_mask,
-        "softmax-and-logits": t.temperatures, "layernorm-and-residuals": t.layer_norm,
-        "cross-entropy": t.losses, "rnns": t.path_lengths, "counting-parameters": m.parameters_by_block,
-        "flops": m.flops, "dropout": m.dropout_draw, "adam": m.adam_schedule,
-        "autoregressive-generation-and-beam-search": m.beam_table,
-    }
-
-
-def figures_for(slug: str, reader: Reader) -> list[Table]:
-    """The topic's figures for this reader's input ([] for a topic with none)."""
-    make = topics().get(slug)
-    return make(reader) if make else []
 
 
 def softmax(z: np.ndarray) -> np.ndarray:

@@ -206,6 +206,6 @@ def path_lengths(r: Reader) -> list[Table]:
     steps = Table("sequential-steps", "Steps that must run one after another for your input",
                   "A recurrent encoder needs one step per token; the Transformer's encoder needs one per layer, "
                   "each over all positions at once. Both decoders still write one piece at a time.",
-                  [Column(""), Column("recurrent", "int"), Column("Transformer", "int")],
+                  [Column("steps for"), Column("recurrent", "int"), Column("Transformer", "int")],
                   [["encoding", n, cfg.n_layers], ["decoding", len(t.target_tokens), len(t.target_tokens)]])
     return [paths, steps]
