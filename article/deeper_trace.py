@@ -49,7 +49,8 @@ def embeddings(r: Reader) -> list[Table]:
                 seen[tok] = [tok, int(at[i]), float(np.linalg.norm(e[at[i]])), float(np.linalg.norm(scaled[i]))]
     lookup = Table("embedding-rows", f"Your tokens' rows of E, and the same rows times √d_model = {sqrt_d:.3f}",
                    "A token's embedding is its row of E, multiplied by √d_model before the position is added: "
-                   "every length grows by that same factor. A token that appears twice reads the same row.",
+                   "every length grows by that same factor. Each token is listed once: wherever it appears, it "
+                   "reads the same row.",
                    [Column("token"), Column("id", "int"), Column("length of E[id]", "fixed3"),
                     Column("length of √d·E[id]", "fixed3")], list(seen.values()))
     logits = t.node(ids.join("out", "logits"))
@@ -92,15 +93,20 @@ def attention_row(r: Reader) -> list[Table]:
     q, k = (r.value(ids.head_slice_id(ids.join(station, m), head)) for m in "qk")
     scores, weights = (r.value(ids.head_id(station, head, role))[row] for role in ("scores", "weights"))
     toks = list(r.trace.source_tokens)
-    rows = [[tok, float(q[row] @ k[j]), float(scores[j]), float(weights[j])] for j, tok in enumerate(toks)]
-    rows.append(["sum", None, None, float(weights.sum())])
+    dots = q[row] @ k.T
+    plain = softmax(dots)  # the same row without the 1/√d_k scale
+    rows = [[tok, float(dots[j]), float(scores[j]), float(weights[j]), float(plain[j])] for j, tok in enumerate(toks)]
+    rows.append(["sum", None, None, float(weights.sum()), float(plain.sum())])
     where = ids.parse(ids.head_id(station, head, "weights")).reader_name()
     return [Table("attention-row", f"{where[:1].upper()}{where[1:]}: the row of {_quoted(toks[row])} "
                   f"(row {row}), the one the article works through",
                   "A row's scores are its query's dot products with every key, divided by √d_k; the softmax turns "
-                  "them into weights that are positive, sum to 1 and keep the scores' order.",
+                  "them into weights that are positive, sum to 1 and keep the scores' order. Without the division "
+                  "(the last column) the differences between scores are √d_k times larger and the largest weight "
+                  "grows: the softmax heads for a hard choice, where its gradient vanishes.",
                   [Column("key"), Column("q · k", "fixed3"), Column("score q · k / √d_k", "fixed3"),
-                   Column("weight", "fixed3", bar=True)], rows)]
+                   Column("weight", "fixed3", bar=True), Column("weight without ÷ √d_k", "fixed3", bar=True)],
+                  rows)]
 
 
 def heads_of_row(r: Reader) -> list[Table]:
@@ -166,7 +172,8 @@ def layer_norm(r: Reader) -> list[Table]:
     return [Table("layernorm-rows", "Your rows through encoder 1's first LayerNorm: x + Attention(x), normalised, "
                   "then γ and β",
                   "Each row of the sum is shifted and scaled on its own: after the normalisation every row has mean "
-                  "0 and standard deviation 1 (ε = 10⁻⁵ keeps it a hair below 1), whatever it had before; the "
+                  "0 and standard deviation 1 (ε = 10⁻⁵ keeps it a hair below 1, too little to show here), whatever it "
+                  "had before; the "
                   "learned γ and β then give the rows the output's mean and spread.",
                   [Column("row"), Column("sum: mean", "fixed3"), Column("sum: std", "fixed3"),
                    Column("normalised: mean", "fixed3"), Column("normalised: std", "fixed3"),
@@ -195,14 +202,14 @@ def path_lengths(r: Reader) -> list[Table]:
     cross = np.mean([r.value(ids.head_id(station, h, "weights")) for h in range(cfg.n_heads)], axis=0)
     toks, n = list(t.source_tokens), len(t.source_tokens)
     rows = [[f"{i}: {tok}", n - i, 1, float(cross[0, i])] for i, tok in enumerate(toks)]
-    paths = Table("path-lengths", "How far each of your words travels to the decoder's first row",
+    paths = Table("path-lengths", "How far each of your words travels to the decoder's first row (its weights: "
+                  f"decoder {last + 1} · cross-attention, the mean of the heads)",
                   "A recurrent encoder hands a word on from position to position until its last state reaches the "
                   "decoder, so the first word travels furthest; the Transformer's cross-attention reads every word's "
                   "memory row in one step, and the weights show the first decoder row doing so.",
                   [Column("source word"), Column("recurrent: hand-offs", "int"),
                    Column("Transformer: hand-offs", "int"),
-                   Column(f"decoder row 0's weight on it (decoder {last + 1}, mean of the heads)", "fixed3",
-                          bar=True)], rows)
+                   Column("decoder row 0's weight on it", "fixed3", bar=True)], rows)
     steps = Table("sequential-steps", "Steps that must run one after another for your input",
                   "A recurrent encoder needs one step per token; the Transformer's encoder needs one per layer, "
                   "each over all positions at once. Both decoders still write one piece at a time.",

@@ -195,6 +195,7 @@ def test_embedding_rows_and_the_tied_output(pages, runs, model, n):
     rows = [[t, VOCAB.ids([t])[0], np.linalg.norm(e[VOCAB.ids([t])[0]]),
              math.sqrt(model.cfg.d_model) * np.linalg.norm(e[VOCAB.ids([t])[0]])] for t in toks]
     figs = pages["embeddings-and-tying", n]
+    assert f"√d_model = {math.sqrt(model.cfg.d_model):.3f}" in figs["embedding-rows"]["title"]
     check(figs["embedding-rows"], rows, ["text", "int", "fixed3", "fixed3"])
     written = r["logits"].argmax(-1)
     assert VOCAB.tokens_of(written.tolist()) == r["doc"]["output_tokens"]
@@ -223,9 +224,11 @@ def test_the_worked_attention_row_and_its_heads(pages, runs, model, n):
     dots = r["q"][h, row] @ r["k"][h].T
     w = r["enc_w"][h, row]
     assert np.allclose(w, softmax(dots / math.sqrt(dk)))
-    want = [[t, dots[j], dots[j] / math.sqrt(dk), w[j]] for j, t in enumerate(r["src"])] + [["sum", None, None, 1.0]]
+    plain = softmax(dots)
+    want = [[t, dots[j], dots[j] / math.sqrt(dk), w[j], plain[j]] for j, t in enumerate(r["src"])]
     fig = pages["attention", n]["attention-row"]
-    check(fig, want, ["text", "fixed3", "fixed3", "fixed3"])
+    check(fig, [*want, ["sum", None, None, 1.0, 1.0]], ["text"] + ["fixed3"] * 4)
+    assert plain.max() > w.max()  # the caption: without the division the largest weight grows
     assert f"head {h + 1}" in fig["title"] and f"(row {row})" in fig["title"]
     heads = [[f"head {i + 1}", *r["enc_w"][i, row], r["src"][int(r["enc_w"][i, row].argmax())]]
              for i in range(model.cfg.n_heads)]
