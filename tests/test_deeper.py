@@ -36,8 +36,8 @@ class Figures(HTMLParser):
         a = dict(attrs)
         if tag == "figure" and "data-deeper" in a:
             self.cur = self.figs[a["data-deeper"]] = {"title": "", "caption": "", "head": [], "rows": []}
-        elif self.cur is not None and tag in ("caption", "figcaption"):
-            self.where = "title" if tag == "caption" else "caption"
+        elif self.cur is not None and tag in ("h3", "figcaption"):
+            self.where = "title" if tag == "h3" else "caption"
         elif self.cur is not None and tag == "tr":
             self.cur["rows"].append([])
         elif self.cur is not None and tag in ("th", "td"):
@@ -50,7 +50,7 @@ class Figures(HTMLParser):
         if tag in ("th", "td") and self.cell is not None:
             self.cur["rows"][-1].append(re.sub(r"[ \t\r\n]+", " ", "".join(self.cell)).strip())  # not the thin space
             self.cell = None
-        elif tag in ("caption", "figcaption"):
+        elif tag in ("h3", "figcaption"):
             self.where = None
         elif tag == "figure":
             self.cur["head"] = self.cur["rows"].pop(0)
