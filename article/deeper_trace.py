@@ -56,12 +56,14 @@ def embeddings(r: Reader) -> list[Table]:
     logits = t.node(ids.join("out", "logits"))
     h, z = r.value(logits.inputs[0]), logits.value.astype(np.float64)
     out_ids = [int(i) for i in t.node(ids.join("out", "tokens")).value.tolist()]
-    rows = [[f"row {i}", t.output_tokens[i], float(z[i, k]), float(h[i] @ e[k])] for i, k in enumerate(out_ids)]
+    rows = [[f"row {i}", t.output_tokens[i], float(z[i, k]), float(h[i] @ e[k]), float(abs(z[i, k] - h[i] @ e[k]))]
+            for i, k in enumerate(out_ids)]
     tied = Table("tied-output", "The same matrix at the output: each written piece's logit",
                  "The output layer multiplies each decoder row h by Eᵀ, so a piece's logit is h times that piece's "
-                 "row of E, the very row the embedding looks up: the two columns agree.",
+                 "row of E, the very row the embedding looks up: the two columns agree, up to the rounding of "
+                 "32-bit floats (the last column).",
                  [Column("decoder row"), Column("writes"), Column("logit in the trace", "fixed3"),
-                  Column("h · E[writes]", "fixed3")], rows)
+                  Column("h · E[writes]", "fixed3"), Column("difference", "sig2")], rows)
     return [lookup, tied]
 
 

@@ -199,8 +199,13 @@ def test_embedding_rows_and_the_tied_output(pages, runs, model, n):
     check(figs["embedding-rows"], rows, ["text", "int", "fixed3", "fixed3"])
     written = r["logits"].argmax(-1)
     assert VOCAB.tokens_of(written.tolist()) == r["doc"]["output_tokens"]
-    tied = [[f"row {i}", VOCAB.tokens[k], r["logits"][i, k], r["h"][i] @ e[k]] for i, k in enumerate(written)]
-    check(figs["tied-output"], tied, ["text", "text", "fixed3", "fixed3"])
+    node = {x["id"]: x for x in r["doc"]["nodes"]}
+    z, h = (np.array(node[i]["data"], np.float32).astype(np.float64).reshape(node[i]["shape"])
+            for i in ("out.logits", node["out.logits"]["inputs"][0]))  # the trace's own float32 numbers
+    tied = [[f"row {i}", VOCAB.tokens[k], r["logits"][i, k], r["h"][i] @ e[k], abs(z[i, k] - h[i] @ e[k])]
+            for i, k in enumerate(written)]
+    check(figs["tied-output"], tied, ["text", "text", "fixed3", "fixed3", "sig2"])
+    assert max(row[-1] for row in tied) < 1e-4
 
 
 @pytest.mark.parametrize("n", INPUTS)
