@@ -11,6 +11,7 @@ from fastapi.templating import Jinja2Templates
 
 from app import figures
 from app.content import fill_live
+from app.deeper import deeper_page
 from app.deps import InputError, check_trace
 from app.model_choice import ModelNameError, chosen, parse_model
 from app.once import once_response
@@ -84,7 +85,7 @@ async def index(request: Request, input: str | None = None, ablate: str | None =
     svc = state.service
     html = page(request, "index.html", content=content, steps=steps, input_value=text, input_error=error,
                 model=svc.figures, training=svc.training, version=svc.version,
-                figure_names=figures.NAMES,
+                figure_names=figures.NAMES, deeper_input=number,
                 figure1_map=str(fig1.map(boxes, layers)),
                 model_name=model_name if model_name != models.DEFAULT else "",
                 model_title=models.TITLES[model_name])
@@ -166,12 +167,17 @@ async def about(request: Request) -> Response:
 
 
 @router.get("/topics/{slug}", response_class=HTMLResponse)
-async def topic(request: Request, slug: str) -> Response:
-    t = request.app.state.content.topics.get(slug)
+async def topic(request: Request, slug: str, input: str | None = None) -> Response:
+    """A go-deeper page, with its figures for ?input= (the default's, and the message, when it is bad)."""
+    state = request.app.state
+    t = state.content.topics.get(slug)
     if t is None:
         raise HTTPException(404, f"no topic page '{slug[:60]}'")
-    return await unchanging(request, page(request, "topic.html", topic=t,
-                                          references=request.app.state.content.references_in(t.html)))
+    _, req, error = await checked_page_request(state, input, None, None, None)
+    text = (input if input is not None else DEFAULT_INPUT)[:MAX_INPUT_CHARS]
+    figures_page = await deeper_page(state.service, slug, text, req.number if req else int(DEFAULT_INPUT), error)
+    html = page(request, "topic.html", topic=t, deeper=figures_page, references=state.content.references_in(t.html))
+    return html if request.query_params else await unchanging(request, html)
 
 
 @router.get("/docs", response_class=HTMLResponse)

@@ -257,7 +257,8 @@ def test_with_javascript_off_the_research_tables_and_the_training_log_are_there(
 
 # ---- accessibility: axe-core --------------------------------------------------------------------
 
-@pytest.mark.parametrize("path", ["/", "/ledger", "/about", "/topics/attention"])
+@pytest.mark.parametrize("path", ["/", "/ledger", "/about", "/topics/attention",
+                                  "/topics/causal-masking?input=731015", "/topics/rnns?input=forty+banana"])
 def test_axe_finds_no_serious_or_critical_violation(browser, live_server, path):
     assert AXE.is_file(), "npm ci installs axe-core (package.json devDependencies)"
     ctx = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True)  # the tag is inline

@@ -36,7 +36,7 @@ def test_each_step_has_a_section_label_a_title_and_a_go_deeper_link(index_html):
         body = body.split("</section>")[0]
         assert re.search(r'<p class="step-section"><span class="step-number">\d+</span> \S', body), i
         assert re.search(rf'<h2 id="step-{i}-title">.+</h2>', body), i
-        assert re.search(r'<a href="/topics/[a-z0-9-]+">Go deeper', body), i
+        assert re.search(r"<a href=\"/topics/[a-z0-9-]+\?input=\d+\">Go deeper", body), i
 
 
 def test_the_page_has_the_input_bar_the_stage_and_the_scripts(index_html):
@@ -158,6 +158,7 @@ def test_typing_a_number_updates_the_live_values_and_the_url(tab, live_server):
     assert tab.live("german") == "siebenhunderteinunddreißigtausendfünfzehn"
     assert tab.live("english") == "seven hundred thirty one thousand fifteen"
     assert re.search(r"\?input=731015#step-\d+$", page.url)
+    assert page.get_attribute(".go-deeper a", "href").endswith("?input=731015")  # a topic page computes for it
     assert page.evaluate("() => window.traces") == 1
     assert page.text_content("#input-error") == ""
     assert tab.errors == []

@@ -44,4 +44,14 @@ export function updateUrl() {
   else url.searchParams.delete("checkpoint");
   url.hash = anatomy.step ? `step-${anatomy.step}` : url.hash;
   history.replaceState(null, "", url);
+  if (anatomy.trace) deeperLinks(String(anatomy.trace.input.number));
+}
+
+/** The "Go deeper" links carry the input on show, so that a topic page computes its figures for it. */
+function deeperLinks(input) {
+  for (const a of document.querySelectorAll(".go-deeper a")) {
+    const link = new URL(a.href);
+    link.searchParams.set("input", input);
+    a.href = link.pathname + link.search;
+  }
 }

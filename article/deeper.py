@@ -1,0 +1,55 @@
+"""The "Go deeper" pages' figures: for each topic, tables computed for the reader's own input, from the
+trace of that input (its nodes' values), the model's parameters and config, the shipped training log and
+the beam search the app ran for the same number.
+
+A figure is a `Table`: a title, a caption saying what to notice (true for every input), columns with
+their number format (article/format.py) and rows of plain values. templates/deeper.html draws it as an
+HTML table, with a bar beside each value of a column marked `bar` (a weight in 0…1). The numbers are
+kept as numbers, so that tests/test_deeper.py can recompute each of them from the model on its own.
+
+The figures themselves live in article/deeper_trace.py (read off the trace) and article/deeper_model.py
+(the config, the log, the beam); article/topic_figures.py says which figures each topic page draws.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from model.transformer import EncoderDecoder
+from recorder import Trace
+
+
+@dataclass
+class Column:
+    label: str
+    fmt: str = "text"  # a format of article/format.py
+    bar: bool = False  # draw a bar of the value (a weight in 0…1) beside it
+
+
+@dataclass
+class Table:
+    key: str  # the figure's name on the page: <figure data-deeper=KEY>
+    title: str
+    caption: str  # what to notice, in words true for every input
+    columns: list[Column]
+    rows: list[list] = field(default_factory=list)  # the first cell of each row heads it (<th scope=row>)
+
+
+@dataclass
+class Reader:
+    """What a topic page's figures are computed from: the reader's input, traced."""
+
+    trace: Trace
+    model: EncoderDecoder
+    params: dict[str, np.ndarray]
+    beam: dict | None = None  # the app's beam search for the number (/api/beam's document)
+
+    def value(self, node_id: str) -> np.ndarray:
+        return self.trace.node(node_id).value.astype(np.float64)
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    e = np.exp(z - z.max())
+    return e / e.sum()
