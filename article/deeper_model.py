@@ -10,9 +10,7 @@ import numpy as np
 from article.deeper import Column, Reader, Table
 from article.figures import training_curves
 from model import ids
-from model.train import TrainConfig, learning_rate
-
-ADAM_BETAS = (0.9, 0.98)  # model/train.py's torch.optim.Adam(betas=(0.9, 0.98)), the paper's (§5.3)
+from model.train import ADAM_BETAS, TrainConfig, learning_rate
 
 
 def _block(param_id: str) -> str:

@@ -129,6 +129,7 @@ class Team:
         return (flat[-2] / tokens).item()
 
 
+ADAM_BETAS = (0.9, 0.98)  # §5.3: β1, β2 (the article's Adam figure reads them here)
 TEAM_TIMEOUT = timedelta(seconds=120)  # a process that died leaves the others waiting this long, not 30 min
 
 
@@ -189,7 +190,7 @@ def _train(cfg: Config, tc: TrainConfig, team: Team, progress: bool = False,
         torch.manual_seed(tc.seed * 1000 + team.rank)  # same weights everywhere, each its own dropout draws
     if on_step:
         on_step(0, model, None)
-    opt = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9, fused=True)  # §5.3
+    opt = torch.optim.Adam(model.parameters(), lr=1.0, betas=ADAM_BETAS, eps=1e-9, fused=True)  # §5.3
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: learning_rate(i + 1, cfg.d_model, tc.warmup))
     sampler = NumberSampler(tc.seed, set(tc.heldout), tc.max_words, tc.keep)
     log: list[dict] = []
