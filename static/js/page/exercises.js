@@ -1,0 +1,169 @@
+// Predict, then reveal (issue 24 item 1): each teaching step's question about the input on show, as the
+// trace's derived.exercises asks it. article/exercises.py writes the questions and their answers from the
+// trace; this module knows nothing of the model: it shows them, compares an answer with the shipped one
+// (a cell's "row:col" or a choice's key in `right`, a number within `tolerance` of `answer`), says right or
+// not and why (in a role=status line, which screen readers announce), and has the stage explain the
+// evidence cell (anatomy:select). A cell is answered by clicking it on the stage (or with the stage's
+// keyboard cursor and Enter) while its step is in view, or by choosing it from the list beside the
+// question. Progress stays in this browser (localStorage): which exercises were answered right, for
+// which inputs. anatomy.exercises() lists the boxes shown, for tests and the console.
+import { MODEL, anatomy } from "./state.js";
+import { selectCell } from "./compare.js";
+
+const STORE = "anatomy-exercises";
+const boxes = new Map();  // exercise id → {ex, el, verdict, answered, input}
+let revealing = false;  // the stage explaining our own evidence is not an answer
+
+function progress() {
+  try { return JSON.parse(localStorage.getItem(STORE) || "{}") || {}; } catch { return {}; }
+}
+
+function remember(id, input) {
+  const p = progress(), done = new Set(p[id] || []);
+  done.add(input);
+  p[id] = [...done];
+  try { localStorage.setItem(STORE, JSON.stringify(p)); } catch { /* private mode: no progress kept */ }
+}
+
+const make = (tag, props = {}, ...children) => {
+  const e = Object.assign(document.createElement(tag), props);
+  e.append(...children);
+  return e;
+};
+
+/** A typed number: "−0.24", "-0,24", "4 288" and "4,288" read as a reader means them; NaN otherwise. */
+export function parseNumber(text) {
+  let s = String(text).trim().replace(/[\s\u2009\u202f\u00a0]/g, "").replace(/\u2212/g, "-");
+  if (/^-?\d{1,3}(,\d{3})+$/.test(s)) s = s.replace(/,/g, "");
+  else s = s.replace(",", ".");
+  return /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(s) ? Number(s) : NaN;
+}
+
+/** true or false for an answer; null for no cell chosen, or a typed text that is not a number. */
+export function judge(ex, value) {
+  if (ex.kind !== "number") return value === "" ? null : ex.right.includes(String(value));
+  const x = parseNumber(value);
+  return Number.isFinite(x) ? Math.abs(x - ex.answer) <= ex.tolerance + 1e-9 : null;
+}
+
+function showProgress(box) {
+  const inputs = progress()[box.ex.id] || [];
+  box.progress.textContent = inputs.length
+    ? `Answered right in this browser for: ${inputs.join(", ")}.` : "Not yet answered right in this browser.";
+}
+
+function answer(box, value) {
+  const ok = judge(box.ex, value);
+  const unread = box.ex.kind === "number" ? "That is not a number: type one such as 0.25 or −1.5." : "Choose a cell first.";
+  box.verdict.textContent = ok === null ? unread
+    : ok ? `Right. ${box.ex.why}` : `Not this time: the answer is ${box.ex.answer_text}. ${box.ex.why}`;
+  box.el.dataset.verdict = ok === null ? "unread" : ok ? "right" : "wrong";
+  if (ok === null) return;
+  box.answered = true;
+  box.again.hidden = false;
+  if (ok) remember(box.ex.id, box.input);
+  showProgress(box);
+  revealing = true;
+  try { selectCell(box.ex.evidence); } finally { revealing = false; }
+}
+
+function again(box) {
+  box.answered = false;
+  box.again.hidden = true;
+  box.verdict.textContent = "";
+  delete box.el.dataset.verdict;
+}
+
+function cellControls(box) {
+  const { ex } = box, id = `${ex.id}-cell`;
+  const select = make("select", { id }, make("option", { value: "", textContent: "choose…" }),
+    ...ex.choices.map((c) => make("option", { value: c.value, textContent: c.label })));
+  const form = make("form", { className: "exercise-form" },
+    make("label", { htmlFor: id, textContent: "Or choose the cell: " }), select,
+    make("button", { type: "submit", textContent: "Check" }));
+  form.addEventListener("submit", (e) => { e.preventDefault(); answer(box, select.value); });
+  box.select = select;
+  return [make("p", { className: "exercise-how", textContent: "Click the cell on the stage (or reach it with the stage's cursor: Tab, the arrows, Enter)." }), form];
+}
+
+function choiceControls(box) {
+  const group = make("div", { className: "exercise-choices", role: "group" });
+  group.setAttribute("aria-labelledby", `${box.ex.id}-question`);
+  for (const c of box.ex.choices) {
+    const b = make("button", { type: "button", textContent: c.label });
+    b.dataset.value = c.value;
+    b.addEventListener("click", () => answer(box, c.value));
+    group.append(b);
+  }
+  return [group];
+}
+
+function numberControls(box) {
+  const id = `${box.ex.id}-number`;
+  const field = make("input", { id, type: "text", inputMode: "decimal", autocomplete: "off", spellcheck: false, size: 10 });
+  const form = make("form", { className: "exercise-form" },
+    make("label", { htmlFor: id, textContent: "Your answer: " }), field, make("button", { type: "submit", textContent: "Check" }));
+  form.addEventListener("submit", (e) => { e.preventDefault(); answer(box, field.value); });
+  return [form];
+}
+
+const CONTROLS = { cell: cellControls, choice: choiceControls, number: numberControls };
+
+function render(ex, input) {
+  const el = make("aside", { className: "exercise", id: `exercise-${ex.id}` });
+  el.dataset.exercise = ex.id; el.dataset.kind = ex.kind; el.dataset.input = input;
+  el.setAttribute("aria-labelledby", `${ex.id}-title`);
+  const box = { ex, el, input, answered: false };
+  box.verdict = make("p", { className: "exercise-verdict", role: "status" });
+  box.progress = make("p", { className: "exercise-progress" });
+  box.again = make("button", { type: "button", className: "exercise-again", textContent: "Try again", hidden: true });
+  box.again.addEventListener("click", () => again(box));
+  el.append(make("h3", { id: `${ex.id}-title`, className: "exercise-title", textContent: "Predict, then reveal" }),
+    make("p", { id: `${ex.id}-question`, className: "exercise-question", textContent: ex.question }),
+    ...CONTROLS[ex.kind](box), box.verdict, box.again, box.progress);
+  showProgress(box);
+  return box;
+}
+
+/** The boxes for a trace: each in its step's text, after the prose; none for another model's stage. */
+function show(trace) {
+  for (const box of boxes.values()) box.el.remove();
+  boxes.clear();
+  if (MODEL || !trace?.derived) return;
+  const input = String(trace.input.number);
+  for (const ex of trace.derived.exercises || []) {
+    const body = document.querySelector(`section.step[data-step="${ex.step}"] .step-body`);
+    if (!body) continue;
+    const box = render(ex, input);
+    body.append(box.el);
+    boxes.set(ex.id, box);
+  }
+}
+
+/** A cell explained on the stage answers the cell question of the step in view, if it lies in its block. */
+function onExplain(event) {
+  const cell = event.detail;
+  if (revealing || !cell) return;
+  for (const box of boxes.values()) {
+    if (box.ex.kind !== "cell" || box.ex.step !== anatomy.step || box.answered || cell.id !== box.ex.block) continue;
+    const value = `${cell.row}:${cell.col}`;
+    if (box.ex.choices.some((c) => c.value === value)) box.select.value = value;
+    answer(box, value);
+  }
+}
+
+function injectStyles() {
+  if (document.querySelector("link[data-exercises-css]")) return;
+  const l = make("link", { rel: "stylesheet", href: "/static/css/exercises.css" });
+  l.dataset.exercisesCss = "";
+  document.head.append(l);
+}
+
+export function bindExercises() {
+  injectStyles();
+  document.addEventListener("anatomy:trace", (e) => show(e.detail));
+  document.addEventListener("anatomy:explain", onExplain);
+  anatomy.exercises = () => [...boxes.values()].map((b) => ({ id: b.ex.id, step: b.ex.step, kind: b.ex.kind,
+    input: b.input, answered: b.answered, verdict: b.el.dataset.verdict || null }));
+  if (anatomy.trace) show(anatomy.trace);
+}
