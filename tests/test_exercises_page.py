@@ -2,7 +2,7 @@
 right answer through its own controls (a cell from the list, or clicked on the stage; an option; a typed
 number), and the page's verdict agrees with the answer recomputed from the served trace (tests/
 test_exercises.py's `recompute`), says why, lights the evidence cell on the stage and keeps the progress
-in localStorage; then one exercise of each kind is answered with the keyboard alone, and axe-core finds no
+in localStorage (the explanation's panel stays closed, not to cover the verdict); then one exercise of each kind is answered with the keyboard alone, and axe-core finds no
 serious or critical violation in the answered boxes."""
 import json
 import urllib.request
@@ -29,7 +29,8 @@ ANSWER = """([id, value, how]) => {
   }
   const lit = anatomyStage.lit().target, out = {verdict: el.dataset.verdict || null,
     text: el.querySelector('.exercise-verdict').textContent, lit: lit && [lit.id, lit.row, lit.col],
-    progress: JSON.parse(localStorage.getItem('anatomy-exercises') || '{}')[id] || []};
+    progress: JSON.parse(localStorage.getItem('anatomy-exercises') || '{}')[id] || [],
+    panel: !!document.querySelector('.explain-panel:not([hidden])')};
   el.querySelector('.exercise-again').click();
   return out;
 }"""
@@ -89,7 +90,7 @@ def test_each_exercise_a_wrong_and_a_right_answer_for_three_inputs(page, live_se
             ev = [ex["evidence"]["id"], ex["evidence"]["row"], ex["evidence"]["col"]]
             got = page.evaluate(ANSWER, [ex["id"], wrong, "ui"])
             assert got["verdict"] == "wrong" and got["text"].startswith("Not this time"), (number, ex["id"], got)
-            assert ex["why"] in got["text"] and got["lit"] == ev, (number, ex["id"], got)
+            assert ex["why"] in got["text"] and got["lit"] == ev and not got["panel"], (number, ex["id"], got)
             got = page.evaluate(ANSWER, [ex["id"], right, "ui"])
             assert got["verdict"] == "right" and got["text"] == f"Right. {ex['why']}", (number, ex["id"], got)
             assert got["lit"] == ev and str(number) in got["progress"], (number, ex["id"], got)
@@ -117,6 +118,9 @@ def test_the_keyboard_alone_answers_each_kind_and_the_verdict_is_announced(page,
     page.keyboard.press("Enter")
     assert page.get_attribute(box("step-16-cross"), "data-verdict") == "right"
     assert page.evaluate("document.activeElement.textContent") == "Check"  # focus stays where the reader is
+    page.focus(f"{box('step-16-cross')} .exercise-explain")  # the evidence's panel, on request
+    page.keyboard.press("Enter")
+    assert page.locator(".explain-panel").is_visible()
     # a typed number, and Enter
     page.focus(f"{box('step-19-turns')} input")
     page.keyboard.type(str(int(ex["step-19-turns"]["answer"]) + 1))

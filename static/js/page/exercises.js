@@ -60,16 +60,22 @@ function answer(box, value) {
   box.el.dataset.verdict = ok === null ? "unread" : ok ? "right" : "wrong";
   if (ok === null) return;
   box.answered = true;
-  box.again.hidden = false;
+  box.again.hidden = box.explain.hidden = false;
   if (ok) remember(box.ex.id, box.input);
   showProgress(box);
+  reveal(box, false);
+}
+
+/** The stage explains the evidence cell: lit, with the panel closed (it would cover the verdict on a wide
+ *  screen) unless the reader asks for it. */
+function reveal(box, panel) {
   revealing = true;
-  try { selectCell(box.ex.evidence); } finally { revealing = false; }
+  try { selectCell({ ...box.ex.evidence, panel }); } finally { revealing = false; }
 }
 
 function again(box) {
   box.answered = false;
-  box.again.hidden = true;
+  box.again.hidden = box.explain.hidden = true;
   box.verdict.textContent = "";
   delete box.el.dataset.verdict;
 }
@@ -118,9 +124,11 @@ function render(ex, input) {
   box.progress = make("p", { className: "exercise-progress" });
   box.again = make("button", { type: "button", className: "exercise-again", textContent: "Try again", hidden: true });
   box.again.addEventListener("click", () => again(box));
+  box.explain = make("button", { type: "button", className: "exercise-explain", textContent: "Where the answer comes from", hidden: true });
+  box.explain.addEventListener("click", () => reveal(box, true));
   el.append(make("h3", { id: `${ex.id}-title`, className: "exercise-title", textContent: "Predict, then reveal" }),
     make("p", { id: `${ex.id}-question`, className: "exercise-question", textContent: ex.question }),
-    ...CONTROLS[ex.kind](box), box.verdict, box.again, box.progress);
+    ...CONTROLS[ex.kind](box), box.verdict, make("p", { className: "exercise-after" }, box.again, " ", box.explain), box.progress);
   showProgress(box);
   return box;
 }
