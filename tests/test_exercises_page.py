@@ -1,9 +1,9 @@
 """Issue 24 item 1 in Chromium, on one page: for three inputs, every exercise is given one wrong and one
 right answer through its own controls (a cell from the list, or clicked on the stage; an option; a typed
 number), and the page's verdict agrees with the answer recomputed from the served trace (tests/
-test_exercises.py's `recompute`), says why, lights the evidence cell on the stage and keeps the progress
-in localStorage (the explanation's panel stays closed, not to cover the verdict); then one exercise of each kind is answered with the keyboard alone, and axe-core finds no
-serious or critical violation in the answered boxes."""
+test_exercises.py's `recompute`), says why, lights the evidence cell on the stage (the explanation's panel
+closed, not to cover the verdict) and keeps the progress in localStorage; then one exercise of each kind is
+answered with the keyboard alone, and axe-core finds no serious or critical violation in the answered boxes."""
 import json
 import urllib.request
 from pathlib import Path
