@@ -151,3 +151,27 @@ def test_the_evidence_is_a_cell_of_the_trace_and_a_cell_answer_lies_in_its_block
 def test_a_new_input_changes_the_answers(shipped):
     answers = {n: [(e["right"], e["answer"]) for e in d["exercises"]] for n, (_, d) in shipped.items()}
     assert answers[305] != answers[42] != answers[482_917]
+
+
+def test_thirty_more_inputs_and_two_ablations_answer_as_recomputed(model):
+    """The same recomputation over random inputs, and traces with a part switched off (the answers are then
+    about the ablated model the stage draws)."""
+    import random
+
+    from article.derived import derived_figures
+    from recorder import trace
+
+    rng = random.Random(24)
+    cases = [(n, ()) for n in [0, 7, 100_000, 777_777] + [rng.randint(0, 999_999) for _ in range(26)]]
+    cases += [(42, ("dec.1.cross.h3", "enc.0.ffn")), (305, ("enc.1.self",))]
+    m, params = model
+    for number, ablation in cases:
+        t = trace(m, number, params, ablation=ablation)
+        shipped, want = derived_figures(t, m)["exercises"], recompute(t)
+        for ex in shipped:
+            w = want[ex["id"]]
+            if "right" in w:
+                assert set(ex["right"]) == w["right"], (number, ablation, ex["id"])
+            else:
+                assert ex["answer"] == pytest.approx(w["answer"], abs=1e-4), (number, ablation, ex["id"])
+            assert all(text in ex["why"] + ex["question"] for text in w["numbers"]), (number, ex["id"])

@@ -136,6 +136,28 @@ def test_the_keyboard_alone_answers_each_kind_and_the_verdict_is_announced(page,
         page.keyboard.press("Tab")
     page.keyboard.press("Space")
     assert page.get_attribute(box("step-20-loss"), "data-verdict") == "right"
+    # a cell reached with the stage's own cursor: Tab walks the blocks, the arrows the cells, Enter explains
+    query = ex["step-6-query"]
+    page.evaluate("anatomy.goTo(6)")
+    page.wait_for_function("anatomy.step === 6")
+    page.evaluate("anatomyStage.idle()")  # the step's animation done: it moves the cursor too
+    page.focus("#stage")
+    cursor, order = "anatomyStage.stage.pointer.cursor", page.evaluate("[...anatomyStage.stage.blockById.keys()]")
+    for _ in range(40):  # the step's animation may have left the cursor on a block: Tab or Shift+Tab from there
+        at = page.evaluate(f"{cursor} && {cursor}.id")
+        if at == query["block"]:
+            break
+        page.keyboard.press("Shift+Tab" if at and order.index(at) > order.index(query["block"]) else "Tab")
+    page.keyboard.press("Home")  # the block's first cell, then down and right to the answer
+    r, c = map(int, query["right"][0].split(":"))
+    for key, axis, target in (("ArrowDown", "r", r), ("ArrowRight", "c", c)):
+        for _ in range(40):
+            if page.evaluate(f"{cursor}.{axis}") >= target:
+                break
+            page.keyboard.press(key)
+    assert page.evaluate(f"[{cursor}.id, {cursor}.r, {cursor}.c]") == [query["block"], r, c]
+    page.keyboard.press("Enter")
+    assert page.get_attribute(box("step-6-query"), "data-verdict") == "right"
     # Try again, by keyboard, clears the verdict
     page.focus(f"{box('step-20-loss')} .exercise-again")
     page.keyboard.press("Enter")
