@@ -1,5 +1,5 @@
 """Issue 24 item 1 in Chromium, on one page: for three inputs, every exercise is given one wrong and one
-right answer through its own controls (a cell from the list, or clicked on the stage; an option; a typed
+right answer through its own controls (a cell from the list, or on the stage once armed; an option; a typed
 number), and the page's verdict agrees with the answer recomputed from the served trace (tests/
 test_exercises.py's `recompute`), says why, lights the evidence cell on the stage (the explanation's panel
 closed, not to cover the verdict) and keeps the progress in localStorage; then one exercise of each kind is
@@ -20,7 +20,7 @@ AXE = Path(__file__).resolve().parents[1] / "node_modules" / "axe-core" / "axe.m
 # In the page: answer one exercise through its controls, then report the verdict and what the stage lights.
 ANSWER = """([id, value, how]) => {
   const el = document.getElementById(`exercise-${id}`), kind = el.dataset.kind;
-  if (how === 'stage') anatomyStage.select(...value);
+  if (how === 'stage') { el.querySelector('.exercise-arm').click(); anatomyStage.select(...value); }
   else if (kind === 'choice') el.querySelector(`.exercise-choices button[data-value="${value}"]`).click();
   else {
     const form = el.querySelector('form'), control = form.querySelector('select, input');
@@ -94,13 +94,16 @@ def test_each_exercise_a_wrong_and_a_right_answer_for_three_inputs(page, live_se
             got = page.evaluate(ANSWER, [ex["id"], right, "ui"])
             assert got["verdict"] == "right" and got["text"] == f"Right. {ex['why']}", (number, ex["id"], got)
             assert got["lit"] == ev and str(number) in got["progress"], (number, ex["id"], got)
-        # a cell clicked on the stage answers the cell question of the step in view
-        page.evaluate("anatomy.goTo(16)")
-        page.wait_for_function("anatomy.step === 16")
+        # a cell clicked on the stage answers a cell question once "Answer on the stage" is pressed; before,
+        # a click only explains the cell, as anywhere
         cross = next(e for e in shipped if e["id"] == "step-16-cross")
         r, c = map(int, sorted(want["step-16-cross"]["right"])[0].split(":"))
+        page.evaluate(f"anatomyStage.select('{cross['block']}', {r}, {c})")
+        assert page.get_attribute("#exercise-step-16-cross", "data-verdict") is None
+        assert page.locator(".explain-panel").is_visible()
         got = page.evaluate(ANSWER, ["step-16-cross", [cross["block"], r, c], "stage"])
-        assert got["verdict"] == "right", (number, got)
+        ev = [cross["evidence"]["id"], cross["evidence"]["row"], cross["evidence"]["col"]]
+        assert got["verdict"] == "right" and got["lit"] == ev and not got["panel"], (number, got)
 
 
 def test_the_keyboard_alone_answers_each_kind_and_the_verdict_is_announced(page, live_server):
@@ -141,6 +144,9 @@ def test_the_keyboard_alone_answers_each_kind_and_the_verdict_is_announced(page,
     page.evaluate("anatomy.goTo(6)")
     page.wait_for_function("anatomy.step === 6")
     page.evaluate("anatomyStage.idle()")  # the step's animation done: it moves the cursor too
+    page.focus(f"{box('step-6-query')} .exercise-arm")
+    page.keyboard.press("Enter")
+    assert page.get_attribute(f"{box('step-6-query')} .exercise-arm", "aria-pressed") == "true"
     page.focus("#stage")
     cursor, order = "anatomyStage.stage.pointer.cursor", page.evaluate("[...anatomyStage.stage.blockById.keys()]")
     for _ in range(40):  # the step's animation may have left the cursor on a block: Tab or Shift+Tab from there

@@ -3,9 +3,9 @@
 // trace; this module knows nothing of the model: it shows them, compares an answer with the shipped one
 // (a cell's "row:col" or a choice's key in `right`, a number within `tolerance` of `answer`), says right or
 // not and why (in a role=status line, which screen readers announce), and has the stage explain the
-// evidence cell (anatomy:select). A cell is answered by clicking it on the stage (or with the stage's
-// keyboard cursor and Enter) while its step is in view, or by choosing it from the list beside the
-// question. Progress stays in this browser (localStorage): which exercises were answered right, for
+// evidence cell (anatomy:select). A cell is answered by choosing it from the list beside the question, or
+// on the stage: press "Answer on the stage", then click it (or reach it with the stage's keyboard cursor
+// and press Enter); unarmed, a click on the stage only explains the cell, as everywhere. Progress stays in this browser (localStorage): which exercises were answered right, for
 // which inputs. anatomy.exercises() lists the boxes shown, for tests and the console.
 import { MODEL, anatomy } from "./state.js";
 import { selectCell } from "./compare.js";
@@ -59,6 +59,7 @@ function answer(box, value) {
     : ok ? `Right. ${box.ex.why}` : `Not this time: the answer is ${box.ex.answer_text}. ${box.ex.why}`;
   box.el.dataset.verdict = ok === null ? "unread" : ok ? "right" : "wrong";
   if (ok === null) return;
+  arm(box, false);
   box.answered = true;
   box.again.hidden = box.explain.hidden = false;
   if (ok) remember(box.ex.id, box.input);
@@ -89,7 +90,17 @@ function cellControls(box) {
     make("button", { type: "submit", textContent: "Check" }));
   form.addEventListener("submit", (e) => { e.preventDefault(); answer(box, select.value); });
   box.select = select;
-  return [make("p", { className: "exercise-how", textContent: "Click the cell on the stage (or reach it with the stage's cursor: Tab, the arrows, Enter)." }), form];
+  box.arm = make("button", { type: "button", className: "exercise-arm", textContent: "Answer on the stage" });
+  box.arm.setAttribute("aria-pressed", "false");
+  box.arm.addEventListener("click", () => arm(box, box.arm.getAttribute("aria-pressed") !== "true"));
+  const how = make("p", { className: "exercise-how" }, box.arm,
+    " then click the cell (or reach it with the stage's cursor: Tab, the arrows, Enter).");
+  return [how, form];
+}
+
+/** While armed, the next cell explained on the stage in the question's block is the answer (one box at a time). */
+function arm(box, on) {
+  for (const b of boxes.values()) b.arm?.setAttribute("aria-pressed", String(on && b === box));
 }
 
 function choiceControls(box) {
@@ -118,7 +129,7 @@ const CONTROLS = { cell: cellControls, choice: choiceControls, number: numberCon
 function render(ex, input) {
   const el = make("aside", { className: "exercise", id: `exercise-${ex.id}` });
   el.dataset.exercise = ex.id; el.dataset.kind = ex.kind; el.dataset.input = input;
-  el.setAttribute("aria-labelledby", `${ex.id}-title`);
+  el.setAttribute("aria-label", `Step ${ex.step}'s exercise: predict, then reveal`);
   const box = { ex, el, input, answered: false };
   box.verdict = make("p", { className: "exercise-verdict", role: "status" });
   box.progress = make("p", { className: "exercise-progress" });
@@ -126,7 +137,7 @@ function render(ex, input) {
   box.again.addEventListener("click", () => again(box));
   box.explain = make("button", { type: "button", className: "exercise-explain", textContent: "Where the answer comes from", hidden: true });
   box.explain.addEventListener("click", () => reveal(box, true));
-  el.append(make("h3", { id: `${ex.id}-title`, className: "exercise-title", textContent: "Predict, then reveal" }),
+  el.append(make("h3", { className: "exercise-title", textContent: "Predict, then reveal" }),
     make("p", { id: `${ex.id}-question`, className: "exercise-question", textContent: ex.question }),
     ...CONTROLS[ex.kind](box), box.verdict, make("p", { className: "exercise-after" }, box.again, " ", box.explain), box.progress);
   showProgress(box);
@@ -148,12 +159,12 @@ function show(trace) {
   }
 }
 
-/** A cell explained on the stage answers the cell question of the step in view, if it lies in its block. */
+/** A cell explained on the stage answers the armed cell question, if it lies in the question's block. */
 function onExplain(event) {
   const cell = event.detail;
   if (revealing || !cell) return;
   for (const box of boxes.values()) {
-    if (box.ex.kind !== "cell" || box.ex.step !== anatomy.step || box.answered || cell.id !== box.ex.block) continue;
+    if (box.arm?.getAttribute("aria-pressed") !== "true" || cell.id !== box.ex.block) continue;
     const value = `${cell.row}:${cell.col}`;
     if (box.ex.choices.some((c) => c.value === value)) box.select.value = value;
     answer(box, value);
