@@ -76,7 +76,7 @@ def _options(step: int, key: str, question: str, why: str, choices: list[tuple[s
              evidence: dict) -> dict:
     label = dict(choices)
     return _exercise(step, key, "choice", question, why, " or ".join(label[r] for r in right), evidence,
-                     choices=[{"value": v, "label" : lab} for v, lab in choices], right=right)
+                     choices=[{"value": v, "label": lab} for v, lab in choices], right=right)
 
 
 def _number(step: int, key: str, question: str, why: str, answer: float, tolerance: float, evidence: dict,
@@ -124,7 +124,9 @@ def query_peak(t, d_k: int) -> dict:
 
 
 def _other_head(t, shift: int) -> int:
-    return (choose_worked(t)["head"] + shift) % choose_worked(t)["heads"]
+    """A head other than the worked row's (steps 7–9's text works that one through): `shift` heads on."""
+    c = choose_worked(t)
+    return (c["head"] + shift) % c["heads"]
 
 
 def weights_peak(t) -> dict:
