@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from article.exercises import exercises
 from article.lessons import teaching_figures
 from article.loss import loss_figures
 from model import ids
@@ -62,6 +63,7 @@ def derived_figures(t: Trace, model: EncoderDecoder) -> dict:
         "least_certain_reads": t.target_tokens[worst],
         **teaching_figures(t),
         **loss_figures(t),  # step 20: the smoothed targets and each position's loss
+        "exercises": exercises(t, model),  # issue 24: predict, then reveal
         "logit_lens": "; ".join(f"after decoder {la.layer + 1}: "
                                 + " ".join(f"{top[0].piece} ({top[0].p:.2f})" for top in la.top) for la in t.lens),
     }

@@ -122,6 +122,8 @@ class Derived:
     plain_loss_sum: float = described("Σ over those rows of −ln p(reference)")
     plain_loss_mean: float = described("… its mean")
     loss_departs: str = described("where the greedy output leaves the reference (empty when it never does)")
+    exercises: list[Exercise] = described("issue 24: the questions about this input that the page asks, each "
+                                          "with its answer from the trace (article/exercises.py)")
 
 
 @dataclass(kw_only=True)
@@ -138,6 +140,37 @@ class LossRow:
     p_reference: float | None = optional("p of the reference piece")
     loss: float | None = optional("−Σ_v q_v ln p_v, q smoothed with ε_ls")
     plain_loss: float | None = optional("−ln p(reference)")
+
+
+@dataclass(kw_only=True)
+class ExerciseCell:
+    id: str = described("the block's id")
+    row: int
+    col: int
+
+
+@dataclass(kw_only=True)
+class ExerciseChoice:
+    value: str = described("what the answer is compared by: a cell's \"row:col\", or a choice's key")
+    label: str
+
+
+@dataclass(kw_only=True)
+class Exercise:
+    """A "predict, then reveal" question about this input, answered from its trace (article/exercises.py)."""
+
+    id: str = described("stable across inputs: step-N-key")
+    step: int
+    kind: str = described("cell (click a cell of `block` or choose it), choice (one of `choices`), number (type it)")
+    question: str
+    block: str | None = optional("cell: the block a clicked cell must lie in")
+    choices: list[ExerciseChoice] = described("cell: the block's cells a keyboard may choose; choice: the options")
+    right: list[str] = described("the values that count as right (cell, choice)")
+    answer: float | None = optional("number: the right value")
+    tolerance: float | None = optional("number: how far a typed value may lie from it")
+    answer_text: str = described("the right answer, said")
+    why: str = described("why, with the trace's numbers")
+    evidence: ExerciseCell = described("the cell the stage explains once answered")
 
 
 @dataclass(kw_only=True)

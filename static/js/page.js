@@ -1,8 +1,8 @@
 // The article's behaviour, by job (static/js/page/): the input and its trace (run.js: the form,
 // switching parts off, the time machine of step 21), the live values (live.js), the address and what
 // the page holds (state.js), the pinned input and the linked cell (compare.js), which step is in view
-// (steps.js), the fact popover (facts.js). This entry applies the address at the start and same-page
-// links in place.
+// (steps.js), the fact popover (facts.js), each step's exercise (exercises.js). This entry applies the
+// address at the start and same-page links in place.
 //
 // Events for the stage (static/stage/main.js), the beam figure and the progress bar:
 //   anatomy:trace    detail = the whole trace JSON (as /api/trace returns it), after each new input
@@ -23,6 +23,7 @@ import { bindRun, run, setCheckpoint } from "./page/run.js";
 import { bindCompare, compareWith, parseCell, selectCell } from "./page/compare.js";
 import { bindSteps, goTo, pin, setStep } from "./page/steps.js";
 import { bindFacts } from "./page/facts.js";
+import { bindExercises } from "./page/exercises.js";
 
 const LINK_KEYS = ["input", "compare", "cell", "checkpoint", "ablate"];
 
@@ -102,5 +103,6 @@ bindCompare();
 bindRun();
 bindSteps();
 bindFacts();
+bindExercises();
 document.addEventListener("click", onLink);
 start();

@@ -67,8 +67,9 @@ export class Explanation {
   }
 
   /** Opens the panel on a cell and lights its inputs. how: click | link | input (a step back to an input
-   *  cell, from the panel) | back (along the breadcrumb). Returns the explanation, or {error}. */
-  select(id, row, col, { how = 'click', focusPanel = false } = {}) {
+   *  cell, from the panel) | back (along the breadcrumb); panel: false lights them and marks the cell with
+   *  the panel closed (an exercise's evidence, beside its verdict). Returns the explanation, or {error}. */
+  select(id, row, col, { how = 'click', focusPanel = false, panel = true } = {}) {
     const s = this.stage, ex = this.explain(id, row, col);
     if (ex.error) {
       s.message(`Cannot explain that cell: ${ex.error}.`);
@@ -83,9 +84,11 @@ export class Explanation {
     const d = s.resolve(ex.id, ex.row, ex.col);
     if (d) { s.pointer.cursor = d; s.pointer.refresh(); }
     if (how !== 'click' && !s.project(ex.id, ex.row, ex.col)?.visible) this.frame();
-    this.panel.show(this.panelModel(ex));
-    this.fitPanel();
-    if (focusPanel) this.panel.focus();
+    if (panel) {
+      this.panel.show(this.panelModel(ex));
+      this.fitPanel();
+      if (focusPanel) this.panel.focus();
+    } else this.panel.hide();
     announce(cellOf(ex));
     s.markInput();
     return ex;
@@ -98,11 +101,11 @@ export class Explanation {
     this.explained = ex;
     this.trail = [{ id, row, col, text: `${this.labelOf(id)} [${ex.index.join(', ')}]` }]; this.trailIndex = 0;
     this.paint();
-    this.panel.show(this.panelModel(ex));
+    if (!this.panel.el.hidden) this.panel.show(this.panelModel(ex));
   }
 
   /** The panel again (compare mode changed what it says). */
-  refresh() { if (this.explained) this.panel.show(this.panelModel(this.explained)); }
+  refresh() { if (this.explained && !this.panel.el.hidden) this.panel.show(this.panelModel(this.explained)); }
 
   /** Lights exactly the explained cell's inputs (one or two rectangles per block they sit in), marks the
    *  cell itself and dims everything else. */

@@ -62,7 +62,7 @@ async function start() {
   const flush = () => {
     if (!api.ready) return;
     if (pendingCompare !== undefined) { stage.setCompare(pendingCompare); pendingCompare = undefined; }
-    if (pendingSelect) { const c = pendingSelect; pendingSelect = null; stage.select(c.id, c.row, c.col, { how: 'link' }); }
+    if (pendingSelect) { const c = pendingSelect; pendingSelect = null; stage.select(c.id, c.row, c.col, { how: 'link', panel: c.panel !== false }); }
   };
   // the first trace drawn, then the linked step, and only then the comparison and the cell (a step
   // change would close a cell's panel opened before it); later traces need only the waiting ones

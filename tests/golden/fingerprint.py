@@ -88,6 +88,7 @@ ADDED_KEYS: list[str] = [
     "derived.worked_k", "derived.worked_qk_products", "derived.worked_qk_dot", "derived.worked_qk_score",
     "derived.worked_distances", "derived.worked_claim",
     "scene.steps.*.parts",  # issue 21 item 1: the parts of a step a phone's stage frames
+    "derived.exercises",  # issue 24 item 1: predict, then reveal; each step's question about the input, answered
 ]
 
 
