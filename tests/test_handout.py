@@ -88,7 +88,8 @@ def handout(browser, live_server):
            "titles": page.evaluate("[...document.querySelectorAll('section.step h2')].map(h => h.textContent.trim())"),
            "german": page.evaluate("anatomy.trace.input.german"),
            "views": page.evaluate("anatomyStage.steps().map(s => JSON.stringify([s.view, s.subject]))"),
-           "empty_live": page.evaluate(EMPTY_LIVE)}
+           "empty_live": page.evaluate(EMPTY_LIVE),
+           "steps_after": page.evaluate("[anatomyStage.stage.stepNo, anatomy.step]")}
     page.set_viewport_size({"width": PRINT_WIDTH, "height": 900})
     page.emulate_media(media="print")
     out["formulas"] = page.evaluate(FORMULAS)
@@ -121,6 +122,8 @@ def test_the_button_makes_a_picture_of_every_step_under_its_heading(handout):
     # the cards the stage shows over it print under the picture: the worked row (6–9), the loss table (20)
     assert [p["step"] for p in pics if p["cards"]] == [6, 7, 8, 9, 20]
     assert "29 pictures" in handout["status"]
+    stage_step, reader_step = handout["steps_after"]
+    assert stage_step == reader_step, "the stage is back at the reader's step"
 
 
 def test_a_page_per_step(handout):

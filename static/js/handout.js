@@ -66,6 +66,7 @@ async function make() {
     const fig = pictureFigure(p, section, words);
     heading.after(fig); figures.push(fig);
   }
+  await Promise.all(figures.map((f) => f.querySelector("img").decode().catch(() => {})));  // whole before the print starts
   made = { trace, compare, figures };
   root.classList.add("handout-ready");
   say(`The handout is ready: ${formatNumber(figures.length, "int")} pictures of the stage, ${words}.`);
