@@ -2,8 +2,9 @@
 // (the camera cut to the step's view, the step's animation at its end), for the trace on the stage, each
 // a PNG Blob with the token names and numbers painted over it (export.js), and copies of the cards the
 // step shows over the stage (the worked row of steps 6–9, the loss table of step 20), which the PNG does
-// not hold: the canvas has the cells only, the cards are text. The step and the cell that were on show
-// come back afterwards. Nothing here knows what a step shows: the scene's tour says it.
+// not hold: the canvas has the cells only, the cards are text. Meanwhile the overlays are hidden, so that
+// each view frames the whole picture instead of keeping clear of them. The step and the cell that were on
+// show come back afterwards. Nothing here knows what a step shows: the scene's tour says it.
 
 /** The cards over the stage now, as copies to print beside its picture: open, with no buttons (a card's
  *  title is one), not marked as covering the stage (the views keep clear of the originals only). */
@@ -22,7 +23,8 @@ function cards(stage) {
  *  order; onStep(step, done) after each. Resolves to null if the trace changed meanwhile. */
 export async function stepPictures(stage, steps, onStep = () => {}) {
   const back = stage.stepNo, trace = stage.trace, cell = stage.explained && { ...stage.explained };
-  const out = [], gl = stage.renderer.domElement;
+  const out = [], gl = stage.renderer.domElement, root = document.documentElement;
+  root.classList.add('stage-picturing');  // before the first view is framed: stage.css
   try {
     for (const step of steps) {
       stage.applyStep({ step }, { cut: true, animate: false });
@@ -35,6 +37,7 @@ export async function stepPictures(stage, steps, onStep = () => {}) {
     }
     for (const p of out) p.png = await p.png;
   } finally {
+    root.classList.remove('stage-picturing');
     stage.applyStep({ step: back }, { cut: true, animate: false });
     if (cell && stage.trace === trace) stage.select(cell.id, cell.row, cell.col, { how: 'link' });
   }
