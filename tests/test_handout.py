@@ -111,8 +111,9 @@ def test_the_button_makes_a_picture_of_every_step_under_its_heading(handout):
     assert [p["step"] for p in pics] == list(range(1, 30))
     assert [p["step"] for p in pics if not p["picture"] or not p["underHeading"]] == []
     assert all(p["width"] > 100 and p["height"] > 100 for p in pics)
-    blank = [(p["step"], round(p["sd"], 1)) for p in pics if p["sd"] < 8]
-    assert blank == [], f"pictures without a drawing (luminance s.d. under 8 of 255): {blank}"
+    # an empty stage is one colour (s.d. 0); the plainest picture, the whole machine dimmed, measured 14.6
+    blank = [(p["step"], round(p["sd"], 1)) for p in pics if p["sd"] < 5]
+    assert blank == [], f"pictures without a drawing (luminance s.d. under 5 of 255): {blank}"
     # each step's own view: two pictures alike only where the scene frames the same (steps 16 and 28)
     views = handout["views"]
     same = [(a["step"], b["step"]) for a in pics for b in pics if a["step"] < b["step"] and a["digest"] == b["digest"]]

@@ -84,6 +84,7 @@ function prepare() {
 }
 
 async function print() {
+  if (busy) return;  // a second press while the pictures are drawn: one print
   if (await prepare()) window.print();
 }
 
