@@ -115,13 +115,20 @@ export class Exports {
 
   /** The stage as a PNG data URL, at the canvas's size, with the token names and numbers shown on it. */
   png() {
+    const s = this.stage;
+    return s.readouts?.shown ? this.composed().toDataURL('image/png') : canvasPng(s.renderer, s.world, s.camera);
+  }
+
+  /** A 2-D canvas of the stage with the names and numbers painted over it: a frame drawn now, or
+   *  (drawn = true) the one just drawn, read in the task that drew it (view.js whenSettled()). Its
+   *  toBlob() encodes off the main thread, where a software-drawn stage's toDataURL takes seconds. */
+  composed(drawn = false) {
     const s = this.stage, gl = s.renderer.domElement;
-    if (!s.readouts?.shown) return canvasPng(s.renderer, s.world, s.camera);
-    s.renderer.render(s.world, s.camera);
+    if (!drawn) s.renderer.render(s.world, s.camera);
     const out = Object.assign(document.createElement('canvas'), { width: gl.width, height: gl.height }), ctx = out.getContext('2d');
     ctx.drawImage(gl, 0, 0);  // in the same task as the render: the drawing buffer is not preserved
-    s.readouts.paint(ctx, gl.width / (s.el.clientWidth || gl.width));
-    return out.toDataURL('image/png');
+    s.readouts?.paint(ctx, gl.width / (s.el.clientWidth || gl.width));
+    return out;
   }
 
   downloadPng() { download(fileName(this.stage.trace?.input?.number, null, 'png'), dataUrlBlob(this.png())); }

@@ -6,6 +6,7 @@ import { fetchWeights, parseWeights } from './data.js';
 import { fetchTrace } from '../js/api.js';
 import { answerSwitches } from '../js/ablation.js';
 import { overlayRects } from './overlay.js';
+import { stepPictures } from './pictures.js';
 
 const container = document.getElementById('stage');
 const api = window.anatomyStage = {
@@ -151,6 +152,9 @@ Object.assign(api, {
   /** A block as CSV text (rows and columns labelled), the stage as a PNG data URL. */
   csv: (id) => api.stage?.csv(id) ?? null,
   png: () => api.stage?.png() ?? null,
+  /** The stage settled at each step (default: all of the scene's), each as a PNG Blob with the cards shown
+   *  over it (the handout, static/js/handout.js); null if the stage has no trace or it changed meanwhile. */
+  pictures: (steps, onStep) => (api.stage?.scene ? stepPictures(api.stage, steps ?? api.steps().map(s => s.step), onStep) : Promise.resolve(null)),
 });
 
 start();

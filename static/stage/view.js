@@ -51,9 +51,15 @@ export class View {
     const info = this.renderer.info.render, t1 = performance.now();
     Object.assign(this.stats, { drawCalls: info.calls, triangles: info.triangles, lastFrameMs: t1 - t0, frames: this.stats.frames + 1 });
     if (this.inputAt !== undefined) { this.stats.lastInputToRedrawMs = t1 - this.inputAt; this.inputAt = undefined; }
-    if (more) this.invalidate();
-    else if (this.idleResolve) { const r = this.idleResolve; this.idleResolve = null; r(); }
+    if (more) { this.invalidate(); return; }
+    const settled = this.settled; this.settled = null;
+    for (const fn of settled || []) fn();
+    if (this.idleResolve) { const r = this.idleResolve; this.idleResolve = null; r(); }
   }
+
+  /** Calls fn in the task of the next frame after which nothing moves: the drawing buffer is still
+   *  whole there, so a picture of it needs no second drawing (the handout's, pictures.js). */
+  whenSettled(fn) { (this.settled ||= []).push(fn); this.invalidate(); }
 
   /** Resolves once nothing moves any more (for tests and the benchmark). */
   idle() {
