@@ -4,9 +4,10 @@ Names: for every step at 1440×900, inputs 42 and 777 777, every row and column 
 stands for a token (an activation block with a row or column axis; rows beside an ids column are named by
 the scene's own token labels) carries the scene's word for that token (scene.axes, which are the trace's
 tokens): text at least 11 px, inside the stage, overlapping no other name, label, overlay or switch. At
-390×844 the same holds (at 9 px) for the part of the subject the phone's stage frames (tour.js stepView),
-except the names that do not fit yet at PHONE_GAPS; the table is test-artifacts/readouts-table.md (step ×
-viewport × input: blocks, names shown, min px, failures).
+390×844 the same holds (at 9 px) for the part of the subject the phone's stage frames (tour.js stepView):
+at steps 7–9 the worked head's blocks, at 12 and 18–20 a window of the wide blocks' columns whose label says
+which (scene/windows.py); the table is test-artifacts/readouts-table.md (step × viewport × input: blocks,
+names shown, min px, failures).
 
 Numbers: at steps 7–9, 15 and 16 (both viewports; on a phone, of the part framed) every weight of the
 subject is printed on its cell and equals the trace's value at the printed precision (two decimals); every
@@ -31,10 +32,7 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 VIEWPORTS = {"1440×900": ({"width": 1440, "height": 900}, 11.0), "390×844": ({"width": 390, "height": 844}, 9.0)}
 INPUTS = ["42", "777777"]
 NUMBER_STEPS = [7, 8, 9, 15, 16]
-# 390×844, per input: steps where some names of the framed subject do not fit yet (the wide FFN and output
-# blocks; step 4 for a long input; steps 7-9 for a ten-token input, whose column names under the framed head
-# meet the worked row's folded card at the stage's foot)
-PHONE_GAPS: dict[str, set[int]] = {"42": set(), "777777": set()}
+WINDOWED = {12, 18, 19, 20}  # 390×844: the steps whose wide blocks a phone frames by a window of columns
 TOL = 0.5  # px: boxes that merely touch do not overlap
 
 MEASURE = """async (numberSteps) => {
@@ -72,7 +70,7 @@ MEASURE = """async (numberSteps) => {
     out.push(row);
   }
   const trace = {source: anatomy.trace.source_tokens, target: anatomy.trace.target_tokens};
-  return {rows: out, axes: s.scene.axes, trace};
+  return {rows: out, axes: s.scene.axes, trace, worked: s.scene.worked};
 }"""
 NODES = """() => Object.fromEntries(anatomy.trace.nodes.filter(n => n.shape.length === 2)
   .map(n => [n.id, {shape: n.shape, data: n.data}]))"""
@@ -206,17 +204,18 @@ def test_every_token_axis_of_the_subject_is_named_on_the_desktop(measured, text)
 @pytest.mark.parametrize("text", INPUTS)
 def test_every_token_axis_of_the_part_a_phone_frames_is_named(measured, text):
     """At 390×844 the stage frames a part of a step's subject where the whole would draw its cells under
-    scene.camera.part_cell_px (one head, one block: scene/views.py _parts); item 1 holds whole for what it
-    frames, except at PHONE_GAPS (the 128-wide FFN and the 65-wide output layer; step 4, whose part is
-    no larger on screen than the whole; steps 7-9 for 777777, see PHONE_GAPS), where every name shown must
-    still be right and legible."""
+    scene.camera.part_cell_px (one head, one block, a window of a wide block's columns: scene/views.py
+    _parts, scene/windows.py); item 1 holds whole for what it frames, at every step. Steps 7–9 frame the
+    head the worked row is in (the text's and the card's), steps 12 and 18–20 a window."""
     got = measured["390×844", text]
     named = [r for r in got["rows"] if r["blocks"]]
     assert len(named) >= 8
-    assert [r["framed"] for r in named if r["step"] == 7] != [[]]
-    fails = {r["step"]: [f for f in name_failures(r, got["axes"], VIEWPORTS["390×844"][1])
-                         if r["step"] not in PHONE_GAPS[text] or "unnamed" not in f] for r in named}
-    assert not any(fails.values()), {k: v[:4] for k, v in fails.items() if v}
+    fails = {r["step"]: f for r in named if (f := name_failures(r, got["axes"], VIEWPORTS["390×844"][1]))}
+    assert not fails, {k: v[:4] for k, v in fails.items()}
+    w = got["worked"]
+    for r in (r for r in named if r["step"] in (7, 8, 9)):
+        assert r["framed"] and set(r["framed"]) <= {w["scores"], w["weights"], w["out"]}, (r["step"], r["framed"])
+    assert {r["step"] for r in named if r["window"]} == WINDOWED
 
 
 def tensor_value(node: dict, r: int, c: int) -> float:
