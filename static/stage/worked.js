@@ -49,9 +49,14 @@ export class WorkedCard {
   /** Open unless the reader folded it; until they choose, a phone's short stage shows only its title. */
   get open() { return this.chosen ?? !window.matchMedia?.('(max-width: 760px)')?.matches; }
 
-  /** Folded (one line), the card is kept clear of on a phone's stage too ("always"): the names under the
-   *  framed head need the stage's foot; open, only where the stage has height to spare (tour.js covered()). */
-  fold() { this.el.dataset.coversStage = this.open ? '' : 'always'; }
+  /** Folded (one line), the card is kept clear of on a phone's stage too ("always") where the step's subject
+   *  has token names on its columns: they go under it, at the stage's foot; open, or where nothing is named
+   *  under the subject (step 6's Q), only where the stage has height to spare (tour.js covered()). */
+  fold(step = this.step) {
+    this.step = step;
+    const s = this.stage, named = (step?.subject || []).some(id => s.blockById?.get(id)?.col_axis);
+    this.el.dataset.coversStage = !this.open && named ? 'always' : '';
+  }
 
   /** The card's title: a button that folds the numbers away (and back). */
   title(text) {
@@ -96,7 +101,7 @@ export class WorkedCard {
     if (!d) { this.el.hidden = true; return; }
     const tokens = this.stage.scene.axes[w.axis] || [], tok = j => tokens[j] ?? `row ${j}`;
     this.el.dataset.phase = phase; this.el.dataset.row = String(w.row); this.el.dataset.key = String(w.key);
-    this.el.classList.toggle('wk-closed', !this.open); this.fold();
+    this.el.classList.toggle('wk-closed', !this.open); this.fold(step);
     this.el.replaceChildren(this.title(`${w.name} · row ${w.row} (${tok(w.row)}) asks`), ...this[phase](d, w, tok));
     this.rows = [...this.el.querySelectorAll('.wk-step')];
   }
