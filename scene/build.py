@@ -9,6 +9,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from article.loss import loss_figures
 from article.tour import TourStep
 from model import ids
 from model.transformer import Config
@@ -16,15 +17,16 @@ from scene.axes import axis_words, row_names, token_axes
 from scene.blocks import blocks_of
 from scene.connectors import connectors, threads
 from scene.document import FORMAT, Scene, SliceAlias, View
-from scene.labels import labels, token_labels
+from scene.labels import labels, name_rows, token_labels
 from scene.layout import lay_out
 from scene.measures import CELL
 from scene.palette import palette
 from scene.switches import switches
 from scene.tensors import memory_id, tensors_of
 from scene.views import bounds, centre, scene_step
+from scene.windows import on_worked_head, with_windows
 from scene.words import part_name
-from scene.worked import with_worked, worked_of
+from scene.worked import PHASES, with_worked, worked_of
 
 # A scene is mostly structure: the blocks, stations, views, rails and arcs follow from the graph's ids,
 # ops, inputs, attributes and shapes alone, and every input with the same graph shares them. Only the
@@ -55,7 +57,20 @@ def build_scene(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[To
     scene.labels = base.labels + token_labels(scene, trace)
     scene.worked = worked_of(trace)  # steps 6–9's row, chosen from this input's weights
     scene.steps = with_worked(base.steps, scene.worked, len(trace.source_tokens))
+    scene.steps = on_worked_head(scene.steps, by_id, scene.worked, PHASES)  # a phone's part: the worked head
+    scene.steps = with_windows(scene.steps, by_id, _marked(trace), scene.axes)  # its window: the marked pieces
     return scene
+
+
+def _marked(trace):
+    """A step's marked cells for this input, (row, column) pairs: the pieces its marks ring (each row's value
+    of the node `columns`) and, with the loss overlay, each training row's reference piece (article/loss.py)."""
+    def of(step) -> list[tuple[int, int]]:
+        out = [(r, int(c)) for m in step.marks for r, c in enumerate(trace.node(m["columns"]).value.tolist())]
+        if step.overlay and step.overlay.get("name") == "loss":
+            out += [(r["row"], r["reference_id"]) for r in loss_figures(trace)["loss_rows"] if r["forced"]]
+        return out
+    return of
 
 
 def _structure_key(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> tuple:
@@ -89,6 +104,7 @@ def _build_structure(trace, cfg: Config, params: dict[str, np.ndarray], tour: li
     titles = {s.id: s.title for s in stations}
     for b in blocks:
         b.name = part_name(b.id, titles.get(b.station, ""))
+    name_rows(blocks)
     aliases = [SliceAlias(t.id, t.inputs[0], int(t.attrs["starts"][0]), int(t.shape[1]), part_name(t.id))
                for t in slices]
     box = bounds(blocks)

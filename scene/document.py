@@ -37,6 +37,7 @@ class Block:
     row_stats: bool = False  # the inspector shows the row's mean and standard deviation
     mask: str | None = None  # the boolean tensor that says which cells are masked
     name: str = ""  # the part as a reader counts it: "decoder 2 · cross-attention · head 4" (words.part_name)
+    rows_named_by: str | None = None  # the ids column beside it whose token labels name its rows (labels.name_rows)
 
 
 @dataclass

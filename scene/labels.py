@@ -6,7 +6,7 @@ from __future__ import annotations
 from model import ids
 from model.vocab import VOCAB
 from scene.cells import row_y
-from scene.document import Label, Scene
+from scene.document import Block, Label, Scene
 from scene.measures import STATION_GAP
 
 
@@ -25,6 +25,17 @@ def labels(scene: Scene) -> list[Label]:
         out.append(Label(s.title, s.x + s.w if left else s.x, s.y + STATION_GAP / 2, 6.5, "station",
                          anchor="right" if left else "left", baseline="middle", room=s.w))
     return out
+
+
+def name_rows(blocks: list[Block]) -> None:
+    """Marks each block whose rows an ids column beside it names (`rows_named_by`): an input's ids carry
+    their rows' words as token labels (`token_labels`), so the rows beside them at the same height are named
+    (the chosen tokens' column names what each row writes, not what it stands for: not those)."""
+    labelled = {(b.station, b.y, b.rows, b.row_axis): b.id for b in blocks
+                if b.value_axis == "vocab" and b.op != "ArgMax" and b.row_axis}
+    for b in blocks:
+        if b.kind != "ids" and not b.param:
+            b.rows_named_by = labelled.get((b.station, b.y, b.rows, b.row_axis))
 
 
 def token_labels(scene: Scene, trace) -> list[Label]:

@@ -14,6 +14,7 @@ import numpy as np
 from article.tour import TourStep
 from model import ids
 from model.transformer import Config
+from scene import windows
 from scene.document import Block, Scene, SceneStep, View
 from scene.measures import AZIMUTH, ELEVATION, FIT_EXTRA, LABEL_ROOM, NAME_ROOM, PART_NAME_ROOM
 from scene.tensors import Tensor
@@ -60,8 +61,7 @@ def scene_step(s: TourStep, scene: Scene, by_id: dict[str, Block], tensors: dict
             view = View(scene.overview.box, scene.overview.target, s.angle[0], s.angle[1], scene.overview.margin)
     else:
         view = _framing([by_id[i] for i in subject], s)
-    parts = [] if s.view == "overview" else [{"blocks": p, "view": _framing([by_id[i] for i in p], s, PART_NAME_ROOM)}
-                                            for p in _parts([by_id[i] for i in subject])]
+    parts = [] if s.view == "overview" else _phone_parts([by_id[i] for i in subject], s, [by_id[i] for i in lit])
     anim = ANIMATIONS.get(s.animation)
     if anim is None:
         raise ValueError(f"step {s.step}: unknown animation {s.animation!r}; known: {sorted(ANIMATIONS)}")
@@ -77,10 +77,26 @@ def _framing(blocks: list[Block], s: TourStep, name_room: float = NAME_ROOM) -> 
     rs = np.array([rect(b) for b in blocks])
     box = [float(rs[:, 0].min()), float(rs[:, 1].max()), float(rs[:, 2].min()), float(rs[:, 3].max()) + LABEL_ROOM]
     box = _name_room(blocks, box, name_room)
+    return View(box, centre(box), *_angles(blocks, s))
+
+
+def _angles(blocks: list[Block], s: TourStep) -> tuple[float, float]:
+    """The azimuth and elevation blocks are seen from: their tower's side, or the step's angle."""
     towers = {b.tower for b in blocks}
     az = s.angle[0] if s.angle else AZIMUTH[towers.pop() if len(towers) == 1 else "shared"]
-    el = s.angle[1] if s.angle else ELEVATION
-    return View(box, centre(box), az, el)
+    return az, s.angle[1] if s.angle else ELEVATION
+
+
+def _phone_parts(blocks: list[Block], s: TourStep, lit: list[Block]) -> list[dict]:
+    """The parts of a subject (`_parts`), each with its view; then, where a part's blocks are too wide for a
+    phone to draw legibly, windows of its columns (scene/windows.py)."""
+    by_id = {b.id: b for b in blocks}
+    parts = [{"blocks": p, "view": _framing([by_id[i] for i in p], s, PART_NAME_ROOM)} for p in _parts(blocks)]
+    for ids_ in _candidates(blocks):  # the first column's windows, else its weights' (or last block's)
+        mine = [by_id[i] for i in ids_ if not by_id[i].param]
+        if mine and windows.wide(mine):
+            return parts + windows.first_windows(mine, *_angles(mine, s), lit)
+    return parts
 
 
 def _parts(blocks: list[Block]) -> list[list[str]]:
@@ -88,6 +104,16 @@ def _parts(blocks: list[Block]) -> list[list[str]]:
     the largest whose cells are at least `camera.part_cell_px`): the first column of blocks (the blocks over
     the leftmost activation's columns: one head of four, the first of a row of blocks side by side), then
     that column's weights (or its last block). Each differs from the one before it; none are the whole."""
+    out, last = [], [b.id for b in blocks]
+    for part in _candidates(blocks):
+        if part != last:
+            out.append(part)
+            last = part
+    return out
+
+
+def _candidates(blocks: list[Block]) -> list[list[str]]:
+    """The first column of blocks and its weights (or its last block), whole or not: `_parts`."""
     acts = [b for b in blocks if not b.param and b.kind != "ids" and (b.row_axis or b.col_axis)]
     if not acts:
         return []
@@ -95,12 +121,7 @@ def _parts(blocks: list[Block]) -> list[list[str]]:
     column = [b for b in blocks if b.x < first.x + first.w and first.x < b.x + b.w]
     mine = [b for b in column if b in acts]
     one = next((b for b in mine if b.kind == "bar"), max(mine, key=lambda b: b.y))
-    out, last = [], [b.id for b in blocks]
-    for part in ([b.id for b in column], [one.id]):
-        if part != last:
-            out.append(part)
-            last = part
-    return out
+    return [[b.id for b in column], [one.id]]
 
 
 def _name_room(blocks: list[Block], box: list[float], share: float = NAME_ROOM) -> list[float]:

@@ -10,7 +10,8 @@ met with the subject's edges in view; there the test asks that the view makes th
 the stage allows (at least 90 % of stage pixels / subject cells along the tighter side, less the 3 %
 margin) and the table says so. Where the stage frames a part of the subject instead (a phone: one
 head, one block, scene/views.py _parts, because the whole would draw cells under
-scene.camera.part_cell_px), the part must be inside the stage, whole, with cells of part_cell_px or more.
+scene.camera.part_cell_px), the part must be inside the stage, whole, with cells of part_cell_px or more;
+a window of wide blocks (scene/windows.py: a run of their columns) is measured by the columns it shows.
 The table lands in test-artifacts/framing.md.
 """
 
@@ -35,7 +36,7 @@ MEASURE = """async () => {
     anatomyStage.step(st.step); await anatomyStage.idle();
     const blocks = st.subject.map(id => s.blockById.get(id));
     const activations = blocks.some(b => !b.param);
-    const framed = anatomyStage.framed(), part = framed.blocks.length < st.subject.length;
+    const framed = anatomyStage.framed(), part = framed.blocks.length < st.subject.length || !!framed.window;
     const [x0, x1, y0, y1] = st.view.box;
     out.push({step: st.step, title: st.title, subject: st.subject.length, activations, part,
               partCellPx: s.scene.camera.part_cell_px, boxCells: [x1 - x0, y1 - y0], margin: st.view.margin,

@@ -4,9 +4,10 @@ Names: for every step at 1440×900, inputs 42 and 777 777, every row and column 
 stands for a token (an activation block with a row or column axis; rows beside an ids column are named by
 the scene's own token labels) carries the scene's word for that token (scene.axes, which are the trace's
 tokens): text at least 11 px, inside the stage, overlapping no other name, label, overlay or switch. At
-390×844 the same holds (at 9 px) for the part of the subject the phone's stage frames (tour.js stepView),
-except the names that do not fit yet at PHONE_GAPS; the table is test-artifacts/readouts-table.md (step ×
-viewport × input: blocks, names shown, min px, failures).
+390×844 the same holds (at 9 px) for the part of the subject the phone's stage frames (tour.js stepView):
+at steps 7–9 the worked head's blocks, at 12 and 18–20 a window of the wide blocks' columns whose label says
+which (scene/windows.py); the table is test-artifacts/readouts-table.md (step × viewport × input: blocks,
+names shown, min px, failures).
 
 Numbers: at steps 7–9, 15 and 16 (both viewports; on a phone, of the part framed) every weight of the
 subject is printed on its cell and equals the trace's value at the printed precision (two decimals); every
@@ -31,10 +32,7 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 VIEWPORTS = {"1440×900": ({"width": 1440, "height": 900}, 11.0), "390×844": ({"width": 390, "height": 844}, 9.0)}
 INPUTS = ["42", "777777"]
 NUMBER_STEPS = [7, 8, 9, 15, 16]
-# 390×844, per input: steps where some names of the framed subject do not fit yet (the wide FFN and output
-# blocks; step 4 for a long input; steps 7-9 for a ten-token input, whose column names under the framed head
-# meet the worked row's folded card at the stage's foot)
-PHONE_GAPS = {"42": {4, 12, 18, 19, 20}, "777777": {4, 7, 8, 9, 12, 18, 19, 20}}
+WINDOWED = {12, 18, 19, 20}  # 390×844: the steps whose wide blocks a phone frames by a window of columns
 TOL = 0.5  # px: boxes that merely touch do not overlap
 
 MEASURE = """async (numberSteps) => {
@@ -45,18 +43,24 @@ MEASURE = """async (numberSteps) => {
   for (const st of anatomyStage.steps()) {
     anatomyStage.step(st.step); await anatomyStage.idle();
     const box = s.el.getBoundingClientRect();
-    const framed = anatomyStage.framed().blocks;  // a phone's stage frames a part of the subject
-    const subject = framed.map(id => s.blockById.get(id)).filter(Boolean);
-    const ids = subject.filter(b => b.kind === 'ids');
+    const {blocks: framed, window: win} = anatomyStage.framed();  // a phone's stage frames a part of the subject
+    const subject = framed.map(id => s.blockById.get(id)).filter(Boolean), windowed = new Set(s.windowed || []);
+    const ids = subject.filter(b => b.kind === 'ids'), lit = new Set(st.lit);  // ids columns whose labels name rows
     const blocks = subject.filter(b => !b.param && b.kind !== 'ids' && (b.row_axis || b.col_axis))
       .map(b => ({id: b.id, row_axis: b.row_axis, col_axis: b.col_axis, rows: b.rows, cols: b.cols,
-                  ids_rows: ids.some(i => i.station === b.station && i.y === b.y && i.rows === b.rows)}));
+                  ids_rows: ids.some(i => i.station === b.station && i.y === b.y && i.rows === b.rows)
+                    || (!!b.rows_named_by && lit.has(b.rows_named_by)),
+                  window: win && windowed.has(b.id) ? win.cols : null}));
     const names = [...s.el.querySelectorAll('.readout-name:not([hidden])')].map(e => ({
       text: e.textContent, axis: e.dataset.axis, index: Number(e.dataset.index), blocks: e.dataset.blocks.split(' '),
       px: parseFloat(getComputedStyle(e).fontSize), rect: rel(e.getBoundingClientRect(), box)}));
     const {labels, overlays} = s.readouts.obstacles();
     const onLabels = names.filter(n => labels.some(l => hit(n.rect, l))).map(n => n.text);
-    const row = {step: st.step, W: box.width, H: box.height, blocks, names, overlays, onLabels, framed};
+    const label = [...s.el.querySelectorAll('.readout-window:not([hidden])')].map(e => ({
+      text: e.textContent, px: parseFloat(getComputedStyle(e).fontSize), rect: rel(e.getBoundingClientRect(), box)}));
+    const row = {step: st.step, W: box.width, H: box.height, blocks, names, overlays, onLabels, framed,
+                 window: win, windowLabel: label[0] || null,
+                 labelOnLabels: label.some(x => labels.some(l => hit(x.rect, l)))};
     if (numberSteps.includes(st.step)) {
       row.values = [...s.el.querySelectorAll('.readout-value')].filter(e => e.checkVisibility()).map(e => ({
         block: e.dataset.block, r: Number(e.dataset.r), c: Number(e.dataset.c), text: e.textContent,
@@ -66,7 +70,7 @@ MEASURE = """async (numberSteps) => {
     out.push(row);
   }
   const trace = {source: anatomy.trace.source_tokens, target: anatomy.trace.target_tokens};
-  return {rows: out, axes: s.scene.axes, trace};
+  return {rows: out, axes: s.scene.axes, trace, worked: s.scene.worked};
 }"""
 NODES = """() => Object.fromEntries(anatomy.trace.nodes.filter(n => n.shape.length === 2)
   .map(n => [n.id, {shape: n.shape, data: n.data}]))"""
@@ -118,10 +122,11 @@ def name_failures(row: dict, axes: dict, min_px: float) -> list[str]:
     """What item 1 asks and this step's view does not give."""
     fails, names = [], row["names"]
     for b in row["blocks"]:
-        for axis, name, n in (("row", b["row_axis"], b["rows"]), ("col", b["col_axis"], b["cols"])):
+        cols = range(b["window"][0], b["window"][1] + 1) if b["window"] else range(b["cols"])  # a window's only
+        for axis, name, indices in (("row", b["row_axis"], range(b["rows"])), ("col", b["col_axis"], cols)):
             if not name or (axis == "row" and b["ids_rows"]):  # the ids column beside it names these rows
                 continue
-            for i in range(n):
+            for i in indices:
                 mine = [x for x in names if x["axis"] == axis and x["index"] == i and b["id"] in x["blocks"]]
                 if not mine:
                     fails.append(f"{b['id']} {axis} {i} unnamed")
@@ -136,9 +141,31 @@ def name_failures(row: dict, axes: dict, min_px: float) -> list[str]:
         if any(overlap(r, o) for o in row["overlays"]):
             fails.append(f"{x['text']!r} under an overlay or switch")
     fails += [f"{t!r} on a label" for t in row["onLabels"]]
+    fails += window_failures(row, min_px)
     for i, a in enumerate(names):
         fails += [f"{a['text']!r} overlaps {b['text']!r}" for b in names[i + 1:]
                   if overlap(a["rect"], b["rect"])]
+    return fails
+
+
+def window_failures(row: dict, min_px: float) -> list[str]:
+    """A window of wide blocks (scene/windows.py) says on the stage which columns it shows: its label, the
+    scene's words, legible, inside the stage, on no name, label or overlay."""
+    if not any(b["window"] for b in row["blocks"]):
+        return []
+    label = row["windowLabel"]
+    if not label:
+        return [f"the window's label {row['window']['label']!r} is not shown"]
+    r, fails = label["rect"], []
+    if label["text"] != row["window"]["label"]:
+        fails.append(f"the window's label reads {label['text']!r}, not {row['window']['label']!r}")
+    if label["px"] < min_px:
+        fails.append(f"the window's label at {label['px']} px")
+    if r["x0"] < -TOL or r["y0"] < -TOL or r["x1"] > row["W"] + TOL or r["y1"] > row["H"] + TOL:
+        fails.append("the window's label outside the stage")
+    if any(overlap(r, o) for o in row["overlays"]) or row["labelOnLabels"]:
+        fails.append("the window's label under an overlay, a switch or a label")
+    fails += [f"the window's label overlaps {x['text']!r}" for x in row["names"] if overlap(r, x["rect"])]
     return fails
 
 
@@ -177,17 +204,18 @@ def test_every_token_axis_of_the_subject_is_named_on_the_desktop(measured, text)
 @pytest.mark.parametrize("text", INPUTS)
 def test_every_token_axis_of_the_part_a_phone_frames_is_named(measured, text):
     """At 390×844 the stage frames a part of a step's subject where the whole would draw its cells under
-    scene.camera.part_cell_px (one head, one block: scene/views.py _parts); item 1 holds whole for what it
-    frames, except at PHONE_GAPS (the 128-wide FFN and the 65-wide output layer; step 4, whose part is
-    no larger on screen than the whole; steps 7-9 for 777777, see PHONE_GAPS), where every name shown must
-    still be right and legible."""
+    scene.camera.part_cell_px (one head, one block, a window of a wide block's columns: scene/views.py
+    _parts, scene/windows.py); item 1 holds whole for what it frames, at every step. Steps 7–9 frame the
+    head the worked row is in (the text's and the card's), steps 12 and 18–20 a window."""
     got = measured["390×844", text]
     named = [r for r in got["rows"] if r["blocks"]]
     assert len(named) >= 8
-    assert [r["framed"] for r in named if r["step"] == 7] != [[]]
-    fails = {r["step"]: [f for f in name_failures(r, got["axes"], VIEWPORTS["390×844"][1])
-                         if r["step"] not in PHONE_GAPS[text] or "unnamed" not in f] for r in named}
-    assert not any(fails.values()), {k: v[:4] for k, v in fails.items() if v}
+    fails = {r["step"]: f for r in named if (f := name_failures(r, got["axes"], VIEWPORTS["390×844"][1]))}
+    assert not fails, {k: v[:4] for k, v in fails.items()}
+    w = got["worked"]
+    for r in (r for r in named if r["step"] in (7, 8, 9)):
+        assert r["framed"] and set(r["framed"]) <= {w["scores"], w["weights"], w["out"]}, (r["step"], r["framed"])
+    assert {r["step"] for r in named if r["window"]} == WINDOWED
 
 
 def tensor_value(node: dict, r: int, c: int) -> float:

@@ -6,7 +6,8 @@
 // placed before it) and staggers its names into tiers where the pitch is narrower than a line; a band
 // that cannot be placed whole inside the stage is not shown. Text never shrinks below `minPx`.
 import { colX } from './cells.js';
-import { overlaps, blockRect } from './screenboxes.js';
+import { overlaps } from './screenboxes.js';
+import { shownRect } from './windowed.js';
 
 export const NAME_FONT = '500 {px}px "Inter", "Helvetica Neue", Arial, sans-serif';
 const LINE = 1.0, PAD = 2, GAP = 3, MAX_PX = 13, MAX_TIERS = 3, SLIDES = 8;
@@ -20,27 +21,33 @@ export function textWidth(text, size) {
 }
 
 /** The subject's bands: blocks with a token axis grouped by the rows (or the columns) they share; rows
- *  beside an ids column of the subject already carry its token labels (scene/labels.py). */
-export function bands(scene, blocks) {
+ *  beside an ids column of the subject already carry its token labels (scene/labels.py), as do rows whose
+ *  ids column (`rows_named_by`) the step lights (`lit`). Blocks in `windowed` show only the columns
+ *  `cols` (windowed.js): their band names those, beside them. */
+export function bands(scene, blocks, { windowed = new Set(), cols = null, lit = new Set() } = {}) {
   const out = new Map(), rowKey = b => `${b.station}|${b.y}|${b.rows}`;
   const idsRows = new Set(blocks.filter(b => b.kind === 'ids').map(rowKey));  // named by the scene's token labels
+  for (const b of blocks) if (b.rows_named_by && lit.has(b.rows_named_by)) idsRows.add(rowKey(b));
   for (const b of blocks) {
     if (b.param || b.kind === 'ids') continue;
     for (const [axis, name, key] of [['row', b.row_axis, rowKey(b)], ['col', b.col_axis, `${b.station}|${b.x}|${b.cols}|${b.gap_every}`]]) {
       const words = name && scene.axes[name];
       if (!words || (axis === 'row' && idsRows.has(key))) continue;
       const k = `${axis}|${name}|${key}`;
-      if (!out.has(k)) out.set(k, { axis, axisName: name, words, blocks: [] });
+      if (!out.has(k)) out.set(k, { axis, axisName: name, words, blocks: [], window: null });
       out.get(k).blocks.push(b);
     }
   }
+  for (const band of out.values()) band.window = band.blocks.every(b => windowed.has(b.id)) ? cols : null;
   return [...out.values()];
 }
 
 /** Each name of a band along its axis: index, word and its centre in px (rows: y; columns: x). */
 function centres(band, px, headGap) {
   const b = band.blocks[0], n = band.axis === 'row' ? b.rows : b.cols;
-  return Array.from({ length: n }, (_, i) => {
+  const [lo, hi] = band.axis === 'col' && band.window ? band.window : [0, n - 1];
+  return Array.from({ length: hi - lo + 1 }, (_, k) => {
+    const i = lo + k;
     const p = band.axis === 'row' ? px(b.x, b.y - i - 0.5) : px(b.x + colX(b, i, headGap) + 0.5, b.y - b.rows / 2);
     return { index: i, word: band.words[i] ?? '', at: band.axis === 'row' ? p[1] : p[0] };
   });
@@ -71,7 +78,7 @@ function pastObstacles(band, side, hits) {
 
 /** A band placed on the first side where it fits whole: {side, size, tiers, names[{index, word, rect}]}, or null. */
 export function placeBand(band, px, headGap, obstacles, W, H, minPx) {
-  band.edge = band.blocks.map(b => blockRect(px, b)).reduce((a, r) => ({ x0: Math.min(a.x0, r.x0), y0: Math.min(a.y0, r.y0), x1: Math.max(a.x1, r.x1), y1: Math.max(a.y1, r.y1) }));
+  band.edge = band.blocks.map(b => shownRect(px, b, band.window, headGap)).reduce((a, r) => ({ x0: Math.min(a.x0, r.x0), y0: Math.min(a.y0, r.y0), x1: Math.max(a.x1, r.x1), y1: Math.max(a.y1, r.y1) }));
   const items = centres(band, px, headGap);
   if (items.length < 1) return null;
   const pitch = items.length > 1 ? Math.abs(items[1].at - items[0].at) : MAX_PX * LINE;

@@ -16,7 +16,7 @@ import * as THREE from 'three';
 const NEG_INF = -1e30;  // a masked score (−∞; null in the trace)
 export const ABSENT = 1e30;  // compare mode: the other input has no such cell
 const KINDS = { value: 0, bar: 1, masked: 2, relu: 3, bool: 4, ids: 5 };
-const TEXELS = 5;  // state texels per block: 0 scale, kind, dim · 1 reveal, drop, glow, rects · 2 rect A · 3 t · 4 rect B
+const TEXELS = 5;  // state texels per block: 0 scale, kind, dim · 1 reveal, drop, glow, rects · 2 rect A · 3 t, fromZero, window · 4 rect B
 const isSentinel = v => v <= -1e29 || v >= 1e29;
 
 const vertexShader = /* glsl */`
@@ -43,6 +43,7 @@ const vertexShader = /* glsl */`
 
   void main() {
     vec4 s0 = st(0), s1 = st(1), s2 = st(2), s3 = st(3), s4 = st(4);
+    if (s3.w > 0.0 && (aRC.y < s3.z || aRC.y >= s3.w)) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }  // outside a window: not drawn
     float kind = s0.z, t = s3.x;
     bool inf = aVal.x < -1e29, absent = aVal.x > 1e29;
     float prevV = (abs(aVal.y) > 1e29 || s3.y > 0.5) ? 0.0 : aVal.y;
@@ -228,9 +229,10 @@ export class CellField {
   entry(id) { return this.index.get(id); }
   ids() { return this.index.keys(); }
 
-  /** Sets state slots of a block: t (0..1 value mix), fromZero, dim, reveal, drop, glow, focus. focus is
-   *  one rectangle [r0, r1, c0, c1] of drawn cells (inclusive), a list of up to two, or null: the block's
-   *  cells outside them are dimmed (an empty list dims them all). */
+  /** Sets state slots of a block: t (0..1 value mix), fromZero, dim, reveal, drop, glow, focus, clip. focus
+   *  is one rectangle [r0, r1, c0, c1] of drawn cells (inclusive), a list of up to two, or null: the block's
+   *  cells outside them are dimmed (an empty list dims them all); clip [c0, c1]: only those drawn columns
+   *  are drawn (null: all). */
   set(id, s) {
     const e = this.index.get(id);
     if (!e) return;
@@ -251,6 +253,7 @@ export class CellField {
     }
     if ('t' in s) st[o + 12] = s.t;
     if ('fromZero' in s) st[o + 13] = s.fromZero ? 1 : 0;
+    if ('clip' in s) st.set(s.clip ? [s.clip[0], s.clip[1] + 1] : [0, 0], o + 14);  // drawn columns c0..c1 only (windowed.js)
     this.material.uniforms.uState.value.needsUpdate = true;
   }
 

@@ -127,7 +127,7 @@ Object.assign(api, {
     return { part: x.s.id, label: x.label, left: r.left, top: r.top, right: r.right, bottom: r.bottom };
   }),
   /** What the step's view frames now: {blocks, view} (a phone's stage frames a part of the subject). */
-  framed: () => { const t = api.stage?.tour; return t?.framed ? { blocks: t.framed, view: t.framedView } : null; },
+  framed: () => { const t = api.stage?.tour; return t?.framed ? { blocks: t.framed, view: t.framedView, window: t.framedWindow } : null; },
   camera: () => { const k = api.stage?.rig.key; return k && { target: k.target.toArray(), azimuth: k.azimuth, elevation: k.elevation, distance: k.distance }; },
   /** The drawn value of a cell as the GPU sees it now (tests: did a new input change the drawing?). */
   drawnValue: (id, row, col) => { const s = api.stage, c = s?.resolve(id, row, col); return c ? s.cells.drawnValue(c.id, c.r, c.c) : null; },

@@ -2,7 +2,8 @@
 // row r of the block, the column that the node `columns` holds at r, the piece greedy decoding picks) and
 // the rings another module asks for (lossview.js: each row's reference piece). The rings lie flat just
 // above the cell, in the world, so they stay on their cell whatever the camera does. `marked()` says
-// which cells carry which ring (tests read it); `reveal()` hides the rings of rows not computed yet.
+// which cells carry which ring (tests read it); `reveal()` hides the rings of rows not computed yet, and
+// `window()` those outside a window of columns (windowed.js).
 import * as THREE from 'three';
 
 const RING = { outer: 0.62, inner: 0.47 };  // half-widths in cell units: a little wider than the cell
@@ -54,8 +55,13 @@ export class Marks {
       this.group.add(ring);
       this.cells.push({ ...cell, r: d.r, c: d.c, ring });
     }
-    s.invalidate();
+    this.reveal(Infinity);
   }
+
+  /** Rings only on the drawn columns c0..c1 of the windowed blocks (windowed.js; ids null: all). */
+  window(ids, cols) { this.win = ids ? { ids, cols } : null; this.reveal(this.rows ?? Infinity); }
+
+  inWindow(m) { const w = this.win; return !w || !w.ids.has(m.id) || (m.c >= w.cols[0] && m.c <= w.cols[1]); }
 
   /** Just above the cell's bar (a probability's bar is its value times the full height). */
   top(b, d) {
@@ -65,7 +71,8 @@ export class Marks {
 
   /** Only the rings of drawn rows before `rows` (the loop animation reveals a block row by row). */
   reveal(rows) {
-    for (const m of this.cells) m.ring.visible = m.r < rows;
+    this.rows = rows;
+    for (const m of this.cells) m.ring.visible = m.r < rows && this.inWindow(m);
     this.stage.invalidate();
   }
 

@@ -1,11 +1,13 @@
 // Readouts: what the reader can read off the stage without the mouse (and in a screenshot): the token
 // names of the step's subject's rows and columns (axisnames.js) and the values printed on its cells
-// (cellvalues.js), in one screen-space layer of DOM text placed after every frame, like the switches.
+// (cellvalues.js), in one screen-space layer of DOM text placed after every frame, like the switches;
+// where the view frames a window of wide blocks, only its columns, and its label (windowed.js).
 // A button with the stage's tools and the key N turn the numbers off and on. Nothing here knows the
 // model: the axes, their words and the subject come from the scene.
 import { bands, placeBand, NAME_FONT } from './axisnames.js';
 import { blockValues, CONDENSED } from './cellvalues.js';
-import { projector, blockRect, labelRects, overlayRects } from './screenboxes.js';
+import { projector, labelRects, overlayRects } from './screenboxes.js';
+import { drawWindowLabel, placeWindowLabel, shownRect, LABEL_FONT } from './windowed.js';
 
 const PHONE_WIDTH = 600, MIN_DESKTOP = 11, MIN_PHONE = 9;
 const NUMBER_FONT = '600 {px}px "Inter", "Helvetica Neue", Arial, sans-serif';  // as stage.css's .readout-value
@@ -17,6 +19,7 @@ export class Readouts {
     this.el.setAttribute('aria-hidden', 'true');  // the inspector and the CSV say the same in words
     this.names = this.el.appendChild(document.createElement('div'));
     this.numbers = this.el.appendChild(document.createElement('div'));
+    this.windowLabel = this.el.appendChild(Object.assign(document.createElement('span'), { className: 'readout-window', hidden: true }));
     this.button = Object.assign(document.createElement('button'), { type: 'button', className: 'stage-numbers', textContent: 'Numbers' });
     this.button.addEventListener('click', () => this.toggle());
     stage.exports.tools.prepend(this.button);
@@ -46,11 +49,17 @@ export class Readouts {
   place() {
     const s = this.stage, W = s.el.clientWidth, H = s.el.clientHeight;
     const subject = (s.tour.framed || s.step?.subject || []).map(id => s.blockById.get(id)).filter(Boolean);  // a phone frames a part
-    if (!s.scene || !W || !subject.length || !s.decor?.visible) { this.show(this.names, []); this.show(this.numbers, []); return; }
-    const px = projector(s), minPx = W < PHONE_WIDTH ? MIN_PHONE : MIN_DESKTOP;
-    const obstacles = [...labelRects(s), ...overlayRects(s, this.el), ...subject.map(b => blockRect(px, b))];
+    if (!s.scene || !W || !subject.length || !s.decor?.visible) { this.show(this.names, []); this.show(this.numbers, []); drawWindowLabel(this.windowLabel, null); return; }
+    const px = projector(s), minPx = W < PHONE_WIDTH ? MIN_PHONE : MIN_DESKTOP, gap = s.scene.cell.head_gap;
+    const windowed = new Set(s.windowed || []), win = windowed.size ? s.tour.framedWindow : null;  // a window of wide blocks
+    const cols = b => (win && windowed.has(b.id) ? win.cols : null);
+    const rects = subject.map(b => shownRect(px, b, cols(b), gap));
+    const obstacles = [...labelRects(s), ...overlayRects(s, this.el), ...rects];
+    const label = win && placeWindowLabel(win.label, rects.reduce((a, r) => (r.y0 < a.y0 ? r : a)), obstacles, W, H);
+    drawWindowLabel(this.windowLabel, label);
+    if (label) obstacles.push(label.rect);
     const names = [];
-    for (const band of bands(s.scene, subject)) {
+    for (const band of bands(s.scene, subject, { windowed, cols: win?.cols, lit: new Set(s.step?.lit || []) })) {
       const placed = placeBand(band, px, s.scene.cell.head_gap, obstacles, W, H, minPx);
       if (!placed) continue;
       const ids = band.blocks.map(b => b.id).join(' ');
@@ -61,18 +70,25 @@ export class Readouts {
     if (this.on) {
       for (const b of subject) {
         const got = blockValues(s, b, this.blockValues(b), px);
-        for (const c of got?.cells || []) if (c.x >= 0 && c.x <= W && c.y >= 0 && c.y <= H) numbers.push({ ...c, size: got.size, id: b.id });
+        const [c0, c1] = cols(b) || [0, Infinity];
+        for (const c of got?.cells || []) if (c.x >= 0 && c.x <= W && c.y >= 0 && c.y <= H && c.c >= c0 && c.c <= c1) numbers.push({ ...c, size: got.size, id: b.id });
       }
     }
     this.show(this.numbers, numbers, numberElement);
-    this.shown = { names, numbers: this.on ? numbers : [] };
+    this.shown = { names, numbers: this.on ? numbers : [], label };
   }
 
   /** The names and numbers shown now, drawn into a 2-D canvas of the stage at k device pixels per CSS px
    *  (the PNG export: what the reader sees, names and numbers included). */
   paint(ctx, k) {
-    const { names = [], numbers = [] } = this.shown || {};
+    const { names = [], numbers = [], label } = this.shown || {};
     ctx.save(); ctx.lineJoin = 'round'; ctx.fillStyle = '#ece8df'; ctx.strokeStyle = 'rgba(16, 18, 22, 0.9)';
+    if (label) {  // the window's label, as stage.css draws it
+      ctx.save(); ctx.font = LABEL_FONT.replace('{px}', label.size * k); ctx.fillStyle = '#f1c27d'; ctx.lineWidth = 3 * k;
+      ctx.textAlign = 'right'; ctx.textBaseline = 'middle';
+      const y = (label.rect.y0 + label.rect.y1) / 2 * k, x = (label.rect.x1 - 2) * k;
+      ctx.strokeText(label.text, x, y); ctx.fillText(label.text, x, y); ctx.restore();
+    }
     for (const n of names) {
       const r = n.rect, upright = n.axis === 'col';
       ctx.save(); ctx.font = NAME_FONT.replace('{px}', n.size * k); ctx.lineWidth = 3 * k; ctx.textBaseline = 'middle';

@@ -3,10 +3,12 @@
 // and how a step's subject sits on screen (framing(), for tests/test_framing.py).
 import * as THREE from 'three';
 import { ANIMATIONS } from './animations.js';
+import { colX } from './cells.js';
 import { restingOpacity } from './connectors.js';
 import { boxWithLabels, labelRects, pxPerUnit } from './labelroom.js';
 import { setLabelBand } from './labels.js';
 import { projector } from './screenboxes.js';
+import { applyWindow } from './windowed.js';
 
 const MOVE_MS = 650, DIM = 0.32, DIM_COMPUTED = 0.16;
 const COVER_MIN_HEIGHT = 480;  // CSS px: below it, views ignore the overlays (covered())
@@ -51,7 +53,10 @@ export class Tour {
   }
 
   /** The cell size a view keeps: 12 CSS px on a desktop's stage, 6 on a phone's. */
-  legibleCellPx() { return this.stage.el.getBoundingClientRect().height < COVER_MIN_HEIGHT ? 6 : 12; }
+  legibleCellPx() { return this.short() ? 6 : 12; }
+
+  /** A phone's stage: too short to keep clear of its overlays, or to show a wide block's columns legibly. */
+  short() { return this.stage.el.getBoundingClientRect().height < COVER_MIN_HEIGHT; }
 
   /** Every label's box on screen now, in client pixels (tests; what overlays must keep clear of). */
   labelRects() { const s = this.stage; return labelRects(s.labels, s.camera, s.renderer.domElement); }
@@ -86,25 +91,30 @@ export class Tour {
   stepOf(n) { const sc = this.stage.scene; return sc?.steps.find(s => s.step === n) || sc?.steps[0] || null; }
 
   // the worked row's card belongs to the step's view: the whole machine is framed without it, the same at every step
-  showOverview() { const s = this.stage; if (s.scene) { s.markInput(); s.worked.hide(); this.moveTo(s.scene.overview); this.overview(true); } }
-  returnToStep() { const s = this.stage; if (s.step) { s.markInput(); s.worked.show(s.step); this.moveTo(this.stepView()); this.overview(false); } }
+  showOverview() { const s = this.stage; if (s.scene) { s.markInput(); s.worked.hide(); applyWindow(s, [], null); this.moveTo(s.scene.overview); this.overview(true); } }
+  returnToStep() { const s = this.stage; if (s.step) { s.markInput(); s.worked.show(s.step); this.moveTo(this.stepView()); this.window(); this.overview(false); } }
+  /** The framed part's window (a run of its blocks' columns), or every column (windowed.js). */
+  window() { applyWindow(this.stage, this.framedWindow?.clip || this.framed || [], this.framedWindow); }
   overview(on) { this.stage.inOverview = on; this.stage.viewButton?.sync(); }
 
   /** The step's view; on a stage that would draw its cells under the scene's camera.part_cell_px, the
-   *  largest of the step's parts (scene/views.py) that draws them at least that large, else the one that
-   *  draws them largest. `framed` is what it frames (the readouts name it; O still shows the whole). */
+   *  largest of the step's parts (scene/views.py; on a phone's stage, windows too) that draws them at least that large, else the one that
+   *  draws them largest. `framed` is what it frames (the readouts name it; O still shows the whole), and
+   *  `framedWindow` the run of its columns a window of wide blocks shows (scene/windows.py), or null. */
   stepView() {
     const s = this.stage, step = s.step, need = s.scene.camera.part_cell_px;
     const t = Math.tan(THREE.MathUtils.degToRad(s.camera.fov) / 2), H = s.el.clientHeight || 1;
     const pitch = view => H / (2 * this.keyframe(view).distance * t);  // one cell's CSS px at the look-at plane
     let best = { view: step.view, blocks: step.subject }, px = pitch(step.view);
+    const short = this.short();  // a window of wide blocks' columns is a phone's part: a desktop names them all
     for (const part of px < need ? step.parts || [] : []) {
+      if (part.window && !short) continue;
       const p = pitch(part.view);
       if (p > px * PART_GAIN) { best = part; px = p; }
       if (px >= need) break;
     }
     const view = px > 2 * need ? { ...best.view, margin: best.view.margin * px / (2 * need) } : best.view;  // a tiny part: not
-    this.framed = best.blocks; this.framedView = view;  // drawn larger than twice the need (room for its names)
+    this.framed = best.blocks; this.framedView = view; this.framedWindow = best.window || null;  // drawn larger than twice the need (room for its names)
     return view;
   }
   replay() { const s = this.stage; if (s.step) { s.markInput(); this.runAnimation(); } }
@@ -122,6 +132,7 @@ export class Tour {
     s.worked.show(s.step);  // before the view is framed: it keeps clear of the card
     const view = this.stepView();
     if (!keepCamera) { this.moveTo(view, cut); this.overview(false); }
+    if (!s.inOverview) this.window();
     s.marks.show(s.step, rings);
     this.resetEffects();
     s.pointer.hide();
@@ -172,6 +183,7 @@ export class Tour {
     const s = this.stage;
     this.resetEffects();
     this.applyHighlight(true);
+    if (!s.inOverview && !s.explained) this.window();  // new cells (compare mode) are drawn whole
     if (s.explained) s.explanation.paint();
     else if (s.step) this.endState();
     s.invalidate();
@@ -187,6 +199,7 @@ export class Tour {
       x0 = Math.min(x0, b.x); x1 = Math.max(x1, b.x + b.w); y0 = Math.min(y0, b.y - b.rows); y1 = Math.max(y1, b.y + room);
     }
     if (!Number.isFinite(x0)) return;
+    applyWindow(s, [], null);  // the explained cell's inputs are drawn whole
     const k = s.rig.key, box = [x0, x1, y0, y1];
     this.moveTo({ box, target: [(x0 + x1) / 2, (y0 + y1) / 2, 0], azimuth: k.azimuth, elevation: k.elevation, margin: s.scene.camera.explain_margin });
   }
@@ -201,7 +214,7 @@ export class Tour {
   }
 
   /** How the given blocks sit on screen: their bounding box (clipped) as shares of the stage, and the
-   *  median cell's size in CSS pixels. */
+   *  median cell's size in CSS pixels; of a window of wide blocks, only the columns it shows. */
   framing(ids) {
     const s = this.stage, rect = s.renderer.domElement.getBoundingClientRect(), W = rect.width, H = rect.height;
     const onStage = projector(s), px = v => onStage(v.x, v.y, v.z);
@@ -210,7 +223,9 @@ export class Tour {
     for (const id of ids) {
       const b = s.blockById.get(id);
       if (!b) continue;
-      for (const [x, y] of [[b.x, b.y], [b.x + b.w, b.y], [b.x, b.y - b.rows], [b.x + b.w, b.y - b.rows]].map(([x, y]) => px(new THREE.Vector3(x, y, 0)))) {
+      const win = s.windowed?.includes(id) ? this.framedWindow.cols : null, gap = s.scene.cell.head_gap;  // a window: its columns
+      const xa = win ? b.x + colX(b, win[0], gap) : b.x, xb = win ? b.x + colX(b, win[1], gap) + 1 : b.x + b.w;
+      for (const [x, y] of [[xa, b.y], [xb, b.y], [xa, b.y - b.rows], [xb, b.y - b.rows]].map(([x, y]) => px(new THREE.Vector3(x, y, 0)))) {
         x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
       }
       sizes.push([this.cellPx(b, px), b.rows * b.cols]);

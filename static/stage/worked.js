@@ -40,7 +40,7 @@ export class WorkedCard {
     this.stage = stage;
     this.el = el('div', 'stage-worked');
     this.el.hidden = true;
-    this.el.dataset.coversStage = '';  // a lasting overlay: the step's view keeps clear of it (tour.js covered())
+    this.fold();  // a lasting overlay: the step's view keeps clear of it (tour.js covered())
     this.el.setAttribute('aria-label', 'the worked attention row');
     this.anim = null;
     this.chosen = null;  // the reader's fold, once they chose one
@@ -49,6 +49,15 @@ export class WorkedCard {
   /** Open unless the reader folded it; until they choose, a phone's short stage shows only its title. */
   get open() { return this.chosen ?? !window.matchMedia?.('(max-width: 760px)')?.matches; }
 
+  /** Folded (one line), the card is kept clear of on a phone's stage too ("always") where the step's subject
+   *  has token names on its columns: they go under it, at the stage's foot; open, or where nothing is named
+   *  under the subject (step 6's Q), only where the stage has height to spare (tour.js covered()). */
+  fold(step = this.step) {
+    this.step = step;
+    const s = this.stage, named = (step?.subject || []).some(id => s.blockById?.get(id)?.col_axis);
+    this.el.dataset.coversStage = !this.open && named ? 'always' : '';
+  }
+
   /** The card's title: a button that folds the numbers away (and back). */
   title(text) {
     const b = el('button', 'wk-title', `${this.open ? '▾' : '▸'} ${text}`);
@@ -56,7 +65,7 @@ export class WorkedCard {
     b.addEventListener('keydown', e => { if (e.key === 'Enter' || e.key === ' ') e.stopPropagation(); });  // the button's, not the stage's
     b.addEventListener('click', () => {
       this.chosen = !this.open;
-      this.el.classList.toggle('wk-closed', !this.open);
+      this.el.classList.toggle('wk-closed', !this.open); this.fold();
       this.stage.el.style.setProperty('--worked-h', `${this.el.offsetHeight + 6}px`);
       b.textContent = `${this.open ? '▾' : '▸'} ${text}`; b.setAttribute('aria-expanded', String(this.open));
     });
@@ -92,7 +101,7 @@ export class WorkedCard {
     if (!d) { this.el.hidden = true; return; }
     const tokens = this.stage.scene.axes[w.axis] || [], tok = j => tokens[j] ?? `row ${j}`;
     this.el.dataset.phase = phase; this.el.dataset.row = String(w.row); this.el.dataset.key = String(w.key);
-    this.el.classList.toggle('wk-closed', !this.open);
+    this.el.classList.toggle('wk-closed', !this.open); this.fold(step);
     this.el.replaceChildren(this.title(`${w.name} · row ${w.row} (${tok(w.row)}) asks`), ...this[phase](d, w, tok));
     this.rows = [...this.el.querySelectorAll('.wk-step')];
   }

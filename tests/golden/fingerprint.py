@@ -87,7 +87,8 @@ ADDED_KEYS: list[str] = [
     "scene.worked", "derived.worked_q_col", "derived.worked_reason", "derived.worked_key_token", "derived.worked_q",
     "derived.worked_k", "derived.worked_qk_products", "derived.worked_qk_dot", "derived.worked_qk_score",
     "derived.worked_distances", "derived.worked_claim",
-    "scene.steps.*.parts",  # issue 21 item 1: the parts of a step a phone's stage frames
+    "scene.steps.*.parts",  # issue 21 item 1: the parts of a step a phone's stage frames (and their windows)
+    "scene.blocks.*.rows_named_by",  # issue 21 item 1: rows the token labels of an ids column beside them name
     "derived.exercises",  # issue 24 item 1: predict, then reveal; each step's question about the input, answered
 ]
 

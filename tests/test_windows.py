@@ -1,0 +1,92 @@
+"""Issue 21 item 1 on a phone: what the scene gives a stage too small for a step's subject (scene/windows.py),
+checked in Python for three inputs. Steps 6–9's parts frame the worked head (scene.worked, chosen from the
+trace), not the first; the wide blocks (the FFN's 128 hidden units, the 65 pieces of the output layer) are
+framed by windows of their columns, the output layer's around the pieces steps 18–20 ring for this input,
+each window's label saying which columns it shows and which ringed pieces it leaves out; and the rows beside
+an input's ids column are named by that column's token labels. The stage's side (names, numbers and label
+inside the phone's stage) is tests/test_readouts.py."""
+import pytest
+
+from article.loss import loss_figures
+from article.tour import load_tour
+from scene import build_scene
+from scene.windows import MARKED_MIN, WIDE, marked_window
+from tests import test_prose_claims as prose
+
+model = prose.model  # the fixture: the trained model, on one thread
+INPUTS = [42, 305, 777777]
+
+
+@pytest.fixture(scope="module")
+def scenes(model):
+    from recorder import trace
+
+    m, params = model
+    tour = load_tour()
+    out = {}
+    for n in INPUTS:
+        t = trace(m, n, params)
+        out[n] = (t, build_scene(t, m.cfg, params, tour))
+    return out
+
+
+def test_the_run_around_the_marks():
+    assert marked_window([36, 62, 56, 2], 65) == (36, 62)  # </s> alone, far left: the German pieces' run
+    assert marked_window([41, 63, 41, 62, 59, 64, 41, 63, 41, 62, 59, 2], 65) == (41, 64)
+    lo, hi = marked_window([33, 2], 65)  # one piece each: the later cluster, widened about its centre
+    assert hi - lo + 1 == MARKED_MIN and lo <= 33 <= hi
+    lo, hi = marked_window(list(range(10, 60, 2)), 65)  # wider than a phone's window: the fullest run
+    assert hi - lo + 1 == WIDE
+
+
+@pytest.mark.parametrize("number", INPUTS)
+def test_steps_6_to_9_frame_the_worked_head_on_a_phone(scenes, number):
+    _, scene = scenes[number]
+    w = scene.worked
+    head_blocks = {w["scores"], w["weights"], w["out"]}
+    by_id = {b.id for b in scene.blocks}
+    for step in scene.steps:
+        if step.step not in (7, 8, 9):
+            continue
+        assert step.parts, step.step
+        for part in step.parts:
+            assert set(part["blocks"]) <= head_blocks, (step.step, part["blocks"], w["name"])
+            assert set(part["blocks"]) <= by_id
+            box = part["view"].box  # the view moved with the blocks: it still holds them
+            for b in (scene.block(i) for i in part["blocks"]):
+                assert box[0] <= b.x and b.x + b.w <= box[1] + 1e-9
+
+
+@pytest.mark.parametrize("number", INPUTS)
+def test_wide_blocks_are_framed_by_windows_around_the_ringed_pieces(scenes, number):
+    t, scene = scenes[number]
+    steps = {s.step: s for s in scene.steps}
+    written = [int(c) for c in t.node("out.tokens").value.tolist()]
+    reference = [(r["row"], r["reference_id"]) for r in loss_figures(t)["loss_rows"] if r["forced"]]
+    vocab = scene.axes["vocab"]
+    for n, ringed in ((18, list(enumerate(written))), (19, list(enumerate(written))),
+                      (20, list(enumerate(written)) + reference)):
+        wins = [p["window"] for p in steps[n].parts if p.get("window")]
+        assert wins, n
+        for win in wins:
+            c0, c1 = win["cols"]
+            assert (c0, c1) == marked_window([c for _, c in ringed], 65)
+            assert c1 - c0 + 1 <= WIDE
+            out = sorted({(r, c) for r, c in ringed if not c0 <= c <= c1})
+            said = f"columns {c0 + 1}–{c1 + 1} of 65" + "".join(f" · row {r}'s {vocab[c]}: column {c + 1}"
+                                                               for r, c in out)
+            assert win["label"] == said
+            assert sum(c0 <= c <= c1 for _, c in ringed) >= len(ringed) - 2  # at most </s> (and its ring) out
+            assert "out.probs" in win["clip"]
+    ffn = [p for p in steps[12].parts if p.get("window")]
+    assert [p["window"]["cols"] for p in ffn] == [[0, 31], [0, 23], [0, 15]]
+    assert all(p["blocks"] == ["enc.0.ffn.hidden_pre", "enc.0.ffn.hidden"] for p in ffn)
+    assert ffn[1]["window"]["label"] == "columns 1–24 of 128"
+
+
+def test_rows_beside_an_inputs_ids_are_named_by_its_labels(scenes):
+    _, scene = scenes[42]
+    by_id = {b.id: b for b in scene.blocks}
+    assert by_id["src.emb"].rows_named_by == "src.ids" and by_id["tgt.emb"].rows_named_by == "tgt.ids"
+    assert by_id["out.probs"].rows_named_by is None  # beside the chosen tokens, which say what a row writes
+    assert by_id["src.scaled"].rows_named_by is None
