@@ -60,8 +60,9 @@ def scene_step(s: TourStep, scene: Scene, by_id: dict[str, Block], tensors: dict
             view = View(scene.overview.box, scene.overview.target, s.angle[0], s.angle[1], scene.overview.margin)
     else:
         view = _framing([by_id[i] for i in subject], s, by_id=by_id)
-    parts = [] if s.view == "overview" else [{"blocks": p, "view": _framing([by_id[i] for i in p], s, PART_NAME_ROOM, by_id)}
-                                            for p in _parts([by_id[i] for i in subject])]
+    parts = [] if s.view == "overview" else [
+        {"blocks": p, "view": _framing([by_id[i] for i in p], s, PART_NAME_ROOM, by_id)}
+        for p in _parts([by_id[i] for i in subject])]
     anim = ANIMATIONS.get(s.animation)
     if anim is None:
         raise ValueError(f"step {s.step}: unknown animation {s.animation!r}; known: {sorted(ANIMATIONS)}")
