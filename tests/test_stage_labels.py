@@ -71,10 +71,13 @@ HEADS = """async (n) => {
 BLOCKS = """() => {
   const s = anatomyStage.stage, r = s.renderer.domElement.getBoundingClientRect(), out = [];
   for (const b of s.scene.blocks) {
-    const ps = [[0, 0], [b.rows - 1, b.cols - 1], [0, b.cols - 1], [b.rows - 1, 0]].map(([i, j]) => anatomyStage.project(b.id, i, j));
+    const ps = [[0, 0], [b.rows - 1, b.cols - 1], [0, b.cols - 1], [b.rows - 1, 0]]
+      .map(([i, j]) => anatomyStage.project(b.id, i, j));
     if (ps.some(p => !p || !p.visible)) continue;
-    const xs = ps.map(p => p.x), ys = ps.map(p => p.y), half = (Math.max(...xs) - Math.min(...xs)) / Math.max(1, 2 * (b.cols - 1));
-    const box = { id: b.id, left: Math.min(...xs) - half, right: Math.max(...xs) + half, top: Math.min(...ys) - half, bottom: Math.max(...ys) + half };
+    const xs = ps.map(p => p.x), ys = ps.map(p => p.y);
+    const half = (Math.max(...xs) - Math.min(...xs)) / Math.max(1, 2 * (b.cols - 1));
+    const box = { id: b.id, left: Math.min(...xs) - half, right: Math.max(...xs) + half,
+                  top: Math.min(...ys) - half, bottom: Math.max(...ys) + half };
     if (box.right > r.left && box.left < r.right && box.bottom > r.top && box.top < r.bottom) out.push(box);
   }
   return out;
@@ -149,7 +152,7 @@ def test_every_head_of_the_subject_is_named_and_switchable_at_steps_7_9_15_16(pa
             heads = subject_heads(steps[n])
             assert len(heads) == 4, (n, heads)
             rows = [x for x in page.evaluate(HEADS, n) if x["part"] in heads]
-            bad = [(x["part"], "label" if not x["label"] else "switch") for x in rows if not (x["label"] and x["switch"])]
+            bad = [(x["part"], "switch" if x["label"] else "label") for x in rows if not (x["label"] and x["switch"])]
             small = [x["part"] for x in rows if x["px"] < 11]
             if bad or small or len(rows) != 4:
                 missing[number, n] = bad + small
