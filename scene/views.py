@@ -60,9 +60,10 @@ def scene_step(s: TourStep, scene: Scene, by_id: dict[str, Block], tensors: dict
             view = View(scene.overview.box, scene.overview.target, s.angle[0], s.angle[1], scene.overview.margin)
     else:
         view = _framing([by_id[i] for i in subject], s, by_id=by_id)
-    parts = [] if s.view == "overview" else [
-        {"blocks": p, "view": _framing([by_id[i] for i in p], s, PART_NAME_ROOM, by_id)}
-        for p in _parts([by_id[i] for i in subject])]
+    # a part is framed without its head's label line: where the stage frames parts (a phone's) a head's
+    # name and switch do not fit side by side, and the switches table serves (static/stage/switches.js)
+    parts = [] if s.view == "overview" else [{"blocks": p, "view": _framing([by_id[i] for i in p], s, PART_NAME_ROOM)}
+                                            for p in _parts([by_id[i] for i in subject])]
     anim = ANIMATIONS.get(s.animation)
     if anim is None:
         raise ValueError(f"step {s.step}: unknown animation {s.animation!r}; known: {sorted(ANIMATIONS)}")
