@@ -10,8 +10,10 @@ Front matter keys for the stage:
   view       `overview` shows the whole machine instead of framing the subject
   angle      [azimuth, elevation] in radians, when the default angle for the subject's tower won't do
   animation  the name of the step's animation (scene/layout.py ANIMATIONS), `none` by default
-  marks      cells outlined in a block, one per row: [{block, columns}] where `columns` names the node
-             whose r-th value is row r's column (an ArgMax: the piece greedy decoding picks)
+  marks      cells a step points at in a block, one per row: [{block, columns, ring}] where `columns` names
+             the node whose r-th value is row r's column (an ArgMax: the piece greedy decoding picks); a
+             phone's window of a wide block is placed around them (scene/windows.py), and the stage rings
+             them unless `ring: false` (the piece written is its row's largest, which cells.js outlines)
   overlay    a drawing the stage adds beside a block, by name: `loss` (step 20, static/stage/lossview.js)
 """
 
@@ -69,7 +71,8 @@ class TourStep:
                    also=_strings(meta.get("also")), view=view,
                    angle=(float(angle[0]), float(angle[1])) if angle else None,
                    animation=str(meta.get("animation", "none")), topic=str(meta.get("topic", "")),
-                   marks=[{"block": str(m["block"]), "columns": str(m["columns"])} for m in meta.get("marks") or []],
+                   marks=[{"block": str(m["block"]), "columns": str(m["columns"]), "ring": bool(m.get("ring", True))}
+                          for m in meta.get("marks") or []],
                    overlay=str(meta.get("overlay", "")))
 
 

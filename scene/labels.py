@@ -9,14 +9,20 @@ from scene.cells import row_y
 from scene.document import Block, Label, Scene
 from scene.measures import STATION_GAP
 
+HEAD_NAME_SIZE = 1.3  # world units; the other block labels are 1.5
+
 
 def labels(scene: Scene) -> list[Label]:
     """Block and station labels; the token labels are `token_labels`."""
     out = []
     for b in scene.blocks:
         small = b.rows == 1 and b.cols == 1
-        head = b.op != "Parameter" and ids.parse(b.id).head is not None
-        out.append(Label(b.label, b.x, b.y + 0.45, 1.1 if small else 1.5, "param" if b.param else "block",
+        name = None if b.op == "Parameter" else ids.parse(b.id)
+        head = name is not None and name.head is not None
+        # a head's name ("head 3") shares its output block's line with the head's switch (scene/switches.py):
+        # a little smaller than the other labels, so that both fit side by side on a desktop's smallest views
+        size = 1.1 if small else HEAD_NAME_SIZE if head and b.id == ids.head_id(name.station, name.head, "out") else 1.5
+        out.append(Label(b.label, b.x, b.y + 0.45, size, "param" if b.param else "block",
                          room=b.w + 1.7 if head else max(b.w + 3.5, 8)))
     for s in scene.stations:
         if s.id == "shared":

@@ -60,7 +60,9 @@ def scene_step(s: TourStep, scene: Scene, by_id: dict[str, Block], tensors: dict
         if s.angle:
             view = View(scene.overview.box, scene.overview.target, s.angle[0], s.angle[1], scene.overview.margin)
     else:
-        view = _framing([by_id[i] for i in subject], s)
+        view = _framing([by_id[i] for i in subject], s, by_id=by_id)
+    # a part is framed without its head's label line: where the stage frames parts (a phone's) a head's
+    # name and switch do not fit side by side, and the switches table serves (static/stage/switches.js)
     parts = [] if s.view == "overview" else _phone_parts([by_id[i] for i in subject], s, [by_id[i] for i in lit])
     anim = ANIMATIONS.get(s.animation)
     if anim is None:
@@ -71,10 +73,11 @@ def scene_step(s: TourStep, scene: Scene, by_id: dict[str, Block], tensors: dict
                      marks, overlay, parts)
 
 
-def _framing(blocks: list[Block], s: TourStep, name_room: float = NAME_ROOM) -> View:
+def _framing(blocks: list[Block], s: TourStep, name_room: float = NAME_ROOM, by_id: dict | None = None) -> View:
     """The view of some blocks: their box with room for the labels and the token names (a share of its larger
-    side: a part, zoomed closer, keeps more), seen from their tower's side (or the step's angle)."""
-    rs = np.array([rect(b) for b in blocks])
+    side: a part, zoomed closer, keeps more), seen from their tower's side (or the step's angle). A head's
+    blocks bring their head's label line (`_head_lines`)."""
+    rs = np.array([rect(b) for b in blocks + _head_lines(blocks, by_id or {})])
     box = [float(rs[:, 0].min()), float(rs[:, 1].max()), float(rs[:, 2].min()), float(rs[:, 3].max()) + LABEL_ROOM]
     box = _name_room(blocks, box, name_room)
     return View(box, centre(box), *_angles(blocks, s))
@@ -97,6 +100,23 @@ def _phone_parts(blocks: list[Block], s: TourStep, lit: list[Block]) -> list[dic
         if mine and windows.wide(mine):
             return parts + windows.first_windows(mine, *_angles(mine, s), lit)
     return parts
+
+
+def _head_lines(blocks: list[Block], by_id: dict[str, Block]) -> list[Block]:
+    """The output blocks of the heads some blocks belong to, not among them: a head's name ("head 4") and
+    its switch stand on its output block's label line (scene/labels.py, scene/switches.py), so a view of a
+    head's scores or weights that stopped at their own labels would leave the head unnamed and its switch
+    under the key hints (issue 21 item 7). The output block lies right above the weights and is the
+    head's widest, so the switch at its right edge is in view too."""
+    have, out = {b.id for b in blocks}, {}
+    for b in blocks:
+        n = None if b.param else ids.parse(b.id)
+        if n is None or n.head is None:
+            continue
+        o = by_id.get(ids.head_id(n.station, n.head, "out"))
+        if o is not None and o.id not in have:
+            out[o.id] = o
+    return list(out.values())
 
 
 def _parts(blocks: list[Block]) -> list[list[str]]:

@@ -1,7 +1,9 @@
-"""Steps 18–20 show what they say (issue 21, item 5), in Chromium: the piece greedy decoding picks is ringed
+"""Steps 18–20 show what they say (issue 21, item 5), in Chromium: the piece greedy decoding picks is marked
 in every row of the probability block, at the trace's argmax, inside the step's view on a desktop and a
-phone; and step 20's loss table holds the smoothed targets and losses that numpy recomputes from the
-trace's probabilities, for inputs whose output is the reference and for a snapshot whose output leaves it."""
+phone, by one mark (the white outline of its row's largest probability: no ring on it too, as there was
+until the outline and the ring met on the same cell); and step 20's loss table holds the smoothed targets
+and losses that numpy recomputes from the trace's probabilities, for inputs whose output is the reference
+and for a snapshot whose output leaves it, and rings each training row's reference piece, nothing else."""
 import json
 import urllib.request
 
@@ -20,8 +22,8 @@ IN_VIEW = """() => {
   const stage = document.querySelector('#stage').getBoundingClientRect();
   const covers = [...document.querySelectorAll('[data-covers-stage], .stage-tools')]
     .filter(e => !e.hidden && e.offsetParent).map(e => e.getBoundingClientRect());
-  return anatomyStage.marked().filter(m => m.kind === 'chosen').map(m => {
-    const p = anatomyStage.project(m.id, m.row, m.col);
+  return anatomyStage.outlined('out.probs').map(m => {
+    const p = anatomyStage.project('out.probs', m.row, m.col);
     const under = covers.some(r => p.x >= r.left && p.x <= r.right && p.y >= r.top && p.y <= r.bottom);
     return { row: m.row, inside: p.visible && p.x > stage.left + 4 && p.x < stage.right - 4 && p.y > stage.top + 4
       && p.y < stage.bottom - 4 && !under };
@@ -49,11 +51,17 @@ def pages(browser, live_server):
 
 
 @pytest.mark.parametrize("query", CASES)
-def test_the_chosen_piece_is_ringed_at_each_row_s_argmax_and_step_20_draws_the_loss(pages, live_server, query):
+def test_the_chosen_piece_is_outlined_at_each_row_s_argmax_and_step_20_draws_the_loss(pages, live_server, query):
     t, probs = probs_of(live_server, query)
     page = pages(query, 18, SIZES[0])
-    chosen = {m["row"]: m["col"] for m in page.evaluate("anatomyStage.marked()") if m["kind"] == "chosen"}
-    assert chosen == {r: int(c) for r, c in enumerate(probs.argmax(axis=1))}
+    argmax = {r: int(c) for r, c in enumerate(probs.argmax(axis=1))}
+    assert t["output_tokens"][:len(argmax)] == VOCAB.tokens_of(list(argmax.values()))[:len(t["output_tokens"])]
+    for step in (18, 19):
+        page.evaluate(f"async () => {{ anatomyStage.step({step}); await anatomyStage.idle(); }}")
+        outlined = {m["row"]: m["col"] for m in page.evaluate("anatomyStage.outlined('out.probs')")}
+        assert outlined == argmax, step
+        assert page.evaluate("anatomyStage.marked()") == [], f"step {step}: a ring on top of the outline"
+    page.evaluate("async () => { anatomyStage.step(18); await anatomyStage.idle(); }")
     assert all(x["inside"] for x in page.evaluate(IN_VIEW))
     page.evaluate("anatomyStage.step(20)")
     page.evaluate("anatomyStage.idle()")
@@ -81,8 +89,9 @@ def test_the_chosen_piece_is_ringed_at_each_row_s_argmax_and_step_20_draws_the_l
     assert float(drawn["total"]["sum"]) == pytest.approx(sum(losses), rel=1e-6)
     assert float(drawn["total"]["plainMean"]) == pytest.approx(np.mean(plain), rel=1e-6)
     assert float(drawn["total"]["qOther"]) == pytest.approx(EPS / V)
-    # the reference piece ringed on the block, one ring per training row
+    # the reference piece ringed on the block, one ring per training row, and no other ring
     assert {m["row"]: m["col"] for m in drawn["rings"]} == {r: VOCAB.ids([reference[r]])[0] for r in forced}
+    assert len(drawn["rings"]) == len(forced) == len(page.evaluate("anatomyStage.marked()"))
 
 
 @pytest.mark.parametrize("query", CASES[:2])

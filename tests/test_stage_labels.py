@@ -5,7 +5,10 @@ for input 305: at every step, each label anchored in (or beside) the step's view
 the stage (steps 4 and 14 cut "three / hundred / five" and "hundert"), and no label is drawn across
 the stage's edge or under the overlays' bands (step 17 cut "ncoder 1 · feed-forward": a neighbour's
 label that does not fit is not drawn); at step 7 no overlay covers a label or a switch. On a phone
-(390×844) at step 7 neither, and a button shows the whole machine and goes back. Two pages."""
+(390×844) at step 7 neither, and a button shows the whole machine and goes back. At steps 7, 9, 15 and 16,
+for 305 and the long 777777, every head of the subject is named on the stage and its switch shown, none
+covered (the key hints hid them at step 7 after a six-digit input, the stage's edge head 4's switch at
+step 16); at step 20 the loss table covers no block. Two pages."""
 
 from __future__ import annotations
 
@@ -51,6 +54,43 @@ COVERS = """async (n) => {
   }
   return out;
 }"""
+
+
+HEADS = """async (n) => {
+  anatomyStage.step(n); await anatomyStage.idle();
+  const s = anatomyStage.stage, labels = anatomyStage.labels(), shown = anatomyStage.switches();
+  const r = s.renderer.domElement.getBoundingClientRect();
+  return s.switches.buttons.filter(x => x.s.kind === 'head').map(x => {
+    const l = labels.find(y => y.i === x.label);
+    return { part: x.s.id, label: !!l && !l.cut && l.left >= r.left && l.right <= r.right && l.top >= r.top
+      && l.bottom <= r.bottom, px: l ? l.px : 0, switch: shown.some(w => w.part === x.s.id) };
+  });
+}"""
+
+# the blocks on screen now (the footprint of their corner cells' centres, grown by half a cell), for input 305
+BLOCKS = """() => {
+  const s = anatomyStage.stage, r = s.renderer.domElement.getBoundingClientRect(), out = [];
+  for (const b of s.scene.blocks) {
+    const ps = [[0, 0], [b.rows - 1, b.cols - 1], [0, b.cols - 1], [b.rows - 1, 0]]
+      .map(([i, j]) => anatomyStage.project(b.id, i, j));
+    if (ps.some(p => !p || !p.visible)) continue;
+    const xs = ps.map(p => p.x), ys = ps.map(p => p.y);
+    const half = (Math.max(...xs) - Math.min(...xs)) / Math.max(1, 2 * (b.cols - 1));
+    const box = { id: b.id, left: Math.min(...xs) - half, right: Math.max(...xs) + half,
+                  top: Math.min(...ys) - half, bottom: Math.max(...ys) + half };
+    if (box.right > r.left && box.left < r.right && box.bottom > r.top && box.top < r.bottom) out.push(box);
+  }
+  return out;
+}"""
+
+
+def subject_heads(step: dict) -> set[str]:
+    """The switch ids of the heads whose blocks are in a step's subject (encoder 1 · self-attention · head 4:
+    enc.0.self.h3)."""
+    from model import ids
+
+    names = [ids.parse(i) for i in step["subject"]]
+    return {ids.join(n.station, ids.head_word(n.head)) for n in names if n.head is not None}
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +140,32 @@ def test_on_a_phone_a_button_shows_the_whole_machine_and_no_overlay_covers_a_lab
         assert not phone.errors
     finally:
         phone.context.close()
+
+
+def test_every_head_of_the_subject_is_named_and_switchable_at_steps_7_9_15_16(page):
+    steps = {st["step"]: st for st in page.evaluate("anatomyStage.steps()")}
+    missing = {}
+    for number in ("305", "777777"):
+        if number != "305":
+            assert page.evaluate("n => anatomyStage.load(n)", number)
+        for n in (7, 9, 15, 16):
+            heads = subject_heads(steps[n])
+            assert len(heads) == 4, (n, heads)
+            rows = [x for x in page.evaluate(HEADS, n) if x["part"] in heads]
+            bad = [(x["part"], "switch" if x["label"] else "label") for x in rows if not (x["label"] and x["switch"])]
+            small = [x["part"] for x in rows if x["px"] < 11]
+            if bad or small or len(rows) != 4:
+                missing[number, n] = bad + small
+            assert page.evaluate(COVERS, n) == [], (number, n)
+    page.evaluate("n => anatomyStage.load(n)", "305")
+    assert not missing, f"heads unnamed, without their switch or under 11 px: {missing}"
+
+
+def test_the_loss_table_covers_no_block_at_step_20(page):
+    assert page.evaluate(COVERS, 20) == []
+    table = [o for o in page.evaluate("anatomyStage.overlays()") if "stage-loss" in o["name"]]
+    assert len(table) == 1
+    t = table[0]
+    under = [b["id"] for b in page.evaluate(BLOCKS)
+             if b["left"] < t["right"] and t["left"] < b["right"] and b["top"] < t["bottom"] and t["top"] < b["bottom"]]
+    assert under == [], f"the loss table covers {under}"

@@ -142,8 +142,8 @@ def test_the_card_prints_the_traces_numbers_at_steps_6_to_9(browser, live_server
 
 
 def test_r_replays_the_card_and_a_phone_folds_it(browser, live_server):
-    """R walks the keys again (rows hidden, then shown one by one); on a phone's short stage the card starts
-    folded to its title, inside the stage, and its title opens it."""
+    """R walks the keys again (each key's column hidden, then shown one by one); on a phone's short stage the
+    card starts folded to its title, inside the stage, and its title opens it."""
     from tests.browser import has_chromium, open_stage_page
 
     if not has_chromium():
@@ -155,7 +155,7 @@ def test_r_replays_the_card_and_a_phone_folds_it(browser, live_server):
           const t = c.querySelector('.wk-title').getBoundingClientRect(), b = s.getBoundingClientRect();
           return { closed: c.classList.contains('wk-closed'), hidden: c.querySelectorAll('.wk-step.wk-hidden').length,
                    rows: c.querySelectorAll('.wk-step').length,
-                   shown: getComputedStyle(c.querySelector('table')).display,
+                   shown: getComputedStyle(c.querySelector('.wk-cols')).display,
                    inside: t.left >= b.left && t.right <= b.right && t.top >= b.top && t.bottom <= b.bottom,
                    font: parseFloat(getComputedStyle(c.querySelector('.wk-n')).fontSize) }; }"""
         s = page.evaluate(state)

@@ -294,6 +294,17 @@ export class CellField {
     return Math.max(h, cell.min_height) * (v < 0 ? -1 : 1);
   }
 
+  /** The cells outlined as the largest of their row ({row, col} of the tensor, drawn now: revealed). */
+  outlined(id) {
+    const e = this.index.get(id);
+    if (!e) return [];
+    const b = e.block, mark = this.mesh.geometry.getAttribute('aMark').array, out = [], rows = this.get(id, 'reveal');
+    for (let r = 0; r < Math.min(b.rows, rows); r++) {
+      for (let c = 0; c < b.cols; c++) if (mark[e.start + r * b.cols + c] > 0.5) out.push(b.transposed ? { row: c, col: r } : { row: r, col: c });
+    }
+    return out;
+  }
+
   /** The value the GPU draws now at a drawn cell. */
   drawnValue(id, r, c) {
     const e = this.index.get(id);

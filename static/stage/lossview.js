@@ -1,6 +1,6 @@
 // The `loss` overlay a step may name (scene step `overlay`: {name, block}): the training loss of the
-// trace's input, row by row, in a table docked at the stage's foot (marked data-covers-stage, so the
-// step's view frames its block in the band above). Per decoder row: the reference piece y, the smoothed
+// trace's input, row by row, in a table over the stage (marked data-covers-stage, so the step's view
+// frames its block in the band it leaves free; stage.css places it where no block lies). Per decoder row: the reference piece y, the smoothed
 // target's q(y) and the model's p(y), a strip drawing q (outlined) over the row's p (filled bars) across
 // the block's columns, then −Σ q ln p and −ln p(y); under it, their sum and mean. The numbers are the
 // trace's `derived` figures (article/loss.py); the stage only lays them out, and rings each row's
@@ -42,7 +42,7 @@ export class LossView {
       el('td', { textContent: `${f(d.loss_sum)} · ${f(d.loss_mean)}` }), el('td', { textContent: `${f(d.plain_loss_sum)} · ${f(d.plain_loss_mean)}` }));
     const table = el('table', {}, el('thead', {}, head), el('tbody', {}, ...body, foot));
     const caption = el('div', { className: 'stage-loss-caption',
-      textContent: `Smoothed target q: ${f(d.loss_q_reference, 4)} on the reference piece y (pink ring), ${f(d.loss_q_other, 4)} on each other piece. White ring: the piece written.` });
+      textContent: `Smoothed target q: ${f(d.loss_q_reference, 4)} on the reference piece y (pink ring), ${f(d.loss_q_other, 4)} on each other piece. White outline: the row's largest probability, the piece written.` });
     // which rows are training rows, for every input (article/loss.py)
     this.el.replaceChildren(caption, table, el('div', { className: 'stage-loss-departs', textContent: d.loss_departs }));
     Object.assign(this.el.dataset, { sum: String(d.loss_sum), mean: String(d.loss_mean), plainSum: String(d.plain_loss_sum), plainMean: String(d.plain_loss_mean),

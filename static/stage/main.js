@@ -142,7 +142,9 @@ Object.assign(api, {
   close: () => api.stage?.closeExplanation(),
   /** The lit cells as the GPU's state says: {cells: [{id, row, col} | {id, all}], target}. */
   lit: () => api.stage?.lit() ?? null,
+  /** The rings on cells now ({id, row, col, kind, …}) and the cells outlined as their row's largest. */
   marked: () => api.stage?.marks.marked() ?? null,
+  outlined: (id) => api.stage?.cells.outlined(id) ?? null,
   /** Compare mode with a trace (or an input to fetch); null turns it off. Resolves to false on a bad input. */
   compare: async (what) => {
     if (!api.stage) return false;

@@ -1,6 +1,8 @@
-// Cells a step marks with a ring on the top of their bar: the scene's `marks` ({block, columns}: in each
-// row r of the block, the column that the node `columns` holds at r, the piece greedy decoding picks) and
-// the rings another module asks for (lossview.js: each row's reference piece). The rings lie flat just
+// Cells a step marks with a ring on their top face: the scene's `marks` ({block, columns}: in each row r
+// of the block, the column that the node `columns` holds at r) and the rings another module asks for
+// (lossview.js: each row's reference piece). The piece greedy decoding picks needs no ring: it is its
+// row's largest probability, which cells.js outlines (one mark per meaning: outline, the largest; ring,
+// the reference). The rings lie flat just
 // above the cell, in the world, so they stay on their cell whatever the camera does. `marked()` says
 // which cells carry which ring (tests read it); `reveal()` hides the rings of rows not computed yet, and
 // `window()` those outside a window of columns (windowed.js).
@@ -31,6 +33,7 @@ export class Marks {
   show(step, extra = []) {
     const s = this.stage, cells = [];
     for (const m of step?.marks || []) {
+      if (m.ring === false) continue;  // marked otherwise (its row's largest, outlined by cells.js)
       const cols = s.tensors.get(m.columns), b = s.blockById.get(m.block);
       if (!cols || !b) continue;
       for (let row = 0; row < cols.data.length; row++) cells.push({ id: m.block, row, col: cols.data[row], kind: 'chosen' });
@@ -48,7 +51,7 @@ export class Marks {
       const color = cell.color || colors[cell.kind] || '#ffffff';
       const mat = new THREE.MeshBasicMaterial({ color, side: THREE.DoubleSide, depthTest: false, transparent: true });
       const ring = new THREE.Mesh(this.geometry, mat);
-      const grow = cell.kind === 'chosen' ? 1 : 1.3;  // a second ring on the same cell lies around the first
+      const grow = cell.kind === 'chosen' ? 1 : 1.3;  // a reference ring lies around the cell's outline, not on it
       ring.scale.set(grow, grow, 1);
       ring.position.set(at.x, at.y, this.top(b, d));
       ring.renderOrder = 4;
@@ -63,10 +66,11 @@ export class Marks {
 
   inWindow(m) { const w = this.win; return !w || !w.ids.has(m.id) || (m.c >= w.cols[0] && m.c <= w.cols[1]); }
 
-  /** Just above the cell's bar (a probability's bar is its value times the full height). */
+  /** Just above the cell's top face, as cells.js stands it (a probability lies flat): a ring higher up
+   *  would stand off its cell on screen, seen from the view's elevation. */
   top(b, d) {
-    const s = this.stage, h = s.scene.cell.max_height, v = s.cells.drawnValue(d.id, d.r, d.c);
-    return (b.kind === 'bar' && Number.isFinite(v) ? Math.max(0, Math.min(1, v)) * h : h) + 0.05;
+    const s = this.stage, z = s.cells.top(d.id, d.r, d.c);
+    return (Number.isFinite(z) ? Math.max(0, z) : s.scene.cell.max_height) + 0.05;
   }
 
   /** Only the rings of drawn rows before `rows` (the loop animation reveals a block row by row). */

@@ -6,7 +6,8 @@ import { overlayRects } from './overlay.js';
 import { labelRects, switchLabel } from './labelroom.js';
 import { projector } from './screenboxes.js';
 
-const MIN_STATION_PX = 110;   // the same for a sub-layer's station
+const MIN_STATION_PX = 110;   // a sub-layer's station narrower than this on screen shows no switch
+const LABEL_GAP = 4;  // CSS px between a head's label and its switch
 
 export class Switches {
   constructor(stage) {
@@ -38,6 +39,7 @@ export class Switches {
       return { s, b, label: switchLabel(scene.labels, s, s.block ? this.stage.blockById.get(s.block) : null) };
     });
     this.el.replaceChildren(...this.buttons.map(x => x.b));
+    for (const x of this.buttons) x.width = x.b.offsetWidth;  // measured while shown: a hidden button has none
     this.place();
   }
 
@@ -64,23 +66,24 @@ export class Switches {
     // is at its world size), and hidden with it
     const canvas = st.renderer.domElement, c = canvas.getBoundingClientRect();
     const drawn = new Map(labelRects(st.labels, cam, canvas, this.buttons.map(x => x.label).filter(i => i !== null)).map(r => [r.i, r]));
-    for (const { s, b, label } of this.buttons) {
-      const room = b.offsetWidth || 60;  // the whole button inside the stage
-      let width = 0;
-      if (s.block) {
-        // the head's label sits at the left of the same block: the switch shows only where both fit
-        // side by side (at the phone's width they would overlap, so the table's buttons serve there)
-        const k = st.blockById.get(s.block);
-        if (k) width = Math.abs(px(k.x + k.w, k.y)[0] - px(k.x, k.y)[0]) / (2 * room);
-      } else {
-        const k = stations.get(s.station);
-        if (k) width = Math.abs(px(k.x + k.w, k.y)[0] - px(k.x, k.y)[0]) / MIN_STATION_PX;
-      }
+    for (const one of this.buttons) {
+      const { s, b, label } = one;
+      one.width = b.offsetWidth || one.width;  // its text may have changed (off · turn on)
+      const room = one.width || 60;  // the whole button inside the stage
       const r = label === null ? null : drawn.get(label);
       let [x, y, inFront] = px(s.x, s.y);
       if (r) { y = (r.top + r.bottom) / 2 - c.top; if (!s.block) x = Math.min(x, r.left - c.left - 6); }
       const inside = s.anchor === 'right' ? x - room > 0 && x < W : x > 0 && x + room < W;
       const h = b.offsetHeight || 16, x0 = s.anchor === 'right' ? x - room : x;
+      let width = 0;
+      if (s.block) {
+        // the head's label sits at the left of the same block: the switch shows only where both fit
+        // side by side, as drawn now (at the phone's width they would overlap: the table's buttons serve there)
+        width = r ? Number(r.right - c.left + LABEL_GAP <= x0) : 0;
+      } else {
+        const k = stations.get(s.station);
+        if (k) width = Math.abs(px(k.x + k.w, k.y)[0] - px(k.x, k.y)[0]) / MIN_STATION_PX;
+      }
       const show = width >= 1 && inFront && inside && (label === null || (r && !r.cut)) && y - h / 2 > Math.max(8, top) && y + h / 2 < Math.min(H - 8, bottom)
         && !covered(x0, y - h / 2, x0 + room, y + h / 2);
       b.hidden = !show;

@@ -116,12 +116,12 @@ export class WorkedCard {
       vector('qk', d.q.map((x, i) => x * d.keys[w.key][i]), 'q·k terms')];
     const sum = el('div', 'wk-line');
     sum.append(el('span', 'wk-key', 'Σ = q·k'), num('dot', w.key, d.raw[w.key]), el('span', 'wk-op', `× ${fmt(w.scale)} =`), num('score', w.key, d.scores[w.key]));
-    const table = this.table(['key', 'q·k/√d_k', 'softmax'], d.n, j => [tok(j), num('score', j, d.scores[j]), num('weight', j, d.weights[j])], w.key);
+    const table = this.columns(['key', 'q·k/√d_k', 'softmax'], d.n, j => [tok(j), num('score', j, d.scores[j]), num('weight', j, d.weights[j])], w.key);
     return [...pair, sum, table];
   }
 
   scale(d, w, tok) {
-    return [this.table(['key', 'q·k', 'q·k/√d_k', 'weight', 'without ÷√d_k'], d.n,
+    return [this.columns(['key', 'q·k', 'q·k/√d_k', 'weight', 'without ÷√d_k'], d.n,
       j => [tok(j), num('raw', j, d.raw[j]), num('score', j, d.scores[j]), num('weight', j, d.weights[j]), num('plain', j, d.plain[j])], w.key)];
   }
 
@@ -148,6 +148,22 @@ export class WorkedCard {
       t.append(tr);
     }
     return t;
+  }
+
+  /** The same, turned on its side: one column per key (a key's numbers under its name), the quantities
+   *  down the left; the columns wrap where the stage is narrow. As many lines as quantities, not as keys:
+   *  the card leaves the step's view its room (a six-digit input has eleven keys; tour.js covered()). */
+  columns(heads, n, cells, mark) {
+    const box = el('div', 'wk-cols'), head = el('div', 'wk-col wk-heads');
+    head.append(...heads.map(h => el('div', 'wk-h', h)));
+    box.append(head);
+    for (let j = 0; j < n; j++) {
+      const col = el('div', `wk-col wk-step${j === mark ? ' wk-mark' : ''}`);
+      col.dataset.j = String(j);
+      for (const c of cells(j)) { const d = el('div', 'wk-c'); d.append(typeof c === 'string' ? document.createTextNode(c) : c); col.append(d); }
+      box.append(col);
+    }
+    return box;
   }
 
   stop() { if (this.anim) { this.stage.tweens.delete(this.anim); this.anim = null; } }
