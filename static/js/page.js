@@ -23,6 +23,8 @@ import { bindRun, run, setCheckpoint } from "./page/run.js";
 import { bindCompare, compareWith, parseCell, selectCell } from "./page/compare.js";
 import { bindSteps, goTo, pin, setStep } from "./page/steps.js";
 import { bindFacts } from "./page/facts.js";
+import { bindPresent } from "./page/present.js";
+import { bindClassroom } from "./page/classroom.js";
 
 const LINK_KEYS = ["input", "compare", "cell", "checkpoint", "ablate"];
 
@@ -104,3 +106,5 @@ bindSteps();
 bindFacts();
 document.addEventListener("click", onLink);
 start();
+bindClassroom();
+bindPresent();  // after start(): presenter mode opens at the address's step
