@@ -24,9 +24,9 @@ ABBREVIATIONS = ("e.g.", "i.e.", "cf.", "vs.", "etc.", "Fig.", "Eq.", "§")
 
 def sentence_end(inner: str) -> int:
     """Where the first sentence of a paragraph's inner HTML ends (an offset just after its mark), counting
-    only marks outside any element (a formula's, a code span's or a quotation's full stop does not end it);
-    the paragraph's length when it is one sentence."""
-    depth = 0
+    only marks outside any element and any “quotation” (a formula's, a code span's or a quotation's full stop
+    does not end it); the paragraph's length when it is one sentence."""
+    depth, quoted = 0, 0
     for m in TOKEN.finditer(inner):
         if m.group(2):  # a tag
             name = m.group(2).lower()
@@ -35,10 +35,12 @@ def sentence_end(inner: str) -> int:
             continue
         if depth:
             continue
-        for e in END.finditer(m.group(0)):
-            before = m.group(0)[:e.start() + 1]
-            if not before.endswith(ABBREVIATIONS):
+        text = m.group(0)
+        for e in END.finditer(text):
+            before = text[:e.start() + 1]
+            if quoted + before.count("“") - before.count("”") <= 0 and not before.endswith(ABBREVIATIONS):
                 return m.start() + e.end()
+        quoted += text.count("“") - text.count("”")
     return len(inner)
 
 

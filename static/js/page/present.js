@@ -91,6 +91,20 @@ function keepAddress(on) {
   history.replaceState(null, "", url);
 }
 
+/** The step's view framed again once the stage has its new size (the renderer follows a resize, the
+ *  camera does not): after entering, leaving, and the panel's column opening or closing. */
+function reframe() {
+  requestAnimationFrame(() => requestAnimationFrame(() => { if (window.anatomyStage?.ready) window.anatomyStage.returnToStep(); }));
+}
+
+/** The panel's column beside the stage while a cell is explained. */
+function dockPanel(explained) {
+  const on = !!bar && !!explained;
+  if (document.body.classList.contains("present-explaining") === on) return;
+  document.body.classList.toggle("present-explaining", on);
+  reframe();
+}
+
 /** Opens presenter mode at the current step. */
 export function enter() {
   if (bar) return;
@@ -100,6 +114,8 @@ export function enter() {
   measure.observe(bar);
   keepAddress(true);
   render();
+  document.body.classList.toggle("present-explaining", !!window.anatomyStage?.stage?.explained);
+  reframe();
   bar.querySelector(".present-title").focus({ preventScroll: true });
 }
 
@@ -110,13 +126,13 @@ export function leave() {
   measure.disconnect();
   bar.remove();
   bar = null;
-  document.body.classList.remove("presenting");
+  document.body.classList.remove("presenting", "present-explaining");
   keepAddress(false);
+  reframe();
   const section = current();
   section.scrollIntoView({ block: "start" });
   pin(section);
   section.querySelector(".step-anchor")?.focus({ preventScroll: true });
-  document.dispatchEvent(new CustomEvent("anatomy:present", { detail: { on: false } }));
 }
 
 const typing = (t) => t instanceof HTMLElement && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
@@ -142,5 +158,6 @@ export function bindPresent() {
   window.addEventListener("keydown", onKey, true);
   document.addEventListener("anatomy:step", render);
   document.addEventListener("anatomy:trace", render);  // its live values, refilled
+  document.addEventListener("anatomy:explain", (event) => dockPanel(event.detail));
   if (readAddress(new URL(window.location.href)).present) enter();
 }
