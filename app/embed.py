@@ -24,7 +24,8 @@ def embed_step(steps: list, step: str | None) -> tuple[int, str]:
         return numbers[0], ""
     if step.isdigit() and int(step) in numbers:
         return int(step), ""
-    return numbers[0], f"no step '{step[:20]}' (the steps are {numbers[0]}–{numbers[-1]}); the stage shows step {numbers[0]}"
+    first, last = numbers[0], numbers[-1]
+    return first, f"no step '{step[:20]}' (the steps are {first}–{last}); the stage shows step {first}"
 
 
 @router.get("/embed", response_class=HTMLResponse)

@@ -5,7 +5,8 @@ the import map, is allowed by the sha256 of its exact text. Responses that set t
 keep it. No page may be framed by another site (`frame-ancestors 'none'`, `X-Frame-Options: DENY`: a
 clickjacking page could lay the article's controls under its own), except the routes in FRAMABLE: the
 embed view (app/embed.py), a read-only picture of one state made to sit in a slide or a course page, may be
-framed by any site, since it has nothing a hidden frame could be tricked into doing. A Permissions-Policy switches off the browser features the site never uses, and an error
+framed by any site, since it has nothing a hidden frame could be tricked into doing. A Permissions-Policy
+switches off the browser features the site never uses, and an error
 response (status 400 and above) that says nothing of caching is marked `Cache-Control: no-store`, so no
 cache keeps a refusal or an outage.
 """

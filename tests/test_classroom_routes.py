@@ -101,7 +101,8 @@ def test_every_step_marks_one_key_sentence_of_its_own_prose():
 def test_the_first_sentence_ends_at_a_mark_outside_any_element():
     assert sentence_end("One. Two.") == len("One.")
     assert sentence_end("Is it? Yes.") == len("Is it?")
-    assert sentence_end("Scaled by <code>1/sqrt(8). Then</code> more. Next.") == len("Scaled by <code>1/sqrt(8). Then</code> more.")
+    code = "Scaled by <code>1/sqrt(8). Then</code> more."
+    assert sentence_end(code + " Next.") == len(code)
     assert sentence_end('A quote “ends. here” and goes on. Next.') == len('A quote “ends. here” and goes on.')
     assert sentence_end("See e.g. the table, i.e. Table 2. Then.") == len("See e.g. the table, i.e. Table 2.")
     assert sentence_end("Dropout 0.1 and §5.4 apply. Next.") == len("Dropout 0.1 and §5.4 apply.")
@@ -110,9 +111,11 @@ def test_the_first_sentence_ends_at_a_mark_outside_any_element():
 
 def test_the_key_sentence_skips_asides_and_labels_and_keeps_the_authors_mark():
     aside = "<p><em>An aside.</em></p>\n<p>The point. More.</p>"
-    assert mark_key_sentence(aside) == '<p><em>An aside.</em></p>\n<p><span class="key-sentence">The point.</span> More.</p>'
+    assert mark_key_sentence(aside) == ('<p><em>An aside.</em></p>\n'
+                                        '<p><span class="key-sentence">The point.</span> More.</p>')
     label = "<p><strong>Question.</strong> Does it? Yes.</p>"
-    assert mark_key_sentence(label) == '<p><strong>Question.</strong> <span class="key-sentence">Does it? Yes.</span></p>'
+    assert mark_key_sentence(label) == ('<p><strong>Question.</strong> '
+                                        '<span class="key-sentence">Does it? Yes.</span></p>')
     marked = '<p>First. <span class="key-sentence">Chosen.</span></p>'
     assert mark_key_sentence(marked) == marked
     assert mark_key_sentence("<div>no paragraph</div>") == "<div>no paragraph</div>"

@@ -19,9 +19,9 @@ const more = (text) => el("span", { className: "classroom-more", textContent: te
 
 /** The embed code for the state now: the embed view's address, titled by the step. */
 export function currentEmbedCode() {
-  const src = embedAddress(new URL(window.location.href), anatomy.step);
+  const view = embedAddress(new URL(window.location.href), anatomy.step);
   const title = document.getElementById(`step-${anatomy.step}-title`)?.textContent.trim();
-  return { src: src.href, code: embedCode(src.href, `Anatomy of the Transformer${title ? `, step ${anatomy.step}: ${title}` : ""}`) };
+  return { src: view.href, code: embedCode(view.href, `Anatomy of the Transformer${title ? `, step ${anatomy.step}: ${title}` : ""}`) };
 }
 
 function showByHand(tools, code) {
