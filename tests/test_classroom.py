@@ -61,6 +61,23 @@ def press(page, key: str, step: int) -> dict:
     return page.evaluate(SIZES_JS)
 
 
+# the words of every step in the bar, one after another (the stage follows them, undrawn in between)
+EVERY_STEP_JS = """() => {
+  const p = anatomy.present, out = [], here = anatomy.step;
+  while (anatomy.step !== 1) p.move(-1);
+  for (;;) {
+    const b = document.querySelector('.present-bar'), t = b.querySelector('.present-title');
+    const f = b.querySelector('.present-formula'), wide = (e) => e.scrollWidth > e.clientWidth + 1;
+    out.push({step: anatomy.step, height: b.getBoundingClientRect().height, cut: wide(t) || (!f.hidden && wide(f)),
+      key: b.querySelector('.present-key').textContent.length});
+    if (anatomy.step === 29) break;
+    p.move(1);
+  }
+  while (anatomy.step !== here) p.move(-1);
+  return out;
+}"""
+
+
 def assert_readable(page, size: tuple[int, int], step: int) -> dict:
     w, h = size
     m = page.evaluate(SIZES_JS)
@@ -98,6 +115,10 @@ def test_presenter_mode_at_two_projector_sizes(browser, live_server, tmp_path):
         page.wait_for_function("([w, h]) => { const r = document.getElementById('stage').getBoundingClientRect();"
                                " return r.bottom === h && r.right === w; }", arg=list(size))
         assert_readable(page, size, 7)
+        if size == SIZES[0]:  # every step's words fit above the stage, nothing cut (the bar is sized in vh:
+            words = page.evaluate(EVERY_STEP_JS)  # the larger projector is the same picture, scaled)
+            assert [w["step"] for w in words] == list(range(1, 30)) and page.evaluate("anatomy.step") == 7
+            assert [w for w in words if w["cut"] or w["height"] > 0.4 * size[1] or w["key"] < 10] == []
         # the explained cell, large: the panel takes a column at the right, the stage gives it the room
         page.evaluate("anatomyStage.select('enc.0.self.h3.weights', 3, 2)")
         page.wait_for_function("document.body.classList.contains('present-explaining')")
