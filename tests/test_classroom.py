@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
@@ -115,6 +116,12 @@ def test_presenter_mode_at_two_projector_sizes(browser, live_server, tmp_path):
         page.wait_for_function("([w, h]) => { const r = document.getElementById('stage').getBoundingClientRect();"
                                " return r.bottom === h && r.right === w; }", arg=list(size))
         assert_readable(page, size, 7)
+        page.wait_for_timeout(100)  # two frames: the view is framed again for the stage's new size
+        page.evaluate("anatomyStage.idle()")
+        framing = page.evaluate("anatomyStage.framing()")
+        # the step's subject whole on screen, its cells large enough to read from the back (the worked card
+        # covers the stage's foot, and the view keeps clear of it)
+        assert not framing["clipped"] and framing["medianCellPx"] >= 0.02 * size[1], framing
         if size == SIZES[0]:  # every step's words fit above the stage, nothing cut (the bar is sized in vh:
             words = page.evaluate(EVERY_STEP_JS)  # the larger projector is the same picture, scaled)
             assert [w["step"] for w in words] == list(range(1, 30)) and page.evaluate("anatomy.step") == 7
@@ -205,8 +212,13 @@ def test_another_origin_may_frame_the_embed_view_and_not_the_article(browser, li
     page.on("console", lambda m: "frame-ancestors" in m.text and refused.append(m.text))
     page.goto(other_origin)
     embed = page.frame(url=lambda u: "/embed?" in u)
-    embed.wait_for_function("window.anatomyStage && anatomyStage.ready && anatomyStage.stage.explained"
-                            " && anatomyStage.stage.comparing", timeout=90_000)
+    assert embed is not None, f"the embed view was refused: {refused}"
+    # wait_for_function would evaluate its predicate with eval(), which the view's policy refuses: poll
+    deadline = time.monotonic() + 90
+    while not embed.evaluate("!!(window.anatomyStage && anatomyStage.ready && anatomyStage.stage.explained"
+                             " && anatomyStage.stage.comparing)"):
+        assert time.monotonic() < deadline, "the embed view did not draw its state"
+        page.wait_for_timeout(100)
     state = embed.evaluate("""({input: anatomy.trace.input.number, step: anatomyStage.stage.stepNo,
         ablation: anatomyStage.stage.trace.ablation,
         cell: ['id', 'row', 'col'].map(k => anatomyStage.stage.explained[k]),

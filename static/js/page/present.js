@@ -13,8 +13,15 @@ import { pin, setStep } from "./steps.js";
 
 const NEXT = new Set([" ", "PageDown", "ArrowRight"]), PREVIOUS = new Set(["PageUp", "ArrowLeft"]);
 let bar = null;
-// the bar's height, for the panel's room beneath it (classroom.css)
-const measure = new ResizeObserver(() => { if (bar) document.body.style.setProperty("--present-h", `${bar.offsetHeight}px`); });
+// The bar's height (for the panel's room beneath it, classroom.css) changes with each step's words and as
+// fonts arrive; the stage beneath changes with it, and the step's view is framed again for its new size.
+let barHeight = 0;
+const measure = new ResizeObserver(() => {
+  if (!bar || bar.offsetHeight === barHeight) return;
+  barHeight = bar.offsetHeight;
+  document.body.style.setProperty("--present-h", `${barHeight}px`);
+  reframe();
+});
 
 const el = (tag, props = {}, ...kids) => {
   const e = Object.assign(document.createElement(tag), props);
@@ -124,6 +131,7 @@ export function leave() {
   if (!bar) return;
   if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
   measure.disconnect();
+  barHeight = 0;
   bar.remove();
   bar = null;
   document.body.classList.remove("presenting", "present-explaining");
