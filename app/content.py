@@ -24,6 +24,7 @@ from pathlib import Path
 import markdown
 
 from article.format import format_number
+from article.keysentence import mark_key_sentence
 from article.tour import read_step_files, split_front_matter
 
 CONTENT = Path(__file__).resolve().parent.parent / "content"
@@ -116,8 +117,10 @@ class Renderer:
 
 
 def load_steps(folder: Path, render: Renderer) -> list[Step]:
-    """The article's steps; what each shows on the stage is the tour's (article/tour.py), not the page's."""
-    return [Step(number=s.step, slug=s.slug, section=s.section, title=s.title, topic=s.topic, html=render(body))
+    """The article's steps, each with its key sentence marked (article/keysentence.py: presenter mode); what
+    each shows on the stage is the tour's (article/tour.py), not the page's."""
+    return [Step(number=s.step, slug=s.slug, section=s.section, title=s.title, topic=s.topic,
+                 html=mark_key_sentence(render(body)))
             for s, body in read_step_files(folder)]
 
 

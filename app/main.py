@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException
 
-from app import api, figures, onnx_route, pages
+from app import api, embed, figures, onnx_route, pages
 from app.api import json_response
 from app.content import load_content
 from app.delivery import VENDOR, add_compression, require_vendor, vendor_files
@@ -65,6 +65,7 @@ def create_app() -> FastAPI:
     app.include_router(api.health_router)
     app.include_router(figures.router)
     app.include_router(pages.router)
+    app.include_router(embed.router)  # /embed: the one view another site may frame (app/security.py)
     app.mount("/static", OnceFiles(ROOT / "static"), name="static")  # each file compressed once (app/once.py)
     served = vendor_files(NODE_MODULES)
     for name, (folder, _) in VENDOR.items():

@@ -24,6 +24,8 @@ import { bindCompare, compareWith, parseCell, selectCell } from "./page/compare.
 import { bindSteps, goTo, pin, setStep } from "./page/steps.js";
 import { bindFacts } from "./page/facts.js";
 import { bindExercises } from "./page/exercises.js";
+import { bindPresent } from "./page/present.js";
+import { bindClassroom } from "./page/classroom.js";
 
 const LINK_KEYS = ["input", "compare", "cell", "checkpoint", "ablate"];
 
@@ -106,3 +108,5 @@ bindFacts();
 bindExercises();
 document.addEventListener("click", onLink);
 start();
+bindClassroom();
+bindPresent();  // after start(): presenter mode opens at the address's step
