@@ -152,7 +152,7 @@ def test_presenter_mode_at_two_projector_sizes(browser, live_server, tmp_path):
     page.keyboard.press("Escape")
     page.wait_for_function("!document.body.classList.contains('presenting') && !location.search.includes('present')")
     top = page.evaluate("document.getElementById('step-7').getBoundingClientRect().top")
-    assert page.evaluate("anatomy.step") == 7 and 0 <= top <= 100, top
+    assert page.evaluate("anatomy.step") == 7 and 0 <= top <= 120, top  # just under the top bar (scroll-padding)
     assert page.evaluate("location.hash") == "#step-7"
     # the Copy embed code button, by keyboard: an iframe of /embed for this state
     page.focus(".embed-copy")
