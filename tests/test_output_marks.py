@@ -109,3 +109,9 @@ def test_on_a_phone_every_chosen_piece_is_inside_the_step_18_view(pages, query):
         c = outlined[r]
         assert window and not window["cols"][0] <= c <= window["cols"][1], (r, c, window)
         assert f"row {r}'s {VOCAB.tokens[c]}: column {c + 1}" in label, label
+    # the pointer finds a cell inside the window and none among the columns not drawn
+    c0, c1 = window["cols"]
+    hits = page.evaluate("""(cols) => cols.map(c => { const p = anatomyStage.project('out.probs', 0, c);
+      return anatomyStage.stage.pointer.hitTest(p.x, p.y); })""", [c0, c1, c0 - 1] if c0 else [c0, c1, c1 + 1])
+    assert [h and (h["id"], h["c"]) for h in hits[:2]] == [("out.probs", c0), ("out.probs", c1)], hits
+    assert hits[2] is None or hits[2]["id"] != "out.probs", hits

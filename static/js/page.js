@@ -23,6 +23,7 @@ import { bindRun, run, setCheckpoint } from "./page/run.js";
 import { bindCompare, compareWith, parseCell, selectCell } from "./page/compare.js";
 import { bindSteps, goTo, pin, setStep } from "./page/steps.js";
 import { bindFacts } from "./page/facts.js";
+import { keepScrollOnFocus } from "./page/place.js";
 import { bindExercises } from "./page/exercises.js";
 import { bindPresent } from "./page/present.js";
 import { bindClassroom } from "./page/classroom.js";
@@ -105,6 +106,8 @@ bindCompare();
 bindRun();
 bindSteps();
 bindFacts();
+// the focus on a control of the stage or the progress bar, which stay on screen, leaves the page where it is
+for (const box of [document.getElementById("stage"), document.querySelector("nav.progress")]) keepScrollOnFocus(box);
 bindExercises();
 document.addEventListener("click", onLink);
 start();

@@ -41,7 +41,8 @@ export class Pointer {
       for (const b of s.blockById.values()) {
         if (p.x < b.x || p.x >= b.x + b.w || p.y > b.y || p.y <= b.y - b.rows) continue;
         const c = colAt(b, p.x - b.x, gap), r = Math.floor(b.y - p.y);
-        if (c >= 0 && r >= 0 && r < b.rows) { hit = { id: b.id, r, c }; break; }
+        const cut = s.windowCols && s.windowed.includes(b.id) && (c < s.windowCols[0] || c > s.windowCols[1]);
+        if (c >= 0 && r >= 0 && r < b.rows && !cut) { hit = { id: b.id, r, c }; break; }
       }
     }
     s.stats.lastHitTestMs = performance.now() - t0;

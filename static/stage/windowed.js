@@ -15,6 +15,7 @@ export function applyWindow(stage, blocks, win) {
   if (!s.cells) return;
   for (const id of s.windowed || []) s.cells.set(id, { clip: null });
   s.windowed = win ? blocks.filter(id => s.cells.has(id)) : [];
+  s.windowCols = win ? win.cols : null;  // the pointer finds no cell where none is drawn (pointer.js)
   for (const id of s.windowed) s.cells.set(id, { clip: win.cols });
   s.marks?.window(win ? new Set(s.windowed) : null, win?.cols);
   s.invalidate();

@@ -5,7 +5,6 @@
 // selected in a box to copy by hand. Both are plain buttons: they work by keyboard and say what they did.
 import { embedAddress, embedCode } from "./address.js";
 import { anatomy } from "./state.js";
-import { scroller } from "./place.js";
 import { enter } from "./present.js";
 
 const DONE_MS = 2000;
@@ -49,17 +48,6 @@ async function copyEmbed(tools, status) {
   copyEmbed.timer = setTimeout(() => { status.textContent = ""; }, DONE_MS * 3);
 }
 
-// Chromium scrolls the page when a control in a sticky bar that the root's scroll-padding overlaps takes
-// the focus (the progress bar's controls, by Tab or click): the page goes back to where it was before.
-function keepScrollOnFocus(box) {
-  let last = scroller().scrollTop;
-  window.addEventListener("scroll", () => { last = scroller().scrollTop; }, { passive: true });
-  box.addEventListener("focusin", () => {
-    const before = last;
-    requestAnimationFrame(() => { if (scroller().scrollTop !== before) scroller().scrollTo({ top: before, behavior: "instant" }); });
-  });
-}
-
 export function bindClassroom() {
   const progress = document.querySelector("nav.progress");
   if (!progress) return;
@@ -70,7 +58,6 @@ export function bindClassroom() {
     more("Copy "), "embed", more(" code"));
   present.addEventListener("click", enter);
   copy.addEventListener("click", () => copyEmbed(tools, status));
-  keepScrollOnFocus(tools);
   tools.append(present, copy, status);
   progress.append(tools);
   anatomy.embedCode = currentEmbedCode;

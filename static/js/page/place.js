@@ -92,3 +92,26 @@ export function bindPlace(field) {
   field?.addEventListener("focus", keepPlace);
   field?.addEventListener("input", keepPlace);
 }
+
+/** True where an element stays put on screen while the page scrolls (it or a box around it is sticky or fixed). */
+function pinned(el) {
+  for (let e = el; e instanceof Element; e = e.parentElement) {
+    const p = getComputedStyle(e).position;
+    if (p === "sticky" || p === "fixed") return true;
+  }
+  return false;
+}
+
+// Chromium scrolls the page when a control in a sticky or fixed box (the stage, the progress bar) takes the
+// focus and the root's scroll-padding overlaps it, by Tab or by a script, though the control was in view and
+// stays where it is: the page slid to another step. The page goes back to where it was before the focus.
+export function keepScrollOnFocus(box) {
+  if (!box) return;
+  let last = scroller().scrollTop;
+  (scroller() === article ? article : window).addEventListener("scroll", () => { last = scroller().scrollTop; }, { passive: true });
+  box.addEventListener("focusin", (event) => {
+    if (!pinned(event.target)) return;
+    const before = last;
+    requestAnimationFrame(() => { if (scroller().scrollTop !== before) scroller().scrollTo({ top: before, behavior: "instant" }); });
+  });
+}
