@@ -290,25 +290,29 @@ def variant_documents(name: str) -> tuple[dict, dict]:
     return as_json(doc), as_json(weights)
 
 
+@pytest.fixture(scope="module")
+def variant_page(browser, live_server):
+    pg = open_page(browser, f"{live_server}/?input=42")
+    yield pg
+    pg.context.close()
+
+
 @pytest.mark.parametrize("name", ["heads_1", "heads_8", "d_k_4", "depth_1", "depth_3", "learned_positions",
                                   "no_scaling"])
-def test_every_research_variant_draws_with_every_cell(browser, live_server, name):
+def test_every_research_variant_draws_with_every_cell(variant_page, name):
     doc, weights = variant_documents(name)
-    pg = open_page(browser, f"{live_server}/?input=42")
-    try:
-        assert pg.evaluate("([t, w]) => anatomyStage.drawModel(t, w)", [doc, weights])
-        pg.evaluate("anatomyStage.overview()")
-        pg.evaluate("anatomyStage.idle()")
-        nodes = sum(math.prod(n["shape"]) for n in doc["nodes"] if n["op"] != "Slice")
-        params = sum(math.prod(p["shape"]) for p in weights["parameters"])
-        stats = pg.evaluate("anatomyStage.stats")
-        assert stats["cellsDrawn"] == nodes + params == doc["scene"]["cells"]
-        assert 0 < stats["drawCalls"] <= 20
-        for s in (6, 9, 16):  # the tour runs on a model of another shape
-            step(pg, s)
-        q = next(n for n in doc["nodes"] if n["id"] == "enc.0.self.q")
-        shown = pg.evaluate("anatomyStage.inspect('enc.0.self.q', 1, 3)")
-        assert shown["value"] == pytest.approx(q["data"][q["shape"][1] + 3], rel=1e-6)
-        assert pg.errors == []
-    finally:
-        pg.context.close()
+    pg = variant_page  # one page draws each variant in turn: drawModel replaces the whole model and its scene
+    assert pg.evaluate("([t, w]) => anatomyStage.drawModel(t, w)", [doc, weights])
+    pg.evaluate("anatomyStage.overview()")
+    pg.evaluate("anatomyStage.idle()")
+    nodes = sum(math.prod(n["shape"]) for n in doc["nodes"] if n["op"] != "Slice")
+    params = sum(math.prod(p["shape"]) for p in weights["parameters"])
+    stats = pg.evaluate("anatomyStage.stats")
+    assert stats["cellsDrawn"] == nodes + params == doc["scene"]["cells"]
+    assert 0 < stats["drawCalls"] <= 20
+    for s in (6, 9, 16):  # the tour runs on a model of another shape
+        step(pg, s)
+    q = next(n for n in doc["nodes"] if n["id"] == "enc.0.self.q")
+    shown = pg.evaluate("anatomyStage.inspect('enc.0.self.q', 1, 3)")
+    assert shown["value"] == pytest.approx(q["data"][q["shape"][1] + 3], rel=1e-6)
+    assert pg.errors == []
