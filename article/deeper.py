@@ -48,8 +48,3 @@ class Reader:
 
     def value(self, node_id: str) -> np.ndarray:
         return self.trace.node(node_id).value.astype(np.float64)
-
-
-def softmax(z: np.ndarray) -> np.ndarray:
-    e = np.exp(z - z.max())
-    return e / e.sum()

@@ -16,9 +16,7 @@ from model.train import ADAM_BETAS, TrainConfig, learning_rate
 def _block(param_id: str) -> str:
     """A parameter's block as a reader names it: "encoder 1 · self-attention" (its LayerNorm included), or E."""
     name = ids.parse(param_id)
-    if name.stack is None or name.sublayer is None:
-        return param_id.split(".")[0] if name.stack is None else name.reader_name()
-    return ids.parse(ids.sublayer_id(name.stack, name.layer, name.sublayer)).reader_name()
+    return name.reader_name() if name.stack else name.where
 
 
 def parameters_by_block(r: Reader) -> list[Table]:

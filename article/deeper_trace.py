@@ -10,8 +10,8 @@ import math
 
 import numpy as np
 
-from article.deeper import Column, Reader, Table, softmax
-from article.lessons import choose_worked
+from article.deeper import Column, Reader, Table
+from article.lessons import choose_worked, quoted, softmax
 from article.loss import loss_figures
 from model import ids
 from model.transformer import NORM_EPSILON
@@ -20,10 +20,6 @@ from model.vocab import VOCAB
 TEMPERATURES = (0.5, 1.0, 2.0)
 TOP_LOGITS = 5
 PE_COLUMNS = 4  # the first few columns (fast waves) and the last two (the slowest pair)
-
-
-def _quoted(token: str) -> str:
-    return f"“{token}”"
 
 
 def tokens(r: Reader) -> list[Table]:
@@ -100,7 +96,7 @@ def attention_row(r: Reader) -> list[Table]:
     rows = [[tok, float(dots[j]), float(scores[j]), float(weights[j]), float(plain[j])] for j, tok in enumerate(toks)]
     rows.append(["sum", None, None, float(weights.sum()), float(plain.sum())])
     where = ids.parse(ids.head_id(station, head, "weights")).reader_name()
-    return [Table("attention-row", f"{where[:1].upper()}{where[1:]}: the row of {_quoted(toks[row])} "
+    return [Table("attention-row", f"{where[:1].upper()}{where[1:]}: the row of {quoted(toks[row])} "
                   f"(row {row}), the one the article works through",
                   "A row's scores are its query's dot products with every key, divided by √d_k; the softmax turns "
                   "them into weights that are positive, sum to 1 and keep the scores' order. Without the division "
@@ -119,7 +115,7 @@ def heads_of_row(r: Reader) -> list[Table]:
         w = r.value(ids.head_id(station, h, "weights"))[row]
         rows.append([f"head {h + 1}", *(float(x) for x in w), toks[int(w.argmax())]])
     where = ids.parse(station).reader_name()
-    return [Table("heads-of-row", f"The row of {_quoted(toks[row])} (row {row}) in each head of {where}",
+    return [Table("heads-of-row", f"The row of {quoted(toks[row])} (row {row}) in each head of {where}",
                   "One position asks one question per head: each head's row is a softmax of its own and sums to 1, "
                   "so different heads can rest on different words at once.",
                   [Column("head"), *(Column(f"key {j}: {tok}", "fixed3", bar=True) for j, tok in enumerate(toks)),
@@ -150,7 +146,7 @@ def temperatures(r: Reader) -> list[Table]:
     top = np.argsort(-z, kind="stable")[:TOP_LOGITS]
     by_t = [softmax(z / temp) for temp in TEMPERATURES]
     rows = [[VOCAB.tokens[int(k)], float(z[k]), *(float(p[k]) for p in by_t)] for k in top]
-    return [Table("temperatures", f"Decoder row {row} (reads {_quoted(t.target_tokens[row])}, the least certain choice "
+    return [Table("temperatures", f"Decoder row {row} (reads {quoted(t.target_tokens[row])}, the least certain choice "
                   f"of your input): its {TOP_LOGITS} largest logits and their probabilities",
                   "Dividing the logits by a temperature T before the softmax keeps their order but changes the "
                   "spread: below 1 the top piece takes more, above 1 the rest take more. At T = 1 these are the "

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from article.format import format_number
-from article.lessons import choose_worked, softmax
+from article.lessons import choose_worked, num, pairs, quoted, softmax
 from article.loss import loss_figures
 from model import ids
 from model.transformer import EncoderDecoder
@@ -33,20 +33,8 @@ from recorder import parameters
 TIE = 0.005  # a weight within this of a row's largest counts as its largest too (the stage cannot tell them apart)
 
 
-def _num(x: float, digits: int = 3) -> str:
-    return f"{x:.{digits}f}".replace("-", "\u2212")
-
-
-def _q(token: str) -> str:
-    return f"“{token}”"
-
-
 def _name(node_id: str) -> str:
     return ids.parse(node_id).reader_name()
-
-
-def _pairs(tokens: list[str], values, digits: int = 3) -> str:
-    return ", ".join(f"{tok} {_num(float(v), digits)}" for tok, v in zip(tokens, values, strict=True))
 
 
 def _cell(id_: str, row: int, col: int) -> dict:
@@ -62,14 +50,18 @@ def _exercise(step: int, key: str, kind: str, question: str, why: str, answer_te
 
 
 def _row_peak(step: int, key: str, block: str, row: int, cols: list[str], weights: np.ndarray,
-              question: str, why: str) -> dict:
+              question: str, other: str) -> dict:
     """A cell question on one row of a weight block: the right cells are the row's largest weight (and any
-    within TIE of it); the keyboard's choices are the row's columns, named by their tokens."""
+    within TIE of it); the keyboard's choices are the row's columns, named by their tokens; the why names the
+    weights (`other`: what the columns are, "key")."""
     top = int(weights.argmax())
     right = [f"{row}:{c}" for c in np.flatnonzero(weights >= weights[top] - TIE)]
-    choices = [{"value": f"{row}:{c}", "label": f"{_q(tok)} (column {c})"} for c, tok in enumerate(cols)]
-    return _exercise(step, key, "cell", question, why, f"{_q(cols[top])} (column {top}), weight {_num(weights[top])}",
-                     _cell(block, row, top), block=block, choices=choices, right=right)
+    choices = [{"value": f"{row}:{c}", "label": f"{quoted(tok)} (column {c})"} for c, tok in enumerate(cols)]
+    why = (f"Row {row} puts {num(weights[top])} on {quoted(cols[top])}, more than on any other {other}: "
+           f"{pairs(cols, weights)}.")
+    answer = f"{quoted(cols[top])} (column {top}), weight {num(weights[top])}"
+    return _exercise(step, key, "cell", question, why, answer, _cell(block, row, top), block=block, choices=choices,
+                     right=right)
 
 
 def _options(step: int, key: str, question: str, why: str, choices: list[tuple[str, str]], right: list[str],
@@ -81,7 +73,7 @@ def _options(step: int, key: str, question: str, why: str, choices: list[tuple[s
 
 def _number(step: int, key: str, question: str, why: str, answer: float, tolerance: float, evidence: dict,
             text: str | None = None) -> dict:
-    return _exercise(step, key, "number", question, why, text or _num(answer), evidence, answer=float(answer),
+    return _exercise(step, key, "number", question, why, text or num(answer), evidence, answer=float(answer),
                      tolerance=float(tolerance))
 
 
@@ -97,15 +89,14 @@ def scale(t, d_model: int) -> dict:
     emb, factor = (value(t, i) for i in scaled.inputs)
     a, s, ans = float(emb[0, 0]), float(factor.reshape(-1)[0]), float(value(t, scaled.id)[0, 0])
     tok = t.source_tokens[0]
-    q = (f"Row 0 of E[x], the row of {_q(tok)}, holds {_num(a)} in column 0. What will E[x]·√{d_model} hold in "
+    q = (f"Row 0 of E[x], the row of {quoted(tok)}, holds {num(a)} in column 0. What will E[x]·√{d_model} hold in "
          f"that cell? Type it to two decimals.")
-    why = f"E[x]·√{d_model} multiplies every entry by √{d_model} = {_num(s)}: {_num(a)} × {_num(s)} = {_num(ans)}."
+    why = f"E[x]·√{d_model} multiplies every entry by √{d_model} = {num(s)}: {num(a)} × {num(s)} = {num(ans)}."
     return _number(4, "scale", q, why, ans, 0.01, _cell(scaled.id, 0, 0))
 
 
-def query_peak(t, d_k: int) -> dict:
-    """Step 6: in the worked row, which of its head's columns of Q holds the largest value."""
-    c = choose_worked(t)
+def query_peak(t, c: dict, d_k: int) -> dict:
+    """Step 6: in the worked row (`c`, choose_worked's), which of its head's columns of Q holds the largest value."""
     whole, part = ids.join(c["station"], "q"), ids.head_slice_id(ids.join(c["station"], "q"), c["head"])
     off, r = int(t.node(part).attrs["starts"][0]), c["row"]
     row = value(t, part)[r]
@@ -114,61 +105,58 @@ def query_peak(t, d_k: int) -> dict:
     choices = [{"value": f"{r}:{off + j}", "label": f"column {off + j}"} for j in range(len(row))]
     tok = t.source_tokens[r]
     q = (f"In {_name(c['station'])}, head {c['head'] + 1} asks with its {d_k} columns of Q (columns {off}–"
-         f"{off + d_k - 1}). In the row of {_q(tok)} (row {r}), which of them holds the largest value? Click that "
+         f"{off + d_k - 1}). In the row of {quoted(tok)} (row {r}), which of them holds the largest value? Click that "
          f"cell of Q, or choose its column.")
     why = (f"Row {r} of Q holds, in head {c['head'] + 1}'s columns: "
-           + ", ".join(f"column {off + j} {_num(v)}" for j, v in enumerate(row))
-           + f"; the largest is {_num(row[top])}, in column {off + top}.")
-    return _exercise(6, "query", "cell", q, why, f"column {off + top} ({_num(row[top])})", _cell(whole, r, off + top),
+           + ", ".join(f"column {off + j} {num(v)}" for j, v in enumerate(row))
+           + f"; the largest is {num(row[top])}, in column {off + top}.")
+    return _exercise(6, "query", "cell", q, why, f"column {off + top} ({num(row[top])})", _cell(whole, r, off + top),
                      block=whole, choices=choices, right=right)
 
 
-def _other_head(t, shift: int) -> int:
-    """A head other than the worked row's (steps 7–9's text works that one through): `shift` heads on."""
-    c = choose_worked(t)
+def _other_head(c: dict, shift: int) -> int:
+    """A head other than the worked row's (`c`: steps 7–9's text works that one through): `shift` heads on."""
     return (c["head"] + shift) % c["heads"]
 
 
-def weights_peak(t) -> dict:
+def weights_peak(t, c: dict) -> dict:
     """Step 7: which key the first token's row weighs most, in the head after the worked one."""
-    h = _other_head(t, 1)
+    h = _other_head(c, 1)
     block = ids.head_id("enc.0.self", h, "weights")
     w, toks = value(t, block)[0], list(t.source_tokens)
-    top = int(w.argmax())
-    q = (f"In {_name(block)}, which token will the row of {_q(toks[0])} (row 0) weigh most? Click the cell in "
+    q = (f"In {_name(block)}, which token will the row of {quoted(toks[0])} (row 0) weigh most? Click the cell in "
          f"its softmax weights, or choose it.")
-    why = f"Row 0 puts {_num(w[top])} on {_q(toks[top])}, more than on any other key: {_pairs(toks, w)}."
-    return _row_peak(7, "weights", block, 0, toks, w, q, why)
+    return _row_peak(7, "weights", block, 0, toks, w, q, "key")
 
 
-def unscaled(t) -> dict:
+def unscaled(t, c: dict) -> dict:
     """Step 8: would step 7's row be sharper without the 1/√d_k? (The largest weight of softmax(c·s) grows with
     c > 1 for any row whose scores differ, so it is never smaller; the same, to 3 decimals, when the row is
     already all on one key or nearly flat.)"""
-    h = _other_head(t, 1)
+    h = _other_head(c, 1)
     node = t.node(ids.head_id("enc.0.self", h, "scores"))
     alpha = float(node.attrs.get("alpha", 1.0))
     w = value(t, ids.head_id("enc.0.self", h, "weights"))[0]
     u = softmax(value(t, node.id)[0] / alpha)
     key = "larger" if u.max() >= w.max() + 5e-4 else "smaller" if u.max() <= w.max() - 5e-4 else "same"
-    q = (f"Step 7's row (row 0 of {_name(node.id)}) has a largest weight of {_num(w.max())}. Without the division "
+    q = (f"Step 7's row (row 0 of {_name(node.id)}) has a largest weight of {num(w.max())}. Without the division "
          f"by √d_k, would its largest weight be larger, smaller or the same?")
-    wider = f"Without the division the scores lie {_num(1 / alpha, 2)} times wider apart"
-    why = (f"{wider}, and the softmax of wider scores is sharper: the largest weight goes from {_num(w.max())} to "
-           f"{_num(u.max())}.")
+    wider = f"Without the division the scores lie {num(1 / alpha, 2)} times wider apart"
+    why = (f"{wider}, and the softmax of wider scores is sharper: the largest weight goes from {num(w.max())} to "
+           f"{num(u.max())}.")
     if key == "same" and w.max() > 0.99:
-        why = (f"{wider}, but the row already puts {_num(w.max())} on one key, and a weight cannot pass 1: it "
-               f"goes to {_num(u.max())}.")
+        why = (f"{wider}, but the row already puts {num(w.max())} on one key, and a weight cannot pass 1: it "
+               f"goes to {num(u.max())}.")
     elif key == "same":
         why = (f"{wider}, but the row's scores are so close that the weights stay nearly even: the largest goes "
-               f"from {_num(w.max())} to {_num(u.max())}.")
+               f"from {num(w.max())} to {num(u.max())}.")
     choices = [("larger", "larger"), ("smaller", "smaller"), ("same", "the same, to 3 decimals")]
     return _options(8, "unscaled", q, why, choices, [key], _cell(node.id, 0, int(w.argmax())))
 
 
-def nearest_value(t) -> dict:
+def nearest_value(t, c: dict) -> dict:
     """Step 9: which value row a head's output row lies nearest to, for the last English word's row."""
-    h, toks = _other_head(t, 2), list(t.source_tokens)
+    h, toks = _other_head(c, 2), list(t.source_tokens)
     r = max(0, len(toks) - 2)
     w = value(t, ids.head_id("enc.0.self", h, "weights"))[r]
     v = value(t, ids.head_slice_id("enc.0.self.v", h))
@@ -176,10 +164,10 @@ def nearest_value(t) -> dict:
     dist = np.linalg.norm(v - value(t, out_id)[r][None, :], axis=-1)
     near = int(dist.argmin())
     right = [str(j) for j in np.flatnonzero(dist <= dist[near] + TIE)]
-    q = (f"In {_name(out_id)}, the output row of {_q(toks[r])} (row {r}) blends the value rows in the proportions "
+    q = (f"In {_name(out_id)}, the output row of {quoted(toks[r])} (row {r}) blends the value rows in the proportions "
          f"of its weights. Which value row will it lie nearest?")
-    why = (f"Its weights are {_pairs(toks, w)}; the output lies {_num(dist[near], 2)} from V[{toks[near]}] (row "
-           f"{near}), nearer than to any other value row: {_pairs(toks, dist, 2)}.")
+    why = (f"Its weights are {pairs(toks, w)}; the output lies {num(dist[near], 2)} from V[{toks[near]}] (row "
+           f"{near}), nearer than to any other value row: {pairs(toks, dist, 2)}.")
     choices = [(str(j), f"V[{tok}] (row {j})") for j, tok in enumerate(toks)]
     return _options(9, "nearest", q, why, choices, right, _cell(out_id, r, 0))
 
@@ -192,13 +180,13 @@ def relu_zero(t) -> dict:
     which = zero if len(zero) else np.flatnonzero(after > 0)  # a row with no zero: ask for one let through
     c, tok = int(which[0]), t.source_tokens[0]
     asked = "sets to zero" if len(zero) else "lets through"
-    q = (f"In {_name(hidden.id)}, click a hidden unit that the ReLU {asked} in the row of {_q(tok)} (row 0), "
+    q = (f"In {_name(hidden.id)}, click a hidden unit that the ReLU {asked} in the row of {quoted(tok)} (row 0), "
          f"or choose its unit.")
     why = (f"ReLU(x) = max(0, x) zeroes every unit that was negative before it: {len(zero)} of the row's "
-           f"{len(after)} units, for example unit {c} ({_num(pre[c])} before the ReLU).")
+           f"{len(after)} units, for example unit {c} ({num(pre[c])} before the ReLU).")
     if not len(zero):
         why = (f"ReLU(x) = max(0, x) zeroes every unit that was negative before it, and none of this row's "
-               f"{len(after)} was: unit {c} held {_num(pre[c])}.")
+               f"{len(after)} was: unit {c} held {num(pre[c])}.")
     choices = [{"value": f"0:{j}", "label": f"unit {j}"} for j in range(len(after))]
     return _exercise(12, "relu", "cell", q, why, f"any of the {len(which)} such units, for example unit {c}",
                      _cell(hidden.id, 0, c), block=hidden.id, choices=choices, right=[f"0:{j}" for j in which])
@@ -210,11 +198,11 @@ def mask_first(t) -> dict:
     """Step 15: the weight the first decoder row, which sees only itself, puts on itself."""
     block = ids.head_id("dec.0.self", 0, "weights")
     w, m = value(t, block), len(t.target_tokens)
-    q = (f"Row 0 of {_name(block)} reads {_q(t.target_tokens[0])}. What weight will it put on position 0, itself? "
+    q = (f"Row 0 of {_name(block)} reads {quoted(t.target_tokens[0])}. What weight will it put on position 0, itself? "
          f"Type a number.")
     hidden = f"every score after position 0 ({m - 1} of them)" if m > 2 else "the score after position 0"
     why = (f"The mask sets {hidden} to −∞ before the softmax, and e^−∞ = 0, so row 0 keeps one term: its weight on "
-           f"itself is e^s / e^s = 1 (the trace holds {_num(w[0, 0])}).")
+           f"itself is e^s / e^s = 1 (the trace holds {num(w[0, 0])}).")
     return _number(15, "mask", q, why, float(w[0, 0]), 0.01, _cell(block, 0, 0))
 
 
@@ -222,11 +210,9 @@ def cross_first(t, n_layers: int, n_heads: int) -> dict:
     """Step 16: the English word the row that writes the first piece looks at most, last layer, last head."""
     block = ids.head_id(ids.sublayer_id("dec", n_layers - 1, "cross"), n_heads - 1, "weights")
     w, src = value(t, block)[0], list(t.source_tokens)
-    top = int(w.argmax())
-    q = (f"Row 0 of {_name(block)} reads {_q(t.target_tokens[0])} and writes {_q(t.output_tokens[0])}. Which "
-         f"English word will it look at most? Click the cell, or choose it.")
-    why = f"Row 0 puts {_num(w[top])} on {_q(src[top])}, more than on any other English token: {_pairs(src, w)}."
-    return _row_peak(16, "cross", block, 0, src, w, q, why)
+    q = (f"Row 0 of {_name(block)} reads {quoted(t.target_tokens[0])} and writes {quoted(t.output_tokens[0])}. "
+         f"Which English word will it look at most? Click the cell, or choose it.")
+    return _row_peak(16, "cross", block, 0, src, w, q, "English token")
 
 
 def first_probability(t) -> dict:
@@ -236,11 +222,11 @@ def first_probability(t) -> dict:
     top = int(probs.argmax())
     lse = float(logits.max() + np.log(np.exp(logits - logits.max()).sum()))  # ln Σ_u e^{logit_u}, computed stably
     piece = VOCAB.tokens[top]
-    q = (f"Row 0 (reads {_q(t.target_tokens[0])}) gives {_q(piece)} the logit {_num(logits[top])}, and the log of "
-         f"its softmax's denominator, ln Σ_u e^(logit_u) over all {len(logits)} pieces, is {_num(lse)}. What "
-         f"probability will the softmax give {_q(piece)}? Type it to two decimals.")
-    why = (f"p = e^(logit − ln Σ) = e^({_num(logits[top])} − {_num(lse)}) = e^{_num(logits[top] - lse)} = "
-           f"{_num(probs[top])}, the cell outlined in row 0 of the probability block.")
+    q = (f"Row 0 (reads {quoted(t.target_tokens[0])}) gives {quoted(piece)} the logit {num(logits[top])}, and the "
+         f"log of its softmax's denominator, ln Σ_u e^(logit_u) over all {len(logits)} pieces, is {num(lse)}. What "
+         f"probability will the softmax give {quoted(piece)}? Type it to two decimals.")
+    why = (f"p = e^(logit − ln Σ) = e^({num(logits[top])} − {num(lse)}) = e^{num(logits[top] - lse)} = "
+           f"{num(probs[top])}, the cell outlined in row 0 of the probability block.")
     return _number(18, "softmax", q, why, float(probs[top]), 0.01, _cell("out.probs", 0, top))
 
 
@@ -261,12 +247,12 @@ def smoothed_or_plain(t) -> dict:
     row = loss_figures(t)["loss_rows"][0]
     smooth, plain = row["loss"], row["plain_loss"]
     key = "smoothed" if smooth > plain + 5e-4 else "plain" if plain > smooth + 5e-4 else "equal"
-    q = (f"Row 0 ({row['reads']} → {row['reference']}) gives its reference piece p = {_num(row['p_reference'])}. "
+    q = (f"Row 0 ({row['reads']} → {row['reference']}) gives its reference piece p = {num(row['p_reference'])}. "
          f"Which is larger for this row: the smoothed loss −Σ_v q(v) ln p(v), or the plain loss −ln p(reference)?")
-    why = (f"−ln p(reference) = {_num(plain)}, and −Σ q ln p = {_num(smooth)}: the smoothed target also puts ε/V "
+    why = (f"−ln p(reference) = {num(plain)}, and −Σ q ln p = {num(smooth)}: the smoothed target also puts ε/V "
            f"on every other piece, whose p are small, so their −ln p are large.")
     if key != "smoothed":
-        why = f"−ln p(reference) = {_num(plain)}, and −Σ q ln p = {_num(smooth)}."
+        why = f"−ln p(reference) = {num(plain)}, and −Σ q ln p = {num(smooth)}."
     choices = [("smoothed", "the smoothed loss"), ("plain", "the plain loss"), ("equal", "they are equal")]
     return _options(20, "loss", q, why, choices, [key], _cell("out.probs", 0, row["reference_id"]))
 
@@ -275,10 +261,10 @@ def dropout_scale(t, p: float) -> dict:
     """Step 22: what inverted dropout does to an entry it keeps."""
     v, tok = float(value(t, "enc.0.self.proj")[0, 0]), t.source_tokens[0]
     ans = v / (1 - p)
-    q = (f"In a training step, dropout (p = {p:g}) keeps the entry of {_q(tok)}, column 0, of "
-         f"{_name('enc.0.self.proj')}'s output, now {_num(v)}. What will it become? Type it to two decimals.")
-    why = (f"A kept entry is divided by 1 − p = {1 - p:g}: {_num(v)} / {1 - p:g} = {_num(ans)}, so that on "
-           f"average over the masks it stays {_num(v)}.")
+    q = (f"In a training step, dropout (p = {p:g}) keeps the entry of {quoted(tok)}, column 0, of "
+         f"{_name('enc.0.self.proj')}'s output, now {num(v)}. What will it become? Type it to two decimals.")
+    why = (f"A kept entry is divided by 1 − p = {1 - p:g}: {num(v)} / {1 - p:g} = {num(ans)}, so that on "
+           f"average over the masks it stays {num(v)}.")
     return _number(22, "dropout", q, why, ans, max(0.01, 0.01 * abs(ans)), _cell("enc.0.self.proj", 0, 0))
 
 
@@ -308,7 +294,8 @@ def exercises(t, model: EncoderDecoder) -> list[dict]:
     """Every exercise for trace `t`, in the order of the steps; none for a trace of another layout."""
     if "src.scaled" not in {n.id for n in t.nodes}:
         return []
-    c = model.cfg
-    return [scale(t, c.d_model), query_peak(t, c.d_k), weights_peak(t), unscaled(t), nearest_value(t),
-            relu_zero(t), mask_first(t), cross_first(t, c.n_layers, c.n_heads), first_probability(t), turns(t),
-            smoothed_or_plain(t), dropout_scale(t, c.dropout), station_parameters(parameters(model), c.n_layers)]
+    c, worked = model.cfg, choose_worked(t)  # once: each call scans every head's weights
+    return [scale(t, c.d_model), query_peak(t, worked, c.d_k), weights_peak(t, worked), unscaled(t, worked),
+            nearest_value(t, worked), relu_zero(t), mask_first(t), cross_first(t, c.n_layers, c.n_heads),
+            first_probability(t), turns(t), smoothed_or_plain(t), dropout_scale(t, c.dropout),
+            station_parameters(parameters(model), c.n_layers)]

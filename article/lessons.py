@@ -48,16 +48,21 @@ def choose_worked(t) -> dict:
             "rows": int(w.shape[0] * w.shape[1]), "heads": int(w.shape[0])}
 
 
-def _num(x: float, digits: int = 3) -> str:
+def num(x: float, digits: int = 3) -> str:
+    """A number as the live sentences print it: fixed digits, a true minus sign."""
     return f"{x:.{digits}f}".replace("-", "\u2212")
 
 
-def _pairs(tokens: list[str], values: np.ndarray, digits: int = 3) -> str:
-    return ", ".join(f"{tok} {_num(float(v), digits)}" for tok, v in zip(tokens, values, strict=True))
+def quoted(token: str) -> str:
+    return f"“{token}”"
+
+
+def pairs(tokens: list[str], values, digits: int = 3) -> str:
+    return ", ".join(f"{tok} {num(float(v), digits)}" for tok, v in zip(tokens, values, strict=True))
 
 
 def _vec(values: np.ndarray) -> str:
-    return " ".join(_num(float(x)) for x in values)
+    return " ".join(num(float(x)) for x in values)
 
 
 def softmax(row: np.ndarray) -> np.ndarray:
@@ -74,9 +79,9 @@ def _reason(c: dict, toks: list[str], top_weight: float) -> str:
     row, key = toks[c["row"]], toks[c["key"]]
     if c["rule"] == "any":
         return (f"no row of its {c['rows']} rests most on another word, so this is the row with the largest "
-                f"weight of all: {row} (row {c['row']}) puts {_num(top_weight)} on {key}")
+                f"weight of all: {row} (row {c['row']}) puts {num(top_weight)} on {key}")
     return (f"of its {c['rows']} rows ({c['heads']} heads × {len(toks)} tokens), this is the one that puts the "
-            f"largest weight on another word of the input: {row} (row {c['row']}) puts {_num(top_weight)} on {key}")
+            f"largest weight on another word of the input: {row} (row {c['row']}) puts {num(top_weight)} on {key}")
 
 
 def _claim(toks: list[str], weights: np.ndarray, v: np.ndarray, out: np.ndarray) -> str:
@@ -85,16 +90,16 @@ def _claim(toks: list[str], weights: np.ndarray, v: np.ndarray, out: np.ndarray)
     top = int(weights.argmax())
     dist = np.linalg.norm(v - out[None, :], axis=-1)
     near = int(dist.argmin())
-    head = f"{toks[top]} took the most weight, {_num(float(weights[top]))}"
+    head = f"{toks[top]} took the most weight, {num(float(weights[top]))}"
     if near == top:
         others = [j for j in range(len(toks)) if j != top]
         nxt = min(others, key=lambda j: dist[j]) if others else None
-        tail = f"; the next nearest, V[{toks[nxt]}], is {_num(float(dist[nxt]), 2)} away" if nxt is not None else ""
+        tail = f"; the next nearest, V[{toks[nxt]}], is {num(float(dist[nxt]), 2)} away" if nxt is not None else ""
         return (f"{head}, and the output lies nearer to V[{toks[top]}] than to any other value row: "
-                f"{_num(float(dist[top]), 2)} away{tail}")
+                f"{num(float(dist[top]), 2)} away{tail}")
     return (f"{head}, yet not enough to pull the output to its value row: the output lies "
-            f"{_num(float(dist[top]), 2)} from V[{toks[top]}] and nearer to V[{toks[near]}], "
-            f"{_num(float(dist[near]), 2)} away, since the other weights, {_num(1 - float(weights[top]))} "
+            f"{num(float(dist[top]), 2)} from V[{toks[top]}] and nearer to V[{toks[near]}], "
+            f"{num(float(dist[near]), 2)} away, since the other weights, {num(1 - float(weights[top]))} "
             f"together, blend in the other rows")
 
 
@@ -127,16 +132,16 @@ def worked_row(t) -> dict:
         "worked_qk_products": _vec(q * k),
         "worked_qk_dot": float(q @ k),
         "worked_qk_score": float(scores[j]),
-        "worked_scores": _pairs(toks, scores),
-        "worked_weights": _pairs(toks, weights),
-        "worked_unscaled_weights": _pairs(toks, unscaled),
+        "worked_scores": pairs(toks, scores),
+        "worked_weights": pairs(toks, weights),
+        "worked_unscaled_weights": pairs(toks, unscaled),
         "worked_top_token": toks[top],
         "worked_top_weight": float(weights[top]),
         "worked_unscaled_top_weight": float(unscaled.max()),
-        "worked_blend": " + ".join(f"{_num(float(w))}·V[{tok}]" for tok, w in zip(toks, weights, strict=True)),
+        "worked_blend": " + ".join(f"{num(float(w))}·V[{tok}]" for tok, w in zip(toks, weights, strict=True)),
         "worked_output": _vec(out),
         "worked_v_top": _vec(v[top]),
-        "worked_distances": _pairs(toks, np.linalg.norm(v - out[None, :], axis=-1), 2),
+        "worked_distances": pairs(toks, np.linalg.norm(v - out[None, :], axis=-1), 2),
         "worked_claim": _claim(toks, weights, v, out),
     }
 
@@ -167,7 +172,7 @@ def reordering(t) -> dict:
     for r, piece in enumerate(out):
         if piece == "und":
             a, b = np.argsort(cross[r])[::-1][:2]
-            splits.append(f"row {r} (reads {rows[r]}): {src[a]} {_num(cross[r][a])}, {src[b]} {_num(cross[r][b])}")
+            splits.append(f"row {r} (reads {rows[r]}): {src[a]} {num(cross[r][a])}, {src[b]} {num(cross[r][b])}")
         if r + 1 < len(out) and out[r + 1] == "und" and piece in UNITS_BEFORE_UND:
             units += 1
             found += src[int(cross[r].argmax())] == UNITS_BEFORE_UND[piece]
@@ -197,7 +202,7 @@ def teaching_figures(t) -> dict:
     }
     if "src.scaled" in ids:  # the paper's embedding: √d·E[token] + PE
         scaled, pe = t.node("src.scaled").value, t.node(t.node("src.x0").inputs[1]).value
-        figures["scaled_row_norms"] = _pairs(list(t.source_tokens), row_norms(scaled), 2)
+        figures["scaled_row_norms"] = pairs(list(t.source_tokens), row_norms(scaled), 2)
         figures["pe_row_norm"] = round(float(row_norms(pe).mean()), 4)  # float32 noise would differ per input
     if "enc.0.self.ln" in ids:  # post-LN: the first sub-layer's LayerNorm output
         ln_row = t.node("enc.0.self.ln").value[0].astype(np.float64)

@@ -67,8 +67,9 @@ def _marked(trace):
     of the node `columns`) and, with the loss overlay, each training row's reference piece (article/loss.py)."""
     def of(step) -> list[tuple[int, int]]:
         out = [(r, int(c)) for m in step.marks for r, c in enumerate(trace.node(m["columns"]).value.tolist())]
-        if step.overlay and step.overlay.get("name") == "loss":
-            out += [(r["row"], r["reference_id"]) for r in loss_figures(trace)["loss_rows"] if r["forced"]]
+        if step.overlay and step.overlay.get("name") == "loss":  # the rows the trace's figures hold, else computed
+            rows = (getattr(trace, "derived", None) or {}).get("loss_rows") or loss_figures(trace)["loss_rows"]
+            out += [(r["row"], r["reference_id"]) for r in rows if r["forced"]]
         return out
     return of
 

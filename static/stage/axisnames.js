@@ -6,19 +6,11 @@
 // placed before it) and staggers its names into tiers where the pitch is narrower than a line; a band
 // that cannot be placed whole inside the stage is not shown. Text never shrinks below `minPx`.
 import { colX } from './cells.js';
-import { overlaps } from './screenboxes.js';
-import { shownRect } from './windowed.js';
+import { overlaps, shownRect, textWidth as measured } from './screenboxes.js';
 
 export const NAME_FONT = '500 {px}px "Inter", "Helvetica Neue", Arial, sans-serif';
+export const textWidth = (text, size) => measured(text, size, NAME_FONT);
 const LINE = 1.0, PAD = 2, GAP = 3, MAX_PX = 13, MAX_TIERS = 3, SLIDES = 8;
-
-let ctx = null;
-/** The width of a text in CSS px at a font size (the DOM draws the same font). */
-export function textWidth(text, size) {
-  ctx ||= document.createElement('canvas').getContext('2d');
-  ctx.font = NAME_FONT.replace('{px}', size);
-  return ctx.measureText(text).width;
-}
 
 /** The subject's bands: blocks with a token axis grouped by the rows (or the columns) they share; rows
  *  beside an ids column of the subject already carry its token labels (scene/labels.py), as do rows whose

@@ -6,8 +6,8 @@
 // model: the axes, their words and the subject come from the scene.
 import { bands, placeBand, NAME_FONT } from './axisnames.js';
 import { blockValues, CONDENSED } from './cellvalues.js';
-import { projector, labelRects, overlayRects } from './screenboxes.js';
-import { drawWindowLabel, placeWindowLabel, shownRect, LABEL_FONT } from './windowed.js';
+import { projector, labelRects, overlayRects, shownRect } from './screenboxes.js';
+import { drawWindowLabel, placeWindowLabel, LABEL_FONT } from './windowed.js';
 
 const PHONE_WIDTH = 600, MIN_DESKTOP = 11, MIN_PHONE = 9;
 const NUMBER_FONT = '600 {px}px "Inter", "Helvetica Neue", Arial, sans-serif';  // as stage.css's .readout-value

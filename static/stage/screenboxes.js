@@ -1,8 +1,9 @@
 // Where things stand on the stage's screen, in CSS pixels relative to the stage's top-left corner: a
-// world point projected, a block's rectangle, each label's quad as labels.js's shader grows it, and the
+// world point projected, a block's rectangle (a window's columns only), a text's width, each label's quad as labels.js's shader grows it, and the
 // overlays and switches the page has put over the stage. readouts.js keeps its names and numbers clear
 // of all of them; the tests read the same boxes.
 import * as THREE from 'three';
+import { colX } from './cells.js';
 import { labelRects as drawnLabels } from './labelroom.js';
 import { overlayRects as overlaysOn } from './overlay.js';
 
@@ -20,9 +21,19 @@ export function around(points) {
 
 export const overlaps = (a, b, pad = 0) => a.x0 < b.x1 + pad && b.x0 < a.x1 + pad && a.y0 < b.y1 + pad && b.y0 < a.y1 + pad;
 
-/** A block's cells on screen (their footprint on the z = 0 plane). */
-export function blockRect(px, b) {
-  return around([px(b.x, b.y), px(b.x + b.w, b.y), px(b.x, b.y - b.rows), px(b.x + b.w, b.y - b.rows)]);
+/** A block's cells on screen (their footprint on the z = 0 plane), only the window's columns where it is
+ *  windowed (cols: [c0, c1]). */
+export function shownRect(px, b, cols, headGap) {
+  const x0 = cols ? b.x + colX(b, cols[0], headGap) : b.x, x1 = cols ? b.x + colX(b, cols[1], headGap) + 1 : b.x + b.w;
+  return around([px(x0, b.y), px(x1, b.y), px(x0, b.y - b.rows), px(x1, b.y - b.rows)]);
+}
+
+let ctx = null;
+/** A text's width in CSS pixels at `size` in `font` (a CSS font with {px} for the size). */
+export function textWidth(text, size, font) {
+  ctx ||= document.createElement('canvas').getContext('2d');
+  ctx.font = font.replace('{px}', size);
+  return ctx.measureText(text).width;
 }
 
 // Labels and overlays on screen: one rule each (labelroom.js repeats the label shader, overlay.js finds the

@@ -3,11 +3,10 @@
 // and how a step's subject sits on screen (framing(), for tests/test_framing.py).
 import * as THREE from 'three';
 import { ANIMATIONS } from './animations.js';
-import { colX } from './cells.js';
 import { restingOpacity } from './connectors.js';
 import { boxWithLabels, labelRects, pxPerUnit } from './labelroom.js';
 import { setLabelBand } from './labels.js';
-import { projector } from './screenboxes.js';
+import { projector, shownRect } from './screenboxes.js';
 import { applyWindow } from './windowed.js';
 
 const MOVE_MS = 650, DIM = 0.32, DIM_COMPUTED = 0.16;
@@ -224,10 +223,8 @@ export class Tour {
       const b = s.blockById.get(id);
       if (!b) continue;
       const win = s.windowed?.includes(id) ? this.framedWindow.cols : null, gap = s.scene.cell.head_gap;  // a window: its columns
-      const xa = win ? b.x + colX(b, win[0], gap) : b.x, xb = win ? b.x + colX(b, win[1], gap) + 1 : b.x + b.w;
-      for (const [x, y] of [[xa, b.y], [xb, b.y], [xa, b.y - b.rows], [xb, b.y - b.rows]].map(([x, y]) => px(new THREE.Vector3(x, y, 0)))) {
-        x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
-      }
+      const r = shownRect(onStage, b, win, gap);
+      x0 = Math.min(x0, r.x0); x1 = Math.max(x1, r.x1); y0 = Math.min(y0, r.y0); y1 = Math.max(y1, r.y1);
       sizes.push([this.cellPx(b, px), b.rows * b.cols]);
     }
     sizes.sort((a, b) => a[0] - b[0]);

@@ -3,8 +3,7 @@
 // the run are not drawn, nor their rings (marks.js), nor their numbers, the readouts name only the run's
 // columns, and the window's label says on the stage which columns it shows. Nothing here knows what the
 // columns stand for: the scene says which and what the label reads.
-import { colX } from './cells.js';
-import { around, overlaps } from './screenboxes.js';
+import { overlaps, textWidth } from './screenboxes.js';
 
 const LABEL_FONT = '600 {px}px "Inter", "Helvetica Neue", Arial, sans-serif';  // as stage.css's .readout-window
 const LABEL_PX = [11, 10, 9], GAP = 3, TRIES = 8;
@@ -21,26 +20,12 @@ export function applyWindow(stage, blocks, win) {
   s.invalidate();
 }
 
-/** A block's rectangle on screen, only the window's columns where it is windowed. */
-export function shownRect(px, b, cols, headGap) {
-  if (!cols) return around([px(b.x, b.y), px(b.x + b.w, b.y), px(b.x, b.y - b.rows), px(b.x + b.w, b.y - b.rows)]);
-  const x0 = b.x + colX(b, cols[0], headGap), x1 = b.x + colX(b, cols[1], headGap) + 1;
-  return around([px(x0, b.y), px(x1, b.y), px(x0, b.y - b.rows), px(x1, b.y - b.rows)]);
-}
-
-let ctx = null;
-function width(text, size) {
-  ctx ||= document.createElement('canvas').getContext('2d');
-  ctx.font = LABEL_FONT.replace('{px}', size);
-  return ctx.measureText(text).width;
-}
-
 /** Where the window's label goes: over the window's top edge, flush with its right end, else its left,
  *  else the stage's left or right edge, moved up past whatever it would cover, at the largest size that
  *  fits (never under 9 px); null where it cannot be placed inside the stage. */
 export function placeWindowLabel(text, edge, obstacles, W, H) {
   for (const size of LABEL_PX) {
-    const w = Math.ceil(width(text, size)) + 4, h = Math.ceil(size * 1.3);
+    const w = Math.ceil(textWidth(text, size, LABEL_FONT)) + 4, h = Math.ceil(size * 1.3);
     for (const x0 of [edge.x1 - w, edge.x0, 0, W - w]) {
       let y1 = Math.min(edge.y0 - GAP, H);
       for (let k = 0; k < TRIES; k++) {
