@@ -25,10 +25,16 @@ RUN python3 -c "import tomllib; print(*tomllib.load(open('/src/pyproject.toml', 
       > /src/requirements.txt \
  && /opt/venv/bin/pip install ${BUILD_CA:+--cert "$BUILD_CA"} -r /src/requirements.txt \
  && /opt/venv/bin/python -c "import torch; assert torch.__version__.startswith('2.13.0') and not torch.version.cuda, torch.__version__"
-# The browser libraries (three.js, KaTeX, Chart.js, Swagger UI), exactly as package-lock.json pins them.
+# The browser libraries (three.js, KaTeX, Chart.js, Swagger UI), exactly as package-lock.json pins them, and
+# the page's JavaScript bundled and minified from them and static/ (npm run build: esbuild, a devDependency,
+# pruned once the bundle is written; app/bundle.py).
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund ${BUILD_CA:+--cafile "$BUILD_CA"}
+RUN npm ci --no-audit --no-fund ${BUILD_CA:+--cafile "$BUILD_CA"}
+COPY scripts/build-js.mjs scripts/
+COPY templates templates
+COPY static static
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM ${BASE_IMAGE}
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PATH=/opt/venv/bin:$PATH
@@ -39,8 +45,9 @@ RUN apt-get update \
 COPY --from=build /opt/venv /opt/venv
 WORKDIR /srv/anatomy
 # Everything the app reads at run time (tests/test_container.py checks this list against a running copy):
-# the code, the trained weights (model/artifacts), the article, the templates, the stage, and the research
-# desk (research/results.py renders its results and records; the gallery feeds step 28).
+# the code, the trained weights (model/artifacts), the article, the templates, the stage, the research
+# desk (research/results.py renders its results and records; the gallery feeds step 28), the browser
+# libraries and the page's bundle (checked at start-up against static/ and node_modules: app/bundle.py).
 COPY app app
 COPY model model
 COPY recorder recorder
@@ -51,6 +58,7 @@ COPY static static
 COPY content content
 COPY research research
 COPY --from=build /src/node_modules node_modules
+COPY --from=build /src/bundle bundle
 USER anatomy
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=3s --start-period=60s \

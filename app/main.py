@@ -13,6 +13,7 @@ from starlette.exceptions import HTTPException
 
 from app import api, embed, figures, onnx_route, pages
 from app.api import json_response
+from app.bundle import require_bundle
 from app.content import load_content
 from app.delivery import VENDOR, add_compression, require_vendor, vendor_files
 from app.deps import InputError
@@ -57,6 +58,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 def create_app() -> FastAPI:
     require_vendor(NODE_MODULES)  # without `npm ci`: one line and exit, not a 500 for every /vendor file
     shipped = require_shipped()  # a missing or altered weights or data file: one line and exit 3
+    bundle = require_bundle(ROOT)  # the page's JavaScript, built from the sources as they are (app/bundle.py)
     app = FastAPI(title="Anatomy of the Transformer", version="1", description=DESCRIPTION,
                   lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.shipped = shipped
@@ -67,6 +69,7 @@ def create_app() -> FastAPI:
     app.include_router(pages.router)
     app.include_router(embed.router)  # /embed: the one view another site may frame (app/security.py)
     app.mount("/static", OnceFiles(ROOT / "static"), name="static")  # each file compressed once (app/once.py)
+    app.mount("/bundle", OnceFiles(bundle.folder, bundle.files), name="bundle")  # what the pages load
     served = vendor_files(NODE_MODULES)
     for name, (folder, _) in VENDOR.items():
         app.mount(f"/vendor/{name}", OnceFiles(NODE_MODULES / folder, served[name]), name=name)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything the project needs on a fresh Debian-like machine:
 #   Python dependencies (torch pinned to the 2.13.0 CPU wheel) and the package itself, editable;
-#   the browser libraries from npm (three.js, KaTeX, Swagger UI), exactly as package-lock.json says;
+#   the browser libraries from npm (three.js, KaTeX, Swagger UI), exactly as package-lock.json says, and the
+#   page's JavaScript bundled and minified from them and static/ by esbuild into bundle/ (`npm run build`,
+#   about a second; the app refuses to start without it, app/bundle.py);
 #   with --with-browser, Debian's Chromium for the browser tests (never `playwright install`) and the
 #   optional extras `notebook` (pythreejs, ipywidgets, nbclient, ipykernel) that tests/test_notebook.py
 #   needs and `research` (Ray) for tests/test_research_ray.py: the test command installs them, the app
@@ -36,5 +38,8 @@ if [ "$with_browser" = 1 ]; then extras="test,notebook,research"; fi
 
 echo "setup: npm packages"
 npm ci --no-audit --no-fund --loglevel=error
+
+echo "setup: the page's JavaScript bundle"
+npm run --silent build
 
 echo "setup: done"

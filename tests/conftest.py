@@ -19,6 +19,18 @@ from fastapi.testclient import TestClient
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The suite runs against the bundle readers get (app/bundle.py): when it is missing or older than the
+    sources, it is built once here (`npm run build`, about a second), before any worker imports the app."""
+    from app.bundle import BUILD, problems
+
+    if hasattr(config, "workerinput") or not problems(ROOT):
+        return
+    run = subprocess.run(BUILD.split(), cwd=ROOT, capture_output=True, text=True, timeout=300)
+    if run.returncode != 0 or problems(ROOT):
+        raise pytest.UsageError(f"`{BUILD}` failed: {(run.stderr or run.stdout)[-2000:]}")
+
+
 @pytest.fixture(scope="session")
 def client() -> Iterator[TestClient]:
     from app.main import app

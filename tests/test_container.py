@@ -7,8 +7,9 @@ browser libraries are requested: a path the Dockerfile forgets (research/, say: 
 "not available") fails here without building an image. scripts/container-smoke.sh builds and runs
 the real image; this test needs no container engine.
 
-Stand-ins for the two paths the image gets from its build stage: the Python environment (/opt/venv)
-is this interpreter's, node_modules is a link to the working tree's (npm ci from the same lock)."""
+Stand-ins for the three paths the image gets from its build stage: the Python environment (/opt/venv)
+is this interpreter's, node_modules is a link to the working tree's (npm ci from the same lock), and so is
+bundle/ (npm run build from the same sources; the app checks it against them at start-up)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ import pytest
 from tests.conftest import served
 
 ROOT = Path(__file__).resolve().parents[1]
-BUILD_STAGE_PATHS = {"/src/node_modules": ROOT / "node_modules"}  # what the build stage makes: its stand-in here
+# what the build stage makes: its stand-in here
+BUILD_STAGE_PATHS = {"/src/node_modules": ROOT / "node_modules", "/src/bundle": ROOT / "bundle"}
 
 
 def instructions(dockerfile: str) -> list[tuple[str, list[str]]]:
@@ -144,6 +146,7 @@ def image_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.mark.parametrize("path", ["/", "/about", "/ledger", "/docs", "/static/stage/main.js", "/static/js/page.js",
+                                  "/bundle/stage/main.js", "/bundle/js/page.js",
                                   "/vendor/three/build/three.module.js", "/vendor/katex/katex.min.js",
                                   "/vendor/swagger-ui/swagger-ui-bundle.js", "/vendor/chartjs/chart.umd.min.js"])
 def test_pages_and_files(image_server: str, path: str) -> None:

@@ -43,8 +43,8 @@ def test_the_page_has_the_input_bar_the_stage_and_the_scripts(index_html):
     assert '<form id="input-form"' in index_html and 'id="number-input" name="input"' in index_html
     assert '<output id="input-error" role="alert"' in index_html
     assert '<div id="stage" tabindex="0" aria-label="3D view of the model"></div>' in index_html
-    assert '<script type="module" src="/static/stage/main.js"></script>' in index_html
-    assert '<script type="module" src="/static/js/page.js"></script>' in index_html
+    assert '<script type="module" src="/bundle/stage/main.js"></script>' in index_html
+    assert '<script type="module" src="/bundle/js/page.js"></script>' in index_html
 
 
 def test_every_asset_is_served_locally(client, index_html):
