@@ -114,7 +114,7 @@ def test_every_figure_placeholder_has_data_or_a_live_source(index_html):
 
 
 def test_chartjs_and_the_figure_scripts_are_served_locally(client, index_html):
-    for src in ("/vendor/chartjs/chart.umd.min.js", "/static/js/figures.js", "/static/js/progress.js"):
+    for src in ("/vendor/chartjs/chart.umd.min.js", "/bundle/js/figures.js", "/bundle/js/progress.js"):
         assert f'src="{src}"' in index_html
         r = client.get(src)
         assert r.status_code == 200 and "javascript" in r.headers["content-type"], src

@@ -103,14 +103,16 @@ def test_without_its_bundle_the_app_refuses_to_start(tmp_path, monkeypatch, caps
 
 def test_the_page_loads_the_bundle_and_no_unbundled_module(browser, live_server):
     """The article page until its stage is live: its scripts come from /bundle, each answered; none from
-    the sources in /static nor three.js from node_modules; the stage's own CSS (bundle/stage/stage.css) too."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True)
+    the sources in /static nor three.js from node_modules; the stage's own CSS (bundle/stage/stage.css) too;
+    under the app's Content-Security-Policy (not bypassed here, unlike the other page tests), nothing refused."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
     try:
         page = ctx.new_page()
         answered: dict[str, int] = {}
         page.on("response", lambda r: answered.__setitem__(r.url.removeprefix(live_server), r.status))
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: m.type == "error" and errors.append(m.text))
         page.goto(f"{live_server}/?input=42")
         page.wait_for_function(READY, timeout=90_000)
         page.evaluate("anatomyStage.idle()")

@@ -45,7 +45,7 @@ def test_the_embed_view_is_the_stage_alone_for_the_addresss_state(client):
     assert 'data-step="16"' in html and steps[15].title in html
     # the caption links to the same state in the article, at the same step (in a new tab)
     assert 'href="/?input=305&amp;cell=dec.1.cross.h3.weights%3A1%3A2&amp;compare=42#step-16" target="_blank"' in html
-    assert '<script type="module" src="/static/js/embed.js"></script>' in html
+    assert '<script type="module" src="/bundle/js/embed.js"></script>' in html
     assert re.search(r'id="embed-error"[^>]*></p>', html)  # nothing wrong with this address
 
 

@@ -25,7 +25,7 @@ MEASURE = """() => [...document.querySelectorAll('.katex-display')].map(d => {
 def widths(browser, live_server):
     ctx = browser.new_context(viewport={"width": 1440, "height": 900}, bypass_csp=True)
     page = ctx.new_page()
-    page.route("**/static/stage/main.js", lambda r: r.fulfill(body="", content_type="text/javascript"))
+    page.route("**/bundle/stage/main.js", lambda r: r.fulfill(body="", content_type="text/javascript"))
     page.goto(f"{live_server}/?input=42")
     page.wait_for_function("document.querySelectorAll('.katex-display').length >= 15")
     page.evaluate("document.fonts.ready")

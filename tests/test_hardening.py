@@ -197,8 +197,9 @@ def test_the_page_names_a_bad_model_and_a_bad_input_together(client):
 
 UNCHANGING = ["/api/weights", "/api/weights?checkpoint=100", "/api/model", "/api/facts", "/api/model?model=modern",
               "/api/figures/pe-pattern", "/api/figures/research-alignment", "/", "/ledger", "/about", "/docs",
-              "/static/js/page.js", "/static/stage/main.js", "/vendor/three/build/three.core.js",
-              "/vendor/katex/katex.min.css", "/vendor/swagger-ui/swagger-ui-bundle.js"]
+              "/static/js/page.js", "/static/stage/main.js", "/bundle/stage/main.js", "/bundle/js/page.js",
+              "/vendor/three/build/three.core.js", "/vendor/katex/katex.min.css",
+              "/vendor/swagger-ui/swagger-ui-bundle.js"]
 
 
 @pytest.mark.parametrize("coding", ["br", "gzip", "zstd"])
