@@ -151,7 +151,7 @@ EOF
 
 get /healthz 200
 get / 200
-check '"<html" in body and "id=\"stage\"" in body and "/vendor/three" in body'
+check '"<html" in body and "id=\"stage\"" in body and "/bundle/stage/main.js" in body'
 get "/api/trace?input=42" 200
 check 'doc["format"] == "anatomy-trace/1" and doc["input"]["german"] == "zweiundvierzig" and len(doc["nodes"]) > 100'
 get "/api/trace?input=not-a-number" 422
@@ -166,6 +166,7 @@ done
 get /api/figures/head-gallery 200
 get /vendor/three/build/three.module.js 200
 get /static/stage/main.js 200
+get /bundle/stage/main.js 200  # the page's JavaScript, bundled in the build stage (npm run build)
 
 user=$("$ENGINE" exec "$NAME" id -un)
 [ "$user" = anatomy ] || die "the server runs as $user, not anatomy"
