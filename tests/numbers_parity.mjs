@@ -1,3 +1,4 @@
+/* global process */
 // static/js/numbers.js's side of tests/test_numbers_js.py, over the document app/numbers_doc.py wrote:
 //   node tests/numbers_parity.mjs DOC spell START END CHUNK   one sha256 per CHUNK numbers of their lines
 //   node tests/numbers_parity.mjs DOC lines START END         the lines themselves (to name a difference)

@@ -128,7 +128,7 @@ def test_figures_are_documented(client):
 def test_openapi_documents_every_endpoint(client):
     spec = client.get("/openapi.json").json()
     for path in ("/api/model", "/api/weights", "/api/trace", "/api/trace/stream", "/api/beam", "/api/facts",
-                 "/healthz"):
+                 "/api/numbers", "/healthz"):
         ok = spec["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
         assert "$ref" in ok, f"{path} has no response model"
     assert "422" in spec["paths"]["/api/trace"]["get"]["responses"]
