@@ -262,7 +262,8 @@ class InputRules(Document):
     max_input_chars: int = Field(description="longer texts are refused (counted in code points)")
     accepted: str = Field(description="what every refusal ends with")
     group_separators: str = Field(description="the characters allowed between groups of three digits")
-    patterns: dict[str, str] = Field(description="`digits` and `words`, in Python's syntax; \\d is `chars.decimal`")
+    patterns: dict[str, str] = Field(description="`digits` and `words`, in Python's syntax; \\d and \\s "
+                                                    "are `chars.decimal` and `chars.space`")
     chars: dict[str, list[list[int]]] = Field(description="[first, last] code point runs: `control` (refused), "
                                                           "`space` (str.split), `digit` (str.isdigit), `decimal`")
     messages: dict[str, str] = Field(description="the reasons for refusing, templates filled with str.format")

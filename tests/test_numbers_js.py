@@ -1,10 +1,10 @@
 """Number words in the browser (issue 25 item 4): static/js/numbers.js, run by Node over the document
 GET /api/numbers sends (app/numbers_doc.py), spells all 1 000 000 numbers as Python does (English
-words, source token ids, German pieces) and reads every input form of the API's tests
+words, source token ids, German pieces and their ids) and reads every input form of the API's tests
 (tests/input_forms.py) as the API does: the same number or the same refusal message.
 
-The spelling is compared in chunks of 10 000 numbers, one sha256 per chunk of lines on each side (Node
-runs while Python computes); a chunk that differs is compared line by line to name its first number.
+The spelling is compared in chunks of 10 000 numbers, two sha256 per chunk on each side (Node runs
+while Python computes); a chunk that differs is compared line by line to name its first number.
 """
 
 from __future__ import annotations
@@ -34,13 +34,26 @@ pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node
 
 
 def python_lines(start: int, end: int) -> str:
-    """Python's English words, source ids and German pieces of start…end-1, one line each. The English
-    words are source_tokens' without its end token (to_english's own, not recomputed)."""
+    """Python's source tokens (the English words, then the end token), source ids, German pieces and their
+    ids (greedy_checking's draft, recorder/record.py) of start…end-1, one line each: to name a difference."""
     out = []
     for n in range(start, end):
-        source = VOCAB.source_tokens(n)
-        out.append(f"{' '.join(source[:-1])}|{','.join(map(str, VOCAB.ids(source)))}|{' '.join(to_german_pieces(n))}\n")
+        source, german = VOCAB.source_tokens(n), to_german_pieces(n)
+        out.append(f"{' '.join(source)}|{','.join(map(str, VOCAB.ids(source)))}|{' '.join(german)}"
+                   f"|{','.join(map(str, VOCAB.ids(german)))}\n")
     return "".join(out)
+
+
+def python_digest(start: int, end: int) -> str:
+    """The same of start…end-1 in two hashes (what numbers_parity.mjs's `spell` writes): the tokens' text,
+    a line a number, and every id as a byte (the vocabulary has under 256 tokens), source then German."""
+    text, ids = [], []
+    for n in range(start, end):
+        source, german = VOCAB.source_tokens(n), to_german_pieces(n)
+        text.append(f"{' '.join(source)}|{' '.join(german)}\n")
+        ids += VOCAB.ids(source)
+        ids += VOCAB.ids(german)
+    return hashlib.sha256("".join(text).encode()).hexdigest() + hashlib.sha256(bytes(ids)).hexdigest()
 
 
 def node(doc: Path, *args) -> subprocess.Popen:
@@ -57,8 +70,7 @@ def output(proc: subprocess.Popen, timeout: float = 120) -> str:
 def first_difference(doc: Path, start: int, end: int) -> tuple[int, str, str] | None:
     """The first number of start…end-1 that the JavaScript spells otherwise, with both lines; None if none."""
     js = node(doc, "spell", start, end, CHUNK)
-    mine = [hashlib.sha256(python_lines(lo, min(lo + CHUNK, end)).encode()).hexdigest()
-            for lo in range(start, end, CHUNK)]
+    mine = [python_digest(lo, min(lo + CHUNK, end)) for lo in range(start, end, CHUNK)]
     theirs = json.loads(output(js))
     assert len(theirs) == len(mine)
     for k, (a, b) in enumerate(zip(mine, theirs, strict=True)):
