@@ -1,4 +1,4 @@
-"""The JSON API under /api: model card, weights, trace (JSON or NDJSON), beam search, ledger."""
+"""The JSON API under /api: model card, weights, trace (JSON or NDJSON), beam search, ledger, number words."""
 
 from __future__ import annotations
 
@@ -21,8 +21,9 @@ from app.deps import (
     parse_input,
 )
 from app.health import health_doc
+from app.numbers_doc import number_words_body
 from app.once import once_response
-from app.schemas import Beam, ErrorResponse, Facts, Health, ModelCard, Trace, TraceStreamHeader, Weights
+from app.schemas import Beam, ErrorResponse, Facts, Health, ModelCard, NumberWords, Trace, TraceStreamHeader, Weights
 from app.serialize import dumps
 from app.service import CachedTrace
 
@@ -160,6 +161,14 @@ async def get_facts(request: Request) -> Response:
     """Every number the article takes from the literature: id, value, what it is, and the source
     sentence or table row it is quoted from (content/facts.tsv)."""
     return await once_response(request, request.app.state.facts_body, "application/json")
+
+
+@router.get("/numbers", response_model=NumberWords, summary="The number words and the input's rules")
+async def get_numbers(request: Request) -> Response:
+    """The English words and German pieces of 0–999 999 (model/numbers.py), the vocabulary, and what a
+    reader may type with every refusal's message template (model/parse.py): the data that
+    static/js/numbers.js spells and reads numbers from, in the browser, as this server does."""
+    return await once_response(request, await anyio.to_thread.run_sync(number_words_body), "application/json")
 
 
 health_router = APIRouter(tags=["health"])

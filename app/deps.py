@@ -28,7 +28,7 @@ from app.service import CachedTrace, ModelService, TraceRequest
 from app.time_machine import CHECKPOINT_HELP, CheckpointError
 from model.ablation import accepted as ablation_accepted
 from model.ablation import parse_ablation
-from model.parse import ACCEPTED, parse_number
+from model.parse import ACCEPTED, parse_number, refused
 
 INPUT_HELP = f"The number to run: {ACCEPTED}."
 ABLATE_HELP = ("Parts to switch off, comma-separated: heads such as `dec.1.cross.h2`, sub-layers such as "
@@ -49,9 +49,13 @@ class InputError(ValueError):
         self.accepted = accepted
 
 
+INPUT_MISSING = "the input parameter is missing or blank"  # a reason, as model/parse.py MESSAGES' are
+
+
 def parse_input(text: str | None) -> int:
+    """The number ?input= names (model/parse.py); static/js/numbers.js `parseInput` is the same rule."""
     if text is None or not text.strip():
-        raise InputError(f"the input parameter is missing or blank; accepted: {ACCEPTED}")
+        raise InputError(str(refused(INPUT_MISSING)))
     try:
         return parse_number(text)
     except ValueError as e:

@@ -233,3 +233,53 @@ class Beam(Document):
 class Facts(Document):
     count: int
     facts: list[Fact] = Field(description="content/facts.tsv, one entry per row")
+
+
+# ---- the number words (model/numbers.py, model/parse.py, model/vocab.py) ---------------------------
+
+class EnglishWords(Document):
+    ones: list[str] = Field(description="0–9 (\"zero\" only alone)")
+    teens: list[str] = Field(description="10–19")
+    tens: list[str] = Field(description="by tens' digit, 20–90 (the first two empty)")
+    hundred: str
+    thousand: str
+    fillers: list[str] = Field(description="words a reader may add that name nothing (\"and\")")
+    split: str = Field(description="the pattern between words (spaces, hyphens)")
+    messages: dict[str, str] = Field(description="from_english's refusals: templates with {word} or {words}")
+
+
+class GermanPieces(Document):
+    ones: list[str] = Field(description="0–9, 1 as it stands alone (\"eins\")")
+    teens: list[str]
+    tens: list[str] = Field(description="by tens' digit, 20–90 (the first two empty)")
+    one_joined: str = Field(description="1 as a multiplier or before the ones-and-tens joiner (\"ein\")")
+    and_piece: str = Field(description="between the ones and the tens: 42 is zwei und vierzig")
+    hundred: str
+    thousand: str
+
+
+class InputRules(Document):
+    max_input_chars: int = Field(description="longer texts are refused (counted in code points)")
+    accepted: str = Field(description="what every refusal ends with")
+    group_separators: str = Field(description="the characters allowed between groups of three digits")
+    patterns: dict[str, str] = Field(description="`digits` and `words`, in Python's syntax; \\d and \\s "
+                                                    "are `chars.decimal` and `chars.space`")
+    chars: dict[str, list[list[int]]] = Field(description="[first, last] code point runs: `control` (refused), "
+                                                          "`space` (str.split), `digit` (str.isdigit), `decimal`")
+    messages: dict[str, str] = Field(description="the reasons for refusing, templates filled with str.format")
+    refused: str = Field(description="the whole message: {reason}; accepted: {accepted}")
+    quoted_words_chars: int = Field(description="how much of a text neither digits nor words is repeated")
+
+
+class NumberWords(Document):
+    """What the browser needs to read a reader's number and spell it as the model's tokens, with the
+    rules of static/js/numbers.js: the words (model/numbers.py), the vocabulary (model/vocab.py), the
+    input's rules (model/parse.py) and the API's refusal of a missing input (app/deps.py)."""
+
+    max_number: int = Field(description="numbers run from 0 to this")
+    english: EnglishWords
+    german: GermanPieces
+    vocab: list[str] = Field(description="every token; its index is its id")
+    source_end: str = Field(description="the token after the English words in the encoder's input")
+    parse: InputRules
+    input_missing: str = Field(description="the API's reason when ?input= is absent or blank")

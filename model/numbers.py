@@ -25,9 +25,33 @@ DE_TEENS = ["zehn", "elf", "zwölf", "dreizehn", "vierzehn", "fünfzehn", "sechz
 DE_TENS = ["", "", "zwanzig", "dreißig", "vierzig", "fünfzig", "sechzig", "siebzig", "achtzig",
            "neunzig"]
 
-ENGLISH_WORDS = EN_ONES + EN_TEENS + EN_TENS[2:] + ["hundred", "thousand"]
-GERMAN_PIECES = DE_ONES[:2] + ["ein"] + DE_ONES[2:] + DE_TEENS + DE_TENS[2:] + [
-    "und", "hundert", "tausend"]
+EN_HUNDRED, EN_THOUSAND = "hundred", "thousand"
+EN_FILLERS = ["and"]  # read and dropped: "one hundred and five"; hyphens split words as spaces do
+DE_ONE_JOINED = "ein"  # 1 as a multiplier or before "und" (einhundert, einundzwanzig); alone it is "eins"
+DE_AND, DE_HUNDRED, DE_THOUSAND = "und", "hundert", "tausend"
+
+ENGLISH_WORDS = EN_ONES + EN_TEENS + EN_TENS[2:] + [EN_HUNDRED, EN_THOUSAND]
+GERMAN_PIECES = DE_ONES[:2] + [DE_ONE_JOINED] + DE_ONES[2:] + DE_TEENS + DE_TENS[2:] + [
+    DE_AND, DE_HUNDRED, DE_THOUSAND]
+# from_english's refusals, the templates filled with str.format (static/js/numbers.js fills the same ones)
+EN_MESSAGES = {
+    "no_words": "no number words given",
+    "unknown_word": "'{word}' is not an English number word",
+    "ill_formed": "'{words}' is not a well-formed number from zero to "
+                  "nine hundred ninety nine thousand nine hundred ninety nine",
+}
+EN_SPLIT = r"[\s\-]+"
+
+
+def tables() -> dict:
+    """The words and pieces the rules below put together, as data: what static/js/numbers.js reads
+    (app/numbers_doc.py sends it) so that the lexicon is written once, here."""
+    return {"max_number": MAX_NUMBER,
+            "english": {"ones": EN_ONES, "teens": EN_TEENS, "tens": EN_TENS, "hundred": EN_HUNDRED,
+                        "thousand": EN_THOUSAND, "fillers": EN_FILLERS, "split": EN_SPLIT,
+                        "messages": EN_MESSAGES},
+            "german": {"ones": DE_ONES, "teens": DE_TEENS, "tens": DE_TENS, "one_joined": DE_ONE_JOINED,
+                       "and_piece": DE_AND, "hundred": DE_HUNDRED, "thousand": DE_THOUSAND}}
 
 
 def _check_range(n: int) -> None:
@@ -39,7 +63,7 @@ def _english_below_1000(n: int) -> list[str]:
     words: list[str] = []
     hundreds, rest = divmod(n, 100)
     if hundreds:
-        words += [EN_ONES[hundreds], "hundred"]
+        words += [EN_ONES[hundreds], EN_HUNDRED]
     if 10 <= rest < 20:
         words.append(EN_TEENS[rest - 10])
     else:
@@ -57,7 +81,7 @@ def to_english(n: int) -> list[str]:
     if n == 0:
         return ["zero"]
     thousands, rest = divmod(n, 1000)
-    words = _english_below_1000(thousands) + ["thousand"] if thousands else []
+    words = _english_below_1000(thousands) + [EN_THOUSAND] if thousands else []
     return words + _english_below_1000(rest)
 
 
@@ -66,15 +90,15 @@ def _german_below_1000(n: int, final: bool) -> list[str]:
     pieces: list[str] = []
     hundreds, rest = divmod(n, 100)
     if hundreds:
-        pieces += ["ein" if hundreds == 1 else DE_ONES[hundreds], "hundert"]
+        pieces += [DE_ONE_JOINED if hundreds == 1 else DE_ONES[hundreds], DE_HUNDRED]
     if 10 <= rest < 20:
         pieces.append(DE_TEENS[rest - 10])
     else:
         tens, ones = divmod(rest, 10)
         if ones and tens:  # the ones come first: 42 is "zwei und vierzig"
-            pieces += ["ein" if ones == 1 else DE_ONES[ones], "und", DE_TENS[tens]]
+            pieces += [DE_ONE_JOINED if ones == 1 else DE_ONES[ones], DE_AND, DE_TENS[tens]]
         elif ones:
-            pieces.append("eins" if ones == 1 and final else ("ein" if ones == 1 else DE_ONES[ones]))
+            pieces.append(DE_ONE_JOINED if ones == 1 and not final else DE_ONES[ones])
         elif tens:
             pieces.append(DE_TENS[tens])
     return pieces
@@ -86,7 +110,7 @@ def to_german_pieces(n: int) -> list[str]:
     if n == 0:
         return ["null"]
     thousands, rest = divmod(n, 1000)
-    pieces = _german_below_1000(thousands, final=False) + ["tausend"] if thousands else []
+    pieces = _german_below_1000(thousands, final=False) + [DE_THOUSAND] if thousands else []
     return pieces + (_german_below_1000(rest, final=True) if rest else [])
 
 
@@ -113,22 +137,21 @@ def from_english(text: str) -> int:
     Accepts "and" and hyphens ("one hundred and forty-two") but otherwise only the canonical form
     that to_english writes, so that every accepted text names exactly one number.
     """
-    words = [w for w in re.split(r"[\s\-]+", text.strip().lower()) if w and w != "and"]
+    words = [w for w in re.split(EN_SPLIT, text.strip().lower()) if w and w not in EN_FILLERS]
     if not words:
-        raise ValueError("no number words given")
-    unknown = [w for w in words if w not in _EN_VALUE and w not in ("hundred", "thousand")]
+        raise ValueError(EN_MESSAGES["no_words"])
+    unknown = [w for w in words if w not in _EN_VALUE and w not in (EN_HUNDRED, EN_THOUSAND)]
     if unknown:
-        raise ValueError(f"'{unknown[0]}' is not an English number word")
+        raise ValueError(EN_MESSAGES["unknown_word"].format(word=unknown[0]))
     total, group = 0, 0
     for w in words:
-        if w == "thousand":
+        if w == EN_THOUSAND:
             total, group = total + max(group, 0) * 1000, 0
-        elif w == "hundred":
+        elif w == EN_HUNDRED:
             group *= 100
         else:
             group += _EN_VALUE[w]
     n = total + group
     if n > MAX_NUMBER or words != to_english(n):
-        raise ValueError(f"'{' '.join(words)}' is not a well-formed number from zero to "
-                         "nine hundred ninety nine thousand nine hundred ninety nine")
+        raise ValueError(EN_MESSAGES["ill_formed"].format(words=" ".join(words)))
     return n

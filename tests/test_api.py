@@ -21,6 +21,7 @@ from model.decode import length_penalty
 from model.parse import ACCEPTED
 from model.vocab import VOCAB
 from recorder import parameters, trace, weights_version
+from tests.input_forms import API_SPELLINGS, BAD_INPUTS, TRACED
 
 NDJSON = {"Accept": "application/x-ndjson"}
 
@@ -127,7 +128,7 @@ def test_figures_are_documented(client):
 def test_openapi_documents_every_endpoint(client):
     spec = client.get("/openapi.json").json()
     for path in ("/api/model", "/api/weights", "/api/trace", "/api/trace/stream", "/api/beam", "/api/facts",
-                 "/healthz"):
+                 "/api/numbers", "/healthz"):
         ok = spec["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
         assert "$ref" in ok, f"{path} has no response model"
     assert "422" in spec["paths"]["/api/trace"]["get"]["responses"]
@@ -138,9 +139,7 @@ def test_openapi_documents_every_endpoint(client):
 
 # ---- the served trace is the model's trace ------------------------------------------------------
 
-@pytest.mark.parametrize("text, n", [("42", 42), ("0", 0), ("731 015", 731015), ("forty two", 42),
-                                     ("999,999", 999999), ("nine hundred ninety nine thousand nine hundred "
-                                                           "ninety nine", 999999)])
+@pytest.mark.parametrize("text, n", TRACED)
 def test_trace_agrees_with_the_models_own_trace(client, svc, text, n):
     served = client.get("/api/trace", params={"input": text}).json()
     served.pop("scene")  # the service's addition, drawn from the trace (scene/layout.py)
@@ -234,28 +233,7 @@ def test_stream_header_comes_first_and_nodes_in_computed_order(client, svc):
         seen.add(node["id"])
 
 
-# ---- bad input: 422 with a message that says what is accepted -------------------------------------
-
-BAD_INPUTS = {
-    "empty": "",
-    "blank": "   ",
-    "negative": "-5",
-    "too large": "1000000",
-    "far too large": "99999999999999999999",
-    "letters": "abc",
-    "not a number word": "forty banana",
-    "ten thousand characters": "4" * 10_000,
-    "ten thousand words": "one " * 2_500,
-    "a NUL byte": "4\x002",
-    "a newline": "42\n7",
-    "an escape": "\x1b[31m42",
-    "Chinese": "四十二",
-    "Arabic-Indic digits": "٤٢",
-    "Cyrillic": "сорок два",
-    "a decimal": "4.5",
-    "markup": "<script>alert(1)</script>",
-}
-
+# ---- bad input: 422 with a message that says what is accepted (tests/input_forms.py) -------------
 
 @pytest.mark.parametrize("endpoint", ["/api/trace", "/api/trace/stream", "/api/beam"])
 @pytest.mark.parametrize("kind", list(BAD_INPUTS))
@@ -276,8 +254,7 @@ def test_missing_input_gets_422(client):
     assert r.status_code == 422 and "missing" in r.json()["detail"]["message"]
 
 
-@pytest.mark.parametrize("text, n", [("731 015", 731015), ("731,015", 731015), ("731.015", 731015),
-                                     ("  Forty  Two ", 42), ("0", 0), ("999999", 999999), ("one million", None)])
+@pytest.mark.parametrize("text, n", API_SPELLINGS)
 def test_accepted_spellings(client, text, n):
     r = client.get("/api/trace", params={"input": text})
     if n is None:
