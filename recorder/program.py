@@ -167,7 +167,8 @@ def build_program(cfg: Config, params: dict[str, np.ndarray], name: str = "", we
                        for k, v in _tables(cfg).items()],
             "parameters": list(params), "parts": [p.id for p in parts(cfg)],
             "vocabulary": {"pieces": list(VOCAB.tokens), "pad": VOCAB.pad_id, "bos": VOCAB.bos_id, "eos": VOCAB.eos_id},
-            "decoding": {"extra_length": EXTRA_LENGTH, "logits": ids.join("out", "logits"), **(decoding or {})},
+            "decoding": {"extra_length": EXTRA_LENGTH, "logits": ids.join("out", "logits"),
+                         "tokens": ids.join("out", "tokens"), **(decoding or {})},
             "memory": memory, "lens": [{"layer": x.layer, "reads": x.reads, "logits": x.logits, "probs": x.probs,
                                         "tokens": x.tokens} for x in lens],
             "weights": weights or {}, "nodes": nodes}

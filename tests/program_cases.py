@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import orjson
+import torch
 
 from model import models
 from model.ablation import parts
@@ -19,6 +20,9 @@ from model.transformer import EncoderDecoder
 from recorder import parameters, trace
 from recorder.program import build_program
 
+# one thread per trace, as the service runs them (app/service.py): the matrices are 32 wide, and torch's
+# intra-op threads cost more than they gain, many times more on a busy machine
+torch.set_num_threads(1)
 
 # Parity of a value computed afresh with the server's float32 one: np.allclose's 1e-5 (absolute and
 # relative), widened by 1e-6 of the tensor's largest magnitude. The trace is float32 and its residual
@@ -61,8 +65,11 @@ def params_of(name: str, checkpoint: int | None = None) -> dict[str, np.ndarray]
 @functools.cache
 def program_of(name: str) -> dict:
     """The model's program as a client receives it (JSON)."""
-    return orjson.loads(orjson.dumps(build_program(model_of(name).cfg, params_of(name), name),
-                                     option=orjson.OPT_SERIALIZE_NUMPY))
+    from app.service import BEAM_ALPHA, BEAM_SIZE  # the served program's settings (app/program_route.py)
+
+    program = build_program(model_of(name).cfg, params_of(name), name, decoding={"beam_size": BEAM_SIZE,
+                                                                                "alpha": BEAM_ALPHA})
+    return orjson.loads(orjson.dumps(program, option=orjson.OPT_SERIALIZE_NUMPY))
 
 
 def traced(case: Case) -> dict:
