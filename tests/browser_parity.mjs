@@ -18,11 +18,16 @@ function traceUrl(c) {
   return `/api/trace?${q}`;
 }
 
-/** One case: the server's trace and its request time; the browser's from the source ids, and its time. */
-async function one(c, compare) {
+/** The server's trace of a case and its request time (from asking to the parsed document). */
+async function serve(c) {
   const t0 = performance.now();
   const served = await (await fetch(traceUrl(c))).json();
-  const serverMs = performance.now() - t0;
+  return { served, serverMs: performance.now() - t0 };
+}
+
+/** One case: the browser's trace from the source ids, and its time, beside the server's. */
+async function one(c, asked, compare) {
+  const { served, serverMs } = await asked;
   const p = await program(c.model);
   const url = c.checkpoint === null ? p.weights.trained : p.weights.checkpoints[String(c.checkpoint)];
   const weights = await fetchWeights(url);
@@ -30,17 +35,25 @@ async function one(c, compare) {
   const t1 = performance.now();
   const ours = browserTrace(p, weights, ids, new Set(c.ablation));
   const browserMs = performance.now() - t1;
+  const t2 = performance.now();
   const problems = compare ? compare(ours, served) : [];
+  const compareMs = performance.now() - t2;
   if (compare && url !== served.weights_url) problems.push(`weights ${url}, the trace names ${served.weights_url}`);
-  return { problems, serverMs, browserMs, nodes: ours.nodes.length };
+  return { problems, serverMs, browserMs, compareMs, nodes: ours.nodes.length };
 }
 
-window.parity = async (cases, compare = null) => {
-  const out = { failures: [], serverMs: [], browserMs: [], nodes: 0 };
-  for (const c of cases) {
-    const r = await one(c, compare);
+/** Every case compared (`compare` null: timed only). `ahead`: requests in flight at once (1: one at a time,
+ *  so each request time is the served page's alone; more keep the server's workers busy meanwhile). */
+window.parity = async (cases, compare = null, ahead = 1) => {
+  const out = { failures: [], serverMs: [], browserMs: [], compareMs: [], nodes: 0 };
+  const asked = cases.slice(0, ahead).map(serve);
+  for (let k = 0; k < cases.length; k++) {
+    if (k + ahead < cases.length) asked.push(serve(cases[k + ahead]));
+    const c = cases[k], r = await one(c, asked[k], compare);
+    asked[k] = null;
     out.serverMs.push(r.serverMs);
     out.browserMs.push(r.browserMs);
+    out.compareMs.push(r.compareMs);
     out.nodes += r.nodes;
     if (r.problems.length) out.failures.push({ case: c, problems: r.problems.slice(0, 3) });
   }

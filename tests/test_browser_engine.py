@@ -57,9 +57,10 @@ def page(browser, live_server):
     context.close()
 
 
-def run(page, batch: list[dict], compare: bool = True) -> dict:
-    return page.evaluate("([cases, compare]) => window.parity(cases, compare ? window.compareTrace : null)",
-                         [batch, compare])
+def run(page, batch: list[dict], compare: bool = True, ahead: int = 3) -> dict:
+    """The page's summary of the batch (browser_parity.mjs), `ahead` server requests in flight at once."""
+    return page.evaluate("([cases, compare, ahead]) => window.parity(cases, compare ? window.compareTrace : null, ahead)",
+                         [batch, compare, ahead])
 
 
 def test_the_browsers_trace_equals_the_servers_for_300_inputs(page):

@@ -100,3 +100,18 @@ def test_a_planted_error_is_caught(tmp_path, plant):
     report = run_node(tmp_path)
     assert all(c["problem_count"] > 0 for c in report["cases"] if c["nodes"] is not None), report["cases"]
     assert all(c["beam"] for c in report["cases"] if c["beam"] is not None)
+
+
+def test_the_engine_computes_every_operator_the_panel_explains_and_every_one_a_program_uses():
+    script = ("import { EXPLAINED_OPS } from './static/stage/explain.js';\n"
+              "import { COMPUTED_OPS } from './static/engine/ops.js';\n"
+              "console.log(JSON.stringify({ explained: EXPLAINED_OPS, computed: COMPUTED_OPS }));\n")
+    out = subprocess.run(["node", "--no-warnings", "--input-type=module", "-e", script], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    ops = json.loads(out)
+    given = {"Constant", "Parameter"}  # values the trace gives, not computations
+    assert set(ops["explained"]) - given <= set(ops["computed"])
+    used = {x["op"] for name in models.NAMES for x in pc.program_of(name)["nodes"]} - given
+    used |= {s["op"] for name in models.NAMES for x in pc.program_of(name)["nodes"] for s in x.get("compute", [])}
+    assert used <= set(ops["computed"]) and used - set(ops["explained"]) <= {"Identity", "Range", "Unsqueeze",
+                                                                             "Equal", "LessOrEqual", "Not", "And"}
