@@ -2,6 +2,7 @@
 // server's trace (GET /api/trace) and the browser's own (static/engine/ over GET /api/program and the
 // weights the program names), compared in the page by tests/engine_compare.mjs's rule. Loaded as a module
 // into a page of the running server; `window.parity(cases, compare)` answers a summary.
+/* global window, fetch, performance, URLSearchParams */  // runs in a page of the server (browser globals)
 import { browserTrace } from '/static/engine/decode.js';
 import { fetchWeights } from '/static/stage/data.js';
 

@@ -59,8 +59,8 @@ def page(browser, live_server):
 
 def run(page, batch: list[dict], compare: bool = True, ahead: int = 3) -> dict:
     """The page's summary of the batch (browser_parity.mjs), `ahead` server requests in flight at once."""
-    return page.evaluate("([cases, compare, ahead]) => window.parity(cases, compare ? window.compareTrace : null, ahead)",
-                         [batch, compare, ahead])
+    script = "([cases, compare, ahead]) => window.parity(cases, compare ? window.compareTrace : null, ahead)"
+    return page.evaluate(script, [batch, compare, ahead])
 
 
 def test_the_browsers_trace_equals_the_servers_for_300_inputs(page):
