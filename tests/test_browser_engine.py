@@ -57,7 +57,7 @@ def page(browser, live_server):
     context.close()
 
 
-def run(page, batch: list[dict], compare: bool = True, ahead: int = 3) -> dict:
+def run(page, batch: list[dict], compare: bool = True, ahead: int = 2) -> dict:
     """The page's summary of the batch (browser_parity.mjs), `ahead` server requests in flight at once."""
     script = "([cases, compare, ahead]) => window.parity(cases, compare ? window.compareTrace : null, ahead)"
     return page.evaluate(script, [batch, compare, ahead])
