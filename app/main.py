@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException
 
-from app import api, embed, figures, onnx_route, pages
+from app import api, embed, figures, onnx_route, pages, program_route
 from app.api import json_response
 from app.bundle import require_bundle
 from app.content import load_content
@@ -64,6 +64,7 @@ def create_app() -> FastAPI:
     app.state.shipped = shipped
     app.include_router(api.router)
     app.include_router(onnx_route.router)  # /api/trace.onnx
+    app.include_router(program_route.router)  # /api/program: the graph a browser runs (issue 25)
     app.include_router(api.health_router)
     app.include_router(figures.router)
     app.include_router(pages.router)

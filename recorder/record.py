@@ -255,22 +255,34 @@ def _lens(g: Graph, layer: int, h: str, cfg: Config) -> LensLayer:
                           for vs, at in zip(top.values.tolist(), top.indices.tolist(), strict=True)])
 
 
-def _start(decoder: EncoderDecoder, number: int, params: dict[str, np.ndarray]
-           ) -> tuple[list[str], list[str], Graph]:
-    """What a trace begins with: the source pieces, the decoder's rows (<s> and the greedy output of
-    `decoder`, the model or its ablated copy) and a graph holding the constants. The greedy output is
-    found by checking the correct German as a draft: one decoder pass when the model gets it right,
-    greedy's tokens whatever it does (`greedy_checking`)."""
+def _start(decoder: EncoderDecoder, number: int) -> tuple[list[str], list[str]]:
+    """What a trace begins with: the source pieces and the decoder's rows (<s> and the greedy output of
+    `decoder`, the model or its ablated copy). The greedy output is found by checking the correct German
+    as a draft: one decoder pass when the model gets it right, greedy's tokens whatever it does
+    (`greedy_checking`)."""
     source = VOCAB.source_tokens(number)
     output = VOCAB.tokens_of(greedy_checking(decoder, VOCAB.ids(source), VOCAB.ids(to_german_pieces(number))))
-    g = Graph(params)
-    g.const(join("const", "sqrt_d"), torch.tensor(math.sqrt(decoder.cfg.d_model)))
-    g.const(join("const", "neg_inf"), torch.tensor(float("-inf")))
     # Each row predicts the next piece, so the rows are <s> and the output but its last piece: greedy's
     # last prediction is </s>, or, where it stopped at the length limit, the last piece it wrote. A row
     # more would predict a piece greedy never wrote.
     cut = len(output) == len(source) + EXTRA_LENGTH
-    return source, ["<s>"] + (output[:-1] if cut else output), g
+    return source, ["<s>"] + (output[:-1] if cut else output)
+
+
+@torch.no_grad()
+def record(cfg: Config, params: dict[str, np.ndarray], source: list[str], rows: list[str],
+           off: frozenset[str] = frozenset(), lens: bool = True) -> tuple[Graph, str, list[str], list[LensLayer]]:
+    """The graph over given source pieces and decoder rows (any pieces: recorder/program.py records it at
+    two lengths to find its length-free form): the constants, the encoder, the decoder, the output layer
+    and the logit lens. Returns the graph, the memory's node, the output pieces and the lens layers."""
+    g = Graph(params)
+    g.const(join("const", "sqrt_d"), torch.tensor(math.sqrt(cfg.d_model)))
+    g.const(join("const", "neg_inf"), torch.tensor(float("-inf")))
+    memory = _encoder(g, source, cfg, off)
+    layer_outputs = _decoder(g, rows, memory, cfg, off)
+    out_tokens = _output(g, layer_outputs[-1], cfg)
+    lenses = [_lens(g, i, h, cfg) for i, h in enumerate(layer_outputs)] if lens else []
+    return g, memory, out_tokens, lenses
 
 
 @torch.no_grad()
@@ -293,10 +305,7 @@ def trace(model: EncoderDecoder, number: int, params: dict[str, np.ndarray] | No
     switched_off = parse_ablation(list(ablation), cfg)  # checked, once each, in the model's order
     off = frozenset(switched_off)
     params = params if params is not None else parameters(model)
-    source, rows, g = _start(ablated(model, off) if off else model, number, params)
-    memory = _encoder(g, source, cfg, off)
-    layer_outputs = _decoder(g, rows, memory, cfg, off)
-    out_tokens = _output(g, layer_outputs[-1], cfg)
-    lenses = [_lens(g, i, h, cfg) for i, h in enumerate(layer_outputs)] if lens else []
+    source, rows = _start(ablated(model, off) if off else model, number)
+    g, memory, out_tokens, lenses = record(cfg, params, source, rows, off, lens)
     return Trace(number, source, rows, out_tokens, g.nodes, list(params), weights_version=version, memory=memory,
                  ablation=list(switched_off), lens=lenses)

@@ -84,6 +84,14 @@ OPS = {
     "Sigmoid": lambda x: 1 / (1 + np.exp(-x.astype(np.float64))),
     "ArgMax": lambda x, axis=0, keepdims=1: np.argmax(x, axis=axis) if not keepdims
     else np.expand_dims(np.argmax(x, axis=axis), axis),
+    # the program's (recorder/program.py) operations that make a trace's length-dependent constants
+    "Identity": lambda x: x,
+    "Range": lambda start, limit, delta: np.arange(start, limit, delta, dtype=np.asarray(start).dtype),
+    "Unsqueeze": lambda x, axes: np.expand_dims(x, tuple(axes)),
+    "LessOrEqual": lambda a, b: a <= b,
+    "Equal": lambda a, b: a == b,
+    "Not": lambda x: np.logical_not(x),
+    "And": lambda a, b: np.logical_and(a, b),
 }
 
 

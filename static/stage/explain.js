@@ -10,20 +10,17 @@
 //                                           inputs: [{id, row, col, value, arg}], args, formula, top}
 // graph: Map id → {op, inputs, attrs, shape, data} (parameters have no op); ctx.coords(id, index) →
 // {row, col} in the inspector's convention; ctx.token(id, value) → a token's name or undefined.
+// The whole-tensor engine (static/engine/ops.js) computes the same operators for every element at once;
+// both read elements by the index rules of static/engine/tensor.js.
 import { formatNumber } from '../js/format.js';
+import { axisOf, bcast, flatIndex } from '../engine/tensor.js';
+
+export { flatIndex };
 
 const FIRST = 2;  // a long sum shows its first FIRST terms, "…", its last term and its total
 
 // ---------- tensors ----------
-export function flatIndex(shape, idx) {
-  let f = 0, k = 1;
-  for (let i = shape.length - 1; i >= 0; i--) { f += idx[i] * k; k *= shape[i]; }
-  return f;
-}
 const at = (t, idx) => t.data[flatIndex(t.shape, idx)];
-const axisOf = (axis, rank) => (axis < 0 ? axis + rank : axis);
-/** The index of a broadcast input (numpy rules: aligned on the right, size-1 dimensions read 0). */
-const bcast = (shape, out) => shape.map((n, i) => (n === 1 ? 0 : out[out.length - shape.length + i]));
 const range = n => Array.from({ length: n }, (_, i) => i);
 const along = (o, ax, j) => { const i = o.slice(); i[ax] = j; return i; };
 

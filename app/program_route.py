@@ -1,0 +1,60 @@
+"""GET /api/program: the model's graph as a program free of the input's length (recorder/program.py), for a
+client that computes every trace itself (issue 25: static/engine/ runs it in the browser).
+
+One document per model (?model=, checked by app/deps.py's `ChosenModelDep`; a bad name is a 422 JSON
+error), built on first asking and kept; its ETag is the weights version, so a client's copy is revalidated
+with 304. The document names where the parameters are sent (`weights`: the trained model's and each
+training snapshot's /api/weights) and the decoding rules (the length limit, beam search's settings).
+"""
+
+from __future__ import annotations
+
+import threading
+
+import anyio
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from app.api import BAD_INPUT
+from app.deps import ChosenModelDep
+from app.once import once_response
+from app.schemas import weights_url
+from app.serialize import dumps
+from app.service import BEAM_ALPHA, BEAM_SIZE, ModelService
+from recorder.program import PROGRAM_FORMAT, build_program
+
+router = APIRouter(prefix="/api", tags=["api"])
+_bodies: dict[str, bytes] = {}  # by weights version: the program's JSON body
+_lock = threading.Lock()
+
+PROGRAM_DOC = f"""The model's graph as a program (`{PROGRAM_FORMAT}`): the nodes every trace of this model
+records, in order, with their ops, inputs, attributes and dtypes as `/api/trace` has them, and shapes in
+which "n" (the source's length) and "m" (the decoder's rows) stand for the lengths. The trace's
+constants that depend on the input (token ids, positions, sinusoid rows, rotation tables, the causal
+mask) carry `compute`: ONNX operations over the program's `inputs` (n, m, source_ids, target_ids) and its
+fixed `tables`; the others carry their `value`. A node with `when_off` exists only when that part is
+switched off (an ablation's gate and product); while it is absent, an input naming it reads its `else`.
+With the parameters (`weights`) and the vocabulary, a client runs any input: greedy decoding over
+`decoding.logits` with the length limit source length + `decoding.extra_length`, then the whole trace."""
+
+
+def program_body(svc: ModelService) -> bytes:
+    with _lock:
+        body = _bodies.get(svc.version)
+    if body is None:
+        weights = {"trained": weights_url(svc.name),
+                   "checkpoints": {str(s): weights_url(svc.name, s) for s in svc.checkpoints.steps}}
+        program = build_program(svc.translator.model.cfg, svc.params, svc.name, weights,
+                                {"beam_size": BEAM_SIZE, "alpha": BEAM_ALPHA})
+        body = dumps(program)
+        with _lock:
+            _bodies[svc.version] = body
+    return body
+
+
+@router.get("/program", summary="The model's graph as a length-free program", description=PROGRAM_DOC,
+            responses={**BAD_INPUT, 304: {"description": "Not modified: the If-None-Match ETag is current"}})
+async def get_program(request: Request, chosen: ChosenModelDep) -> Response:
+    svc = chosen.service
+    body = _bodies.get(svc.version) or await anyio.to_thread.run_sync(program_body, svc)
+    return await once_response(request, body, "application/json", f'"{svc.version}.program"')
