@@ -129,9 +129,8 @@ def test_the_card_prints_the_traces_numbers_at_steps_6_to_9(browser, live_server
         # step 9's view holds V: the card lights each key's value row in the head's columns of V as it walks
         # the keys (the rows themselves are read on the stage), and the sweep's end lights all of them
         off, dk = w["v_cols"]
-        walked = page.evaluate("""([w, n]) => Array.from({length: n}, (_, j) => {
-          anatomyStage.stage.worked.light(w, 'sum', j, false); return anatomyStage.stage.cells.focusRects(w.v_full); })""",
-                               [w, len(t["source_tokens"])])
+        walked = page.evaluate("""([w, n]) => Array.from({length: n}, (_, j) => { const s = anatomyStage.stage;
+          s.worked.light(w, 'sum', j, false); return s.cells.focusRects(w.v_full); })""", [w, len(t["source_tokens"])])
         assert walked == [[[j, j, off, off + dk - 1]] for j in range(len(t["source_tokens"]))]
         # step 7 lights the row's query, its keys, its scores and its weights in their blocks
         page.evaluate("anatomyStage.step(7)")
