@@ -106,8 +106,8 @@ def test_step_9_frames_the_worked_rows_cells_on_the_stage(served, number):
                                           [f"enc.0.self.h{h}.out", [r, r, 0, d_k - 1]]]
     # the rows the text works through are framed by step 9's view, V with them: the heads stand over V
     # (scene/layout.py), so the value rows the weights mix are read on the stage, not on the card
-    assert {f"enc.0.self.h{h}.scores", f"enc.0.self.h{h}.weights", f"enc.0.self.h{h}.out",
-            "enc.0.self.v"} <= set(step["subject"])
+    assert {f"enc.0.self.h{h}.weights", f"enc.0.self.h{h}.out", "enc.0.self.v"} <= set(step["subject"])
+    assert f"enc.0.self.h{h}.scores" in step["lit"]  # lit, between V and the weights, its key names on it
     by_id = {b["id"]: b for b in t["scene"]["blocks"]}
     v, heads = by_id["enc.0.self.v"], [by_id[f"enc.0.self.h{i}.{k}"] for i in range(4) for k in ("scores", "out")]
     assert max(b["x"] + b["w"] for b in heads) == v["x"] + v["w"]  # flush with V's right edge
