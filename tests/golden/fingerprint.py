@@ -166,7 +166,8 @@ REPINNED_ISSUE_21 = ("the worked row chosen from the trace; views keep room for 
 # the pin before; only the scene's hash moved): every attention station's per-head blocks (scores, masked,
 # weights, out, off, gate) stand over V, flush with its right edge (scene.blocks[*].x of those blocks, and with
 # them the head labels', switches' and views' places: scene.labels, scene.switches, scene.steps.*.view), step
-# 9's subject takes V (steps[9].subject, lit, view) and its parts put the worked head over its columns of V
+# 9's subject is the weights, outputs and V (steps[9].subject, lit, view; its scores lit) and its parts put the
+# worked head over its columns of V
 REPINNED_ISSUE_21_V = "the heads stand over V; step 9's view holds V"
 REPINNED = {case_key(*c): "; ".join(filter(None, (REPINNED.get(case_key(*c)), REPINNED_ISSUE_21, REPINNED_ISSUE_21_V)))
             for c in CASES}
