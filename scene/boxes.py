@@ -1,6 +1,7 @@
 """A tiny box model for the layout: blocks, horizontal and vertical stacks, spacers. A station is a
 tree of these; `measure` sizes it from the blocks' drawn widths and rows (a block the model lacks takes
-no room, or, held, only its width) and `place` puts every block at its top-left corner."""
+no room, or, held, only its width) and `place` puts every block at its top-left corner. An item of a
+vertical stack stands at its left edge, or, made with `R`, at its right edge."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ class Node:
     items: list[Node] = field(default_factory=list)
     gap: float = 0
     align: str = "start"  # h: bottom | top; v: left
+    flush_right: bool = False  # as an item of a vertical stack: at its right edge (`R`)
     w: float = 0
     h: float = 0
     missing: bool = False
@@ -34,8 +36,14 @@ def H(items: list, gap: float = H_GAP, align: str = "bottom") -> Node:
     return Node("h", items=[i for i in items if i], gap=gap, align=align)
 
 
-def V(items: list, gap: float = V_GAP) -> Node:  # items bottom → top, left-aligned
+def V(items: list, gap: float = V_GAP) -> Node:  # items bottom → top, left-aligned (or `R`: right)
     return Node("v", items=[i for i in items if i], gap=gap)
+
+
+def R(node: Node) -> Node:
+    """A node that stands at the right edge of the vertical stack it is an item of."""
+    node.flush_right = True
+    return node
 
 
 def measure(node: Node, dims: dict[str, tuple[float, float]]) -> Node:
@@ -75,7 +83,7 @@ def place(node: Node, x: float, y: float, pos: dict[str, tuple[float, float]]) -
             place(i, cur, y + (node.h - i.h if node.align == "top" else 0), pos)
             cur += i.w + node.gap
         else:
-            place(i, x, cur, pos)
+            place(i, x + (node.w - i.w if i.flush_right else 0), cur, pos)
             cur += i.h + node.gap
 
 

@@ -13,7 +13,7 @@ import functools
 
 from model import ids
 from model.transformer import Config
-from scene.boxes import B, H, Node, S, V, block_ids, measure, place
+from scene.boxes import B, H, Node, R, S, V, block_ids, measure, place
 from scene.document import Block, Station
 from scene.measures import H_GAP, HEAD_COL_GAP, STATION_GAP, TOWER_GAP
 from scene.words import station_title
@@ -42,8 +42,9 @@ def _embedding(side: str, cfg: Config) -> Node:
 def _attention(p: str, heads: int) -> Node:
     """SPEC §5.1, bottom → top: a pre-norm, if any; W^Q W^K W^V under Q K V (head slices with gaps, the
     rotated Q and K above them); per head the scores, the masked scores, the softmax and the head's output
-    (and its zero gate when switched off); Concat under W^O under the projection (and the sub-layer's
-    gate); the residual sum, then a post-norm."""
+    (and its zero gate when switched off), the heads standing over V, flush with its right edge, so that a
+    head's weights and the value rows they weight are one view (step 9); Concat under W^O under the
+    projection (and the sub-layer's gate); the residual sum, then a post-norm."""
     proj = [V([B(ids.join(p, f"W_{m}")), B(ids.join(p, f"b_{m}")), B(ids.join(p, m)), B(ids.join(p, m, "rot"))])
             for m in "qkv"]
     per_head = [V([B(ids.head_id(p, i, k)) for k in ("scores", "masked", "weights", "out", "off", "gate")])
@@ -51,7 +52,7 @@ def _attention(p: str, heads: int) -> Node:
     return V([
         _norm(p, "norm"),
         H(proj),
-        H(per_head, gap=HEAD_COL_GAP),
+        R(H(per_head, gap=HEAD_COL_GAP)),
         V([B(ids.join(p, k)) for k in ("concat", "W_o", "b_o", "proj")] + [_switch(p)]),
         V([B(ids.join(p, "sum")), _norm(p, "ln")]),
     ])

@@ -148,10 +148,13 @@ def _name_room(blocks: list[Block], box: list[float], share: float = NAME_ROOM) 
     """The box grown for the token names of the subject's rows (at its left) and columns (under it): a share
     of its larger side, so that the names fit at any zoom the box is fitted at (static/stage/axisnames.js).
     A part (framed closer) keeps twice its share under it: its column names go past the label of the block
-    under it."""
+    under it. Column names stand under the blocks that carry them: where the subject's lowest block carries
+    none (step 9's V under the heads), they stand inside the box, and it keeps no room under it."""
     named = [b for b in blocks if not b.param and b.kind != "ids"]
     side = max(box[1] - box[0], box[3] - box[2])
-    rows, cols = any(b.row_axis for b in named), any(b.col_axis for b in named)
+    low = min((b.y - b.rows for b in named), default=0.0)
+    rows = any(b.row_axis for b in named)
+    cols = any(b.col_axis for b in named if b.y - b.rows == low)
     row_room, col_room = share * side, (2 * share if share != NAME_ROOM else share) * side
     return [box[0] - (row_room if rows else 0.0), box[1], box[2] - (col_room if cols else 0.0), box[3]]
 

@@ -10,7 +10,8 @@ input (`with_windows`); any other, from its first column. Each window says on th
 shows (`label`), and names the rows whose marked piece it leaves out.
 
 Steps 6–9 walk the worked head's row (scene/worked.py); their parts frame that head, not the first
-(`on_worked_head`)."""
+(`on_worked_head`), and step 9's first part is that head over a window of V: the head's own columns of V,
+the value rows its weights mix (`worked_part`)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import dataclasses
 import numpy as np
 
 from model import ids
+from scene.cells import col_x
 from scene.document import Block, SceneStep, View
 from scene.measures import LABEL_ROOM, PART_NAME_ROOM
 
@@ -28,6 +30,7 @@ WIDTHS = (32, 24, 16)  # the windows offered from a block's first column, larges
 MARKED_MIN = 16  # a window around marked columns: at least this wide, at most WIDE
 LABEL_SHARE = 0.16  # a window keeps this share of its larger side over its label's room: its own label's line,
 # clear of the overlays at the stage's top (static/stage/windowed.js places it)
+VALUE_NAME_ROOM = 0.5  # step 9's parts over V: the share of a part's name room kept under V (`worked_part`)
 
 
 def window_part(blocks: list[Block], c0: int, c1: int, azimuth: float, elevation: float, label: str,
@@ -143,5 +146,44 @@ def on_worked_head(steps: list[SceneStep], by_id: dict[str, Block], worked: dict
                     v.azimuth, v.elevation, v.margin)
         return {**part, "blocks": mapped, "view": view}
 
-    return [dataclasses.replace(s, parts=[moved(p) for p in s.parts])
-            if s.animation.get("name") in phases and s.parts else s for s in steps]
+    def parts(s: SceneStep) -> list[dict]:
+        if phases[s.animation["name"]] != "sum" or worked["v_full"] not in s.subject:
+            return [moved(p) for p in s.parts]
+        return value_parts(worked, by_id, (s.view.azimuth, s.view.elevation))  # step 9: V's rows in view
+
+    return [dataclasses.replace(s, parts=parts(s)) if s.animation.get("name") in phases and s.parts else s
+            for s in steps]
+
+
+def worked_part(worked: dict, by_id: dict[str, Block], angles: tuple[float, float], keys: tuple[str, ...],
+                values: str = "") -> dict:
+    """A part of step 9 for a stage too small for its whole subject: some of the worked head's blocks (`keys`
+    of `worked`) over V (`values`: "whole", or "window": the head's own columns of V, the value rows its
+    weights mix, the rest of V not drawn), with room for the label line over them and the token names of
+    their rows (at the left) and of the keys (under them; with V the lowest block, whose columns stand for
+    no tokens, the scores' key names go under V, past its cells: half the room, `VALUE_NAME_ROOM`)."""
+    head = [by_id[worked[k]] for k in keys]
+    rects = [(b.x, b.x + b.w, b.y - b.rows) for b in head]
+    v, (c0, cols) = by_id[worked["v_full"]], worked["v_cols"]
+    if values:
+        left = v.x + col_x(v.gap_every, c0) if values == "window" else v.x
+        rects.append((left, left + (cols if values == "window" else v.w), v.y - v.rows))
+    x0, x1, y0 = min(r[0] for r in rects), max(r[1] for r in rects), min(r[2] for r in rects)
+    y1 = max(b.y for b in head) + LABEL_ROOM
+    side = max(x1 - x0, y1 - y0)
+    box = [x0 - PART_NAME_ROOM * side, x1, y0 - (VALUE_NAME_ROOM if values else 2) * PART_NAME_ROOM * side, y1]
+    part = {"blocks": [b.id for b in head] + ([v.id] if values else []),
+            "view": View(box, [(box[0] + box[1]) / 2, (box[2] + box[3]) / 2, 0.0], *angles)}
+    if values == "window":
+        part["window"] = {"cols": [c0, c0 + cols - 1], "label": _label(c0, c0 + cols - 1, v.cols), "clip": [v.id]}
+    return part
+
+
+def value_parts(worked: dict, by_id: dict[str, Block], angles: tuple[float, float]) -> list[dict]:
+    """Step 9's parts, largest first: the worked head over its window of V (a phone's), over V whole (a
+    desktop's: it names V's columns whole), then its weights alone over V, then the head alone and its
+    weights alone (where V cannot be held at the size a part needs)."""
+    head, weights = ("scores", "weights", "out"), ("scores", "weights")
+    return [worked_part(worked, by_id, angles, keys, values) for keys in (head, weights)
+            for values in ("window", "whole")] + [worked_part(worked, by_id, angles, head),
+                                                  worked_part(worked, by_id, angles, ("weights",))]

@@ -123,7 +123,11 @@ def test_every_step_frames_its_subject(measurements, viewport, text):
 
 
 def test_most_steps_with_activations_meet_the_target_outright(measurements):
-    """The exemption above is for arithmetic, not for convenience: it covers at most 4 steps."""
-    impossible = {r["step"] for (vp, _), rs in measurements.items() for r in rs
+    """The exemption above is for arithmetic, not for convenience: it covers at most 4 steps, and on a phone
+    step 9 for a long input: its subject is the four heads standing over V (scene/layout.py), 4n + 9 rows and
+    their label line, with the names' room 57 units for 777 777's ten tokens, where a phone's stage has
+    about 300 px of height (5 px cells); there the phone frames a part (the head's weights), as before."""
+    impossible = {(vp, r["step"]) for (vp, _), rs in measurements.items() for r in rs
                   if r["subject"] and r["activations"] and best_possible(r) < VIEWPORTS[vp][1]}
-    assert impossible <= {12, 18, 19, 20}, impossible
+    assert {step for _, step in impossible} - {9} <= {12, 18, 19, 20}, impossible
+    assert ("desktop", 9) not in impossible, impossible

@@ -104,11 +104,18 @@ def test_step_9_frames_the_worked_rows_cells_on_the_stage(served, number):
                                           [f"enc.0.self.h{h}.weights", [r, r, 0, n - 1]],
                                           ["enc.0.self.v", [0, n - 1, h * d_k, h * d_k + d_k - 1]],
                                           [f"enc.0.self.h{h}.out", [r, r, 0, d_k - 1]]]
-    # the three rows the text works through are framed by step 9's view; V, three heads' widths to the right,
-    # is lit but not framed (framing it too would shrink the cells under tests/test_framing.py's target),
-    # and the card prints its rows
-    assert {f"enc.0.self.h{h}.scores", f"enc.0.self.h{h}.weights", f"enc.0.self.h{h}.out"} <= set(step["subject"])
-    assert "enc.0.self.v" not in step["subject"] and "enc.0.self.v" in step["lit"]
+    # the rows the text works through are framed by step 9's view, V with them: the heads stand over V
+    # (scene/layout.py), so the value rows the weights mix are read on the stage, not on the card
+    assert {f"enc.0.self.h{h}.weights", f"enc.0.self.h{h}.out", "enc.0.self.v"} <= set(step["subject"])
+    assert f"enc.0.self.h{h}.scores" in step["lit"]  # lit, between V and the weights, its key names on it
+    by_id = {b["id"]: b for b in t["scene"]["blocks"]}
+    v, heads = by_id["enc.0.self.v"], [by_id[f"enc.0.self.h{i}.{k}"] for i in range(4) for k in ("scores", "out")]
+    assert max(b["x"] + b["w"] for b in heads) == v["x"] + v["w"]  # flush with V's right edge
+    assert all(v["y"] < b["y"] - b["rows"] for b in heads)  # over it
+    # a stage too small for the whole frames the worked head over its own columns of V first (scene/windows.py)
+    first = step["parts"][0]
+    assert first["blocks"] == [f"enc.0.self.h{h}.{k}" for k in ("scores", "weights", "out")] + ["enc.0.self.v"]
+    assert first["window"]["cols"] == [h * d_k, h * d_k + d_k - 1] and first["window"]["clip"] == ["enc.0.self.v"]
     # and step 6's one cell is in the same row, in the head's first column of Q
     one = next(s for s in t["scene"]["steps"] if s["step"] == 6)["animation"]
     assert (one["name"], one["row"], one["col"]) == ("one-cell", r, h * d_k)

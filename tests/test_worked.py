@@ -86,7 +86,7 @@ def expected(t: dict) -> dict:
     """The worked row's numbers recomputed from the served trace's own tensors."""
     w = t["scene"]["worked"]
     nodes = {n["id"]: n for n in t["nodes"]}
-    q, k, v = (as_array(nodes[w[m]]).astype(np.float64) for m in ("q", "k", "v"))
+    q, k = (as_array(nodes[w[m]]).astype(np.float64) for m in ("q", "k"))
     scores = as_array(nodes[w["scores"]]).astype(np.float64)[w["row"]]
     weights = as_array(nodes[w["weights"]]).astype(np.float64)[w["row"]]
     out = as_array(nodes[w["out"]]).astype(np.float64)[w["row"]]
@@ -94,13 +94,13 @@ def expected(t: dict) -> dict:
     assert scores == pytest.approx(raw / math.sqrt(q.shape[1]), abs=1e-5)  # q·k/√8, as the trace has it
     plain = np.exp(raw - raw.max())
     return {"q": q[w["row"]], "k": k[w["key"]], "qk": q[w["row"]] * k[w["key"]], "dot": raw, "raw": raw,
-            "score": scores, "weight": weights, "plain": plain / plain.sum(), "v": v, "out": out}
+            "score": scores, "weight": weights, "plain": plain / plain.sum(), "out": out}
 
 
 def check_card(card: dict, want: dict, phase: str) -> set[str]:
     assert not card["hidden"] and card["phase"] == phase
     for name, i, j, shown in card["nums"]:
-        truth = want[name][j, i] if name == "v" else want[name][i]
+        truth = want[name][i]
         assert shown == pytest.approx(truth, abs=6e-4), (phase, name, i, j)
     return {n for n, *_ in card["nums"]}
 
@@ -125,7 +125,13 @@ def test_the_card_prints_the_traces_numbers_at_steps_6_to_9(browser, live_server
             assert f"head {w['head']} · row {w['row']}" in card["title"]
             names[step] = check_card(card, want, phase)
         assert names[6] == {"q", "k"} and names[7] == {"q", "k", "qk", "dot", "score", "weight"}
-        assert names[8] == {"raw", "score", "weight", "plain"} and names[9] == {"weight", "v", "out"}
+        assert names[8] == {"raw", "score", "weight", "plain"} and names[9] == {"weight", "out"}
+        # step 9's view holds V: the card lights each key's value row in the head's columns of V as it walks
+        # the keys (the rows themselves are read on the stage), and the sweep's end lights all of them
+        off, dk = w["v_cols"]
+        walked = page.evaluate("""([w, n]) => Array.from({length: n}, (_, j) => { const s = anatomyStage.stage;
+          s.worked.light(w, 'sum', j, false); return s.cells.focusRects(w.v_full); })""", [w, len(t["source_tokens"])])
+        assert walked == [[[j, j, off, off + dk - 1]] for j in range(len(t["source_tokens"]))]
         # step 7 lights the row's query, its keys, its scores and its weights in their blocks
         page.evaluate("anatomyStage.step(7)")
         page.evaluate("anatomyStage.idle()")

@@ -1,7 +1,8 @@
 // The worked attention row of steps 6–9, computed on the stage: a card at the stage's foot with that
 // row's arithmetic (its query and one key, their products and sum; q·k times the scale for every key;
-// the softmax's weights; the value rows weighted and summed into the output row), and the cells it
-// reads lit in their blocks as it goes. The scene says which row (scene.worked: the trace ids, the row,
+// the softmax's weights; the weights that mix the value rows, and the output row they sum to: step 9's
+// view holds V, so the value rows are read on the stage, each lit in turn), and the cells it reads lit
+// in their blocks as it goes. The scene says which row (scene.worked: the trace ids, the row,
 // the key it rests on most, the head's columns, the scale; step.animation.worked: the phase a step
 // shows); every number is read from the trace's tensors, none is known here. R replays it.
 import { formatNumber } from '../js/format.js';
@@ -22,7 +23,7 @@ function el(tag, cls, text) {
   return e;
 }
 
-/** A number cell the tests read back: data-name (q, k, qk, dot, raw, score, weight, plain, v, wv, out), data-i. */
+/** A number cell the tests read back: data-name (q, k, qk, dot, raw, score, weight, plain, out), data-i. */
 function num(name, i, v) {
   const e = el('span', 'wk-n', fmt(v));
   e.dataset.name = name; e.dataset.i = String(i); e.dataset.value = String(v);
@@ -75,13 +76,12 @@ export class WorkedCard {
   /** The numbers of the row, read from the trace's tensors. */
   numbers(w) {
     const T = id => this.stage.tensors.get(id);
-    const q = T(w.q), k = T(w.k), v = T(w.v), s = T(w.scores), a = T(w.weights), o = T(w.out);
-    if (!q || !k || !v || !s || !a || !o) return null;
+    const q = T(w.q), k = T(w.k), s = T(w.scores), a = T(w.weights), o = T(w.out);
+    if (!q || !k || !s || !a || !o) return null;
     const n = s.shape[1], keys = Array.from({ length: n }, (_, j) => rowOf(k, j));
     const qr = rowOf(q, w.row), raw = keys.map(kj => kj.reduce((sum, x, i) => sum + x * qr[i], 0));
     const scores = rowOf(s, w.row), m = Math.max(...raw), e = raw.map(x => Math.exp(x - m)), z = e.reduce((p, x) => p + x, 0);
-    return { n, q: qr, keys, raw, scores, weights: rowOf(a, w.row), plain: e.map(x => x / z),
-      values: Array.from({ length: n }, (_, j) => rowOf(v, j)), out: rowOf(o, w.row) };
+    return { n, q: qr, keys, raw, scores, weights: rowOf(a, w.row), plain: e.map(x => x / z), out: rowOf(o, w.row) };
   }
 
   /** Shows the card for a step (hidden where the step walks no row), before its view is framed. */
@@ -125,33 +125,15 @@ export class WorkedCard {
       j => [tok(j), num('raw', j, d.raw[j]), num('score', j, d.scores[j]), num('weight', j, d.weights[j]), num('plain', j, d.plain[j])], w.key)];
   }
 
+  /** Step 9: the weight of each key's value row (each row lit in V on the stage as its weight appears,
+   *  `light`), and their weighted sum, the output row; the value rows themselves are V's cells in view. */
   sum(d, w, tok) {
-    const table = this.table(['weight', '× value row'], d.n, j => [num('weight', j, d.weights[j]), this.valueRow(d.values[j], j, tok(j))], w.key);
-    return [table, vector('out', d.out, 'Σ = output', 'wk-step wk-out')];
+    const mix = this.columns(['value row', 'weight'], d.n, j => [tok(j), num('weight', j, d.weights[j])], w.key);
+    return [mix, vector('out', d.out, 'Σ = output row', 'wk-step wk-out')];
   }
 
-  valueRow(values, j, name) {
-    const cell = el('span', 'wk-vrow');
-    cell.append(el('span', 'wk-key', `V[${name}]`), ...values.map((v, i) => { const e = num('v', i, v); e.dataset.j = String(j); return e; }));
-    return cell;
-  }
-
-  /** A table, one row per key (each row revealed in turn by the animation), the key the row rests on marked. */
-  table(heads, n, cells, mark) {
-    const t = el('table', 'wk-table'), hr = el('tr');
-    hr.append(...heads.map(h => el('th', '', h)));
-    t.append(hr);
-    for (let j = 0; j < n; j++) {
-      const tr = el('tr', `wk-step${j === mark ? ' wk-mark' : ''}`);
-      tr.dataset.j = String(j);
-      for (const c of cells(j)) { const td = el('td'); td.append(typeof c === 'string' ? document.createTextNode(c) : c); tr.append(td); }
-      t.append(tr);
-    }
-    return t;
-  }
-
-  /** The same, turned on its side: one column per key (a key's numbers under its name), the quantities
-   *  down the left; the columns wrap where the stage is narrow. As many lines as quantities, not as keys:
+  /** A table turned on its side: one column per key (a key's numbers under its name, each column revealed
+   *  in turn by the animation, the key the row rests on marked), the quantities down the left; the columns wrap where the stage is narrow. As many lines as quantities, not as keys:
    *  the card leaves the step's view its room (a six-digit input has eleven keys; tour.js covered()). */
   columns(heads, n, cells, mark) {
     const box = el('div', 'wk-cols'), head = el('div', 'wk-col wk-heads');
@@ -192,7 +174,12 @@ export class WorkedCard {
       return a && b ? { id: a.id, rect: [Math.min(a.r, b.r), Math.max(a.r, b.r), Math.min(a.c, b.c), Math.max(a.c, b.c)] } : null;
     };
     const dk = s.tensors.get(w.q)?.shape[1] || 1, sets = [];
-    if (phase === 'sum' || phase === 'qk' && !end) return;  // step 9's sweep frames its own cells (the scene's rects)
+    if (phase === 'sum') {  // the value row of the key reached, in the head's columns of V; at the end the sweep frames the scene's rects
+      const [c0, cols] = w.v_cols, x = !end && j >= 0 && rect(w.v_full, j, j, c0, c0 + cols - 1);
+      if (x && f.has(x.id)) { f.set(x.id, { focus: x.rect }); s.invalidate(); }
+      return;
+    }
+    if (phase === 'qk' && !end) return;
     sets.push(rect(w.q, r, r, 0, dk - 1));
     if (phase === 'qk') sets.push(rect(w.k, 0, n - 1, 0, dk - 1));
     else {

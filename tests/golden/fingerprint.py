@@ -162,7 +162,15 @@ REPINNED = {
 # weights (steps[15].subject, lit, parts), step 9's parts, and the marks of steps 18-20 carry ring: false
 REPINNED_ISSUE_21 = ("the worked row chosen from the trace; views keep room for the token names; "
                      "head views frame the head's name and switch")
-REPINNED = {case_key(*c): "; ".join(filter(None, (REPINNED.get(case_key(*c)), REPINNED_ISSUE_21))) for c in CASES}
+# Pinned again in session 9 (issue 21 item 4, 25 of 25 cases: header, derived, nodes and scene_blocks equal to
+# the pin before; only the scene's hash moved): every attention station's per-head blocks (scores, masked,
+# weights, out, off, gate) stand over V, flush with its right edge (scene.blocks[*].x of those blocks, and with
+# them the head labels', switches' and views' places: scene.labels, scene.switches, scene.steps.*.view), step
+# 9's subject is the weights, outputs and V (steps[9].subject, lit, view; its scores lit) and its parts put the
+# worked head over its columns of V
+REPINNED_ISSUE_21_V = "the heads stand over V; step 9's view holds V"
+REPINNED = {case_key(*c): "; ".join(filter(None, (REPINNED.get(case_key(*c)), REPINNED_ISSUE_21, REPINNED_ISSUE_21_V)))
+            for c in CASES}
 
 
 def main(only: list[str]) -> None:
