@@ -40,11 +40,19 @@ export function parseSafetensors(buffer) {
   return out;
 }
 
-/** A trace's nodes as tensors (op, inputs, attrs, shape, dtype, data): null (masked, −∞) becomes -Infinity. */
+/** A node's values as a Float64Array: null (masked, −∞) becomes -Infinity, true and false 1 and 0. (A plain loop:
+ *  Float64Array.from with a map function took five times as long, 5 ms a trace.) */
+function tensorData(values) {
+  const data = new Float64Array(values.length);
+  for (let i = 0; i < values.length; i++) { const v = values[i]; data[i] = v === null ? -Infinity : v; }
+  return data;
+}
+
+/** A trace's nodes as tensors (op, inputs, attrs, shape, dtype, data). */
 export function traceTensors(trace) {
   const out = new Map();
   for (const n of trace.nodes) {
-    out.set(n.id, { id: n.id, op: n.op, inputs: n.inputs, attrs: n.attrs || {}, shape: n.shape, dtype: n.dtype, data: Float64Array.from(n.data, v => (v === null ? -Infinity : v)) });
+    out.set(n.id, { id: n.id, op: n.op, inputs: n.inputs, attrs: n.attrs || {}, shape: n.shape, dtype: n.dtype, data: tensorData(n.data) });
   }
   return out;
 }
