@@ -16,14 +16,30 @@ const POW10 = Float64Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));  //
 // m · 10^s, rounded once (so exactly the double the text "<m>e<s>" parses to: m < 2^53, |s| ≤ 22).
 const scaled = (m, s) => (s >= 0 ? m * POW10[s] : m / POW10[-s]);
 
-// The p-digit decimal nearest a (> 0, a float32; e = floor(log10 a)), as Number(a.toPrecision(p)) gives it;
-// NaN where this arithmetic cannot be sure of it (out of the exact range, or too near a tie).
+// The integer nearest a · 10^−s, exactly (BigInt: a = M · 2^k), an exact half going to the even one as the
+// JSON form's writer (Ryu, in orjson) rounds. Only near a half, so rarely.
+function exactNearest(a, s) {
+  F32[0] = a;
+  const E = BITS[0] >>> 23, M = BigInt(E ? (BITS[0] & 0x7fffff) | 0x800000 : BITS[0] & 0x7fffff);
+  const k = (E || 1) - 150, t = -s;
+  let num = M, den = 1n;
+  if (t >= 0) num *= 10n ** BigInt(t); else den *= 10n ** BigInt(-t);
+  if (k >= 0) num <<= BigInt(k); else den <<= BigInt(-k);
+  let m = num / den;
+  const twice = 2n * (num - m * den);
+  if (twice > den || (twice === den && m % 2n === 1n)) m += 1n;
+  return Number(m);
+}
+
+// The p-digit decimal nearest a (> 0, a float32; e = floor(log10 a)) as a double, an exact half to even;
+// NaN where e is not a's decade or the scale is out of the exact range (the caller falls back to text).
 function nearest(a, e, p) {
   const s = e - p + 1;
   if (s > 22 || s < -22) return NaN;
   const q = s >= 0 ? a / POW10[s] : a * POW10[-s];  // a · 10^−s, off by at most 10^9 · 2^−53
-  const m = Math.round(q), off = Math.abs(q - m);
-  return off > 0.4999 || q >= POW10[p] || q < POW10[p - 1] ? NaN : scaled(m, s);
+  if (q >= POW10[p] || q < POW10[p - 1]) return NaN;
+  const m = Math.round(q);
+  return scaled(Math.abs(q - m) > 0.4999 ? exactNearest(a, s) : m, s);
 }
 
 // floor(log10 a) for a float32 a > 0 from its binary exponent: log10 2^E's floor, or one more from the
@@ -42,9 +58,11 @@ function decade(a) {
   return E === 0 ? Math.floor(Math.log10(a)) : (a >= THRESHOLD[E] ? DECADE[E] + 1 : DECADE[E]);
 }
 
-/** shortestFloat32(x) for a float32 value x, by arithmetic instead of text: the same number (the double
- *  of float32's shortest round-tripping decimal, tried from 8 digits as shortestFloat32 does), several
- *  times faster; shortestFloat32 itself where the arithmetic cannot be sure. */
+/** The number JSON.parse gives for the JSON form's text of a float32 value x: the double of float32's
+ *  shortest round-tripping decimal, as shortestFloat32 finds it (tried from 8 digits) but by arithmetic,
+ *  several times faster, and with an exact half rounded to even as the JSON form's writer does (where
+ *  toPrecision, and so shortestFloat32, rounds it up: −0.283203125 is −0.28320312, not −0.28320313).
+ *  shortestFloat32 itself below 1e−14 or above 1e30, where no half can arise. */
 export function float32Decimal(x) {
   if (!Number.isFinite(x) || x === 0) return x;
   const a = Math.abs(x), e = decade(a);
