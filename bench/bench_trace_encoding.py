@@ -16,7 +16,10 @@ plain greedy translation of the same inputs"):
     the JSON encoding, the compact encoding, and compressing either (zstd 4: the middleware's choice for
     a browser's Accept-Encoding).
 The server is one uvicorn process as deployed; between requests the bench waits `--pause` seconds (a
-reader's pace: the kept Brotli form a cold JSON request queues is made in the background meanwhile).
+reader's pace: the kept Brotli form a cold JSON request queues is made in the background meanwhile). The
+forms take turns, input by input, so that a change in the machine's load falls on all of them alike.
+`--before DIR` times the page's client of another checkout (the NDJSON stream before the compact form)
+against a server started from DIR, in the same turns.
 Machine load is printed too: on a busy machine every figure is worse.
 """
 
@@ -50,7 +53,11 @@ TIMED = """async ({ n, form }) => {
   const t1 = performance.now();
   data.traceTensors(trace);
   const t2 = performance.now();
-  const r = performance.getEntriesByType('resource').find((e) => e.name.includes('/api/trace'));
+  let r;  // the resource entry is queued a moment after the body has been read
+  for (let i = 0; i < 200 && !r; i++) {
+    r = performance.getEntriesByType('resource').find((e) => e.name.includes('/api/trace'));
+    if (!r) await new Promise((done) => setTimeout(done, 5));
+  }
   return { trace: t1 - t0, tensors: t2 - t1, server: r.serverTiming.find((s) => s.name === 'trace')?.duration ?? 0,
            first_byte: r.responseStart - t0, last_byte: r.responseEnd - t0, sent: r.encodedBodySize,
            decoded: r.decodedBodySize, nodes: trace.nodes.length };
@@ -61,21 +68,26 @@ def median(rows: list[dict], key: str) -> float:
     return statistics.median(r[key] for r in rows)
 
 
-def page_times(base: str, numbers: list[int], forms: list[str], pause: float) -> dict[str, list[dict]]:
-    """Each form's rows of TIMED figures (ms, bytes), every request cold."""
+def page_times(lanes: list[tuple[str, str, str]], numbers: list[int], pause: float) -> dict[str, list[dict]]:
+    """Each lane's (label, server base URL, client form) rows of TIMED figures (ms, bytes). The lanes take
+    turns, lane j on input i − j in round i, so that drift in the machine's load falls on all alike and no
+    request repeats the input its server answered last (each server keeps one trace: every request is cold)."""
     from playwright.sync_api import sync_playwright
 
-    out: dict[str, list[dict]] = {f: [] for f in forms}
+    out: dict[str, list[dict]] = {label: [] for label, _, _ in lanes}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page()
-        page.goto(f"{base}/healthz")
-        for i, form in enumerate(forms):  # warm the code paths of each form, on inputs not measured
-            page.evaluate(TIMED, {"n": 11 + i, "form": form})
-        for form in forms:
-            for n in numbers:
-                time.sleep(pause)
-                out[form].append(page.evaluate(TIMED, {"n": n, "form": form}))
+        pages = {}
+        for base in dict.fromkeys(base for _, base, _ in lanes):
+            pages[base] = browser.new_page()
+            pages[base].goto(f"{base}/healthz")
+        for j, (_, base, form) in enumerate(lanes):  # warm each lane's code paths, on inputs not measured
+            pages[base].evaluate(TIMED, {"n": 11 + j, "form": form})
+        for i in range(len(numbers) + len(lanes) - 1):
+            for j, (label, base, form) in enumerate(lanes):
+                if 0 <= i - j < len(numbers):
+                    time.sleep(pause)
+                    out[label].append(pages[base].evaluate(TIMED, {"n": numbers[i - j], "form": form}))
         browser.close()
     return out
 
@@ -140,13 +152,14 @@ def report(rows: dict[str, list[dict]], parts: dict[str, list[float]]) -> None:
         f"{k} {statistics.median(v):.2f}" for k, v in parts.items() if "bytes" not in k and k != "greedy"))
     print("bytes, median: " + ", ".join(f"{k} {statistics.median(v) / 1024:.0f} KiB" for k, v in parts.items()
                                         if "bytes" in k))
-    print(f"{'form':8s} {'trace':>7s} {'+tensors':>8s} {'server':>7s} {'1st byte':>8s} {'last':>7s} "
+    print(f"{'form':14s} {'trace':>7s} {'+tensors':>8s} {'server':>7s} {'1st byte':>8s} {'last':>7s} "
           f"{'decode':>7s} {'sent KiB':>8s} {'decoded':>8s}  ratio to greedy (trace, +tensors)")
     for form, rs in rows.items():
         total = median(rs, "trace")
         with_tensors = statistics.median(r["trace"] + r["tensors"] for r in rs)
         decode = statistics.median(r["trace"] - r["last_byte"] for r in rs)
-        print(f"{form:8s} {total:7.2f} {with_tensors:8.2f} {median(rs, 'server'):7.2f} {median(rs, 'first_byte'):8.2f} "
+        print(f"{form:14s} {total:7.2f} {with_tensors:8.2f} {median(rs, 'server'):7.2f} "
+              f"{median(rs, 'first_byte'):8.2f} "
               f"{median(rs, 'last_byte'):7.2f} {decode:7.2f} {median(rs, 'sent') / 1024:8.0f} "
               f"{median(rs, 'decoded') / 1024:8.0f}  {total / greedy:.2f}x, {with_tensors / greedy:.2f}x")
 
@@ -157,6 +170,7 @@ def main() -> None:
     p.add_argument("--pause", type=float, default=0.3, help="seconds between requests (a reader's pace)")
     p.add_argument("--forms", default="ndjson,json,compact", help="which client forms to time")
     p.add_argument("--seed", type=int, default=25)
+    p.add_argument("--before", help="a checkout of the app before the compact form (its page's stream, timed first)")
     args = p.parse_args()
     numbers = random.Random(args.seed).sample(range(100_000, 1_000_000), args.inputs)
     env = {"ANATOMY_TORCH_THREADS": os.environ.get("ANATOMY_TORCH_THREADS", "1"), "ANATOMY_SERVER_TIMING": "1",
@@ -164,12 +178,19 @@ def main() -> None:
     load = os.getloadavg()
     print(f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
           f"{len(numbers)} inputs, every request cold, {args.pause} s between requests")
-    port = free_port()
-    proc = start_server(port, env=env)
+    procs, lanes = [], []
     try:
-        rows = page_times(f"http://127.0.0.1:{port}", numbers, args.forms.split(","), args.pause)
+        if args.before:  # the page before the compact form: the same client against another checkout's server
+            port = free_port()
+            procs.append(start_server(port, root=Path(args.before), env=env))
+            lanes.append(("ndjson, before", f"http://127.0.0.1:{port}", "ndjson"))
+        port = free_port()
+        procs.append(start_server(port, env=env))
+        lanes += [(form, f"http://127.0.0.1:{port}", form) for form in args.forms.split(",")]
+        rows = page_times(lanes, numbers, args.pause)
     finally:
-        stop(proc)
+        for proc in procs:
+            stop(proc)
     report(rows, server_parts(numbers))
 
 
