@@ -10,7 +10,7 @@ import anyio
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 
-from app.delivery import SAFETENSORS, accepts_media, ndjson_writes, once_compressed, wants_safetensors
+from app.delivery import COMPACT, SAFETENSORS, accepts_media, ndjson_writes, once_compressed, wants_safetensors
 from app.deps import (
     CheckpointQuery,
     ChosenModelDep,
@@ -25,7 +25,7 @@ from app.numbers_doc import number_words_body
 from app.once import once_response
 from app.schemas import Beam, ErrorResponse, Facts, Health, ModelCard, NumberWords, Trace, TraceStreamHeader, Weights
 from app.serialize import dumps
-from app.service import CachedTrace
+from app.trace_bytes import CachedTrace
 
 router = APIRouter(prefix="/api", tags=["api"])
 # The time to compute (or find) a trace, in a Server-Timing header: for bench/ only (ANATOMY_SERVER_TIMING=1)
@@ -115,19 +115,26 @@ nodes gives the ablated output. The header's `ablation` lists them; nothing abla
 layer L (that layer's output through Eᵀ and the softmax); nothing on the forward path reads them. The
 header's `lens` names them and gives each position's three most probable pieces.
 
+**Compact**: send `Accept: {COMPACT}` for the same trace with each float32 node's values as raw
+little-endian float32 bytes (an 8-byte header length, a JSON header, then the data; app/trace_bytes.py
+describes the layout): about half the bytes, and no numbers to parse. The page's own client asks for it.
+
 **Streaming**: send `Accept: {NDJSON}` (or use `/api/trace/stream`) for newline-delimited JSON:
 first a header (everything but `nodes`, plus `node_count`), then one node per line in the order
 computed."""
 
 
 @router.get("/trace", response_model=Trace, summary="Every tensor of one translation", description=TRACE_DOC,
-            responses={**BAD_INPUT, 200: {"content": {NDJSON: {"schema": {"type": "string"}}},
-                                          "description": "The trace, as JSON or NDJSON"}})
+            responses={**BAD_INPUT, 200: {"content": {NDJSON: {"schema": {"type": "string"}},
+                                                      COMPACT: {"schema": {"type": "string", "format": "binary"}}},
+                                          "description": "The trace, as JSON, NDJSON or the compact form"}})
 async def get_trace(request: Request, asked: TraceRequestDep) -> Response:
     t0 = time.perf_counter()
     entry = await asked.run()
     timing = f"trace;dur={1000 * (time.perf_counter() - t0):.2f}"
-    if accepts_media(request, NDJSON):
+    if accepts_media(request, COMPACT):  # the page's client: float32 bytes, no number formatting (app/trace_bytes.py)
+        resp = cached(request, f'"{asked.service.version}-{asked.request.tag()}.compact"', entry.compact, COMPACT)
+    elif accepts_media(request, NDJSON):
         resp = await _stream_response(request, entry)
     else:
         etag = f'"{asked.service.version}-{asked.request.tag()}"'

@@ -24,8 +24,9 @@ from typing import Annotated
 from fastapi import Depends, Query, Request
 
 from app.model_choice import MODEL_HELP, ChosenModel, chosen, parse_model
-from app.service import CachedTrace, ModelService, TraceRequest
+from app.service import ModelService, TraceRequest
 from app.time_machine import CHECKPOINT_HELP, CheckpointError
+from app.trace_bytes import CachedTrace
 from model.ablation import accepted as ablation_accepted
 from model.ablation import parse_ablation
 from model.parse import ACCEPTED, parse_number, refused

@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -21,7 +21,6 @@ import numpy as np
 import torch
 
 from app.content import Fact
-from app.delivery import brotli_writes, ndjson_writes, precompress
 from app.schemas import (
     Beam,
     BeamStep,
@@ -32,12 +31,12 @@ from app.schemas import (
     ParameterInfo,
     ServedTraceHeader,
     Specials,
-    TraceStreamHeader,
     TrainingSummary,
     weights_url,
 )
 from app.serialize import dumps
 from app.time_machine import Checkpoints
+from app.trace_bytes import CachedTrace
 from article.derived import with_figures
 from article.stats import attention_peaks_per_head, model_figures, training_summary
 from article.tour import TourStep, load_tour
@@ -48,7 +47,7 @@ from model.numbers import join_german
 from model.transformer import EncoderDecoder
 from model.translate import Translator
 from model.vocab import VOCAB
-from recorder import Node, parameters, trace, weights_version
+from recorder import parameters, trace, weights_version
 from scene import build_scene
 
 BEAM_SIZE, BEAM_ALPHA = 4, 0.6
@@ -88,58 +87,6 @@ class ByteLRU:
 
     def __len__(self) -> int:
         return len(self._items)
-
-
-@dataclass
-class CachedTrace:
-    """One input's trace, serialised once: the JSON body, and where each node lies in it, so the
-    NDJSON stream is slices of the same bytes (one copy in the cache, not two)."""
-
-    body: bytes
-    header: bytes  # the stream's first line: everything but the nodes, with a node count
-    spans: list[tuple[int, int]] = field(default_factory=list)  # each node's [start, end) in body
-    derived: dict = field(default_factory=dict)  # the article's live figures for this input
-    br: bytes | None = None  # the body Brotli-compressed, made on first asking (app/delivery.py)
-    br_writes: list[bytes] | None = None  # the NDJSON stream's writes, Brotli-compressed on first asking
-
-    @classmethod
-    def build(cls, header: ServedTraceHeader, nodes: list[Node]) -> CachedTrace:
-        head = dumps(header)
-        body = bytearray(head[:-1] + b',"nodes":[')  # {…header fields…, "nodes": [node, …]}
-        spans = []
-        for i, node in enumerate(nodes):
-            if i:
-                body += b","
-            start = len(body)
-            body += dumps(node.to_json())
-            spans.append((start, len(body)))
-        body += b"]}"
-        first_line = dumps(TraceStreamHeader.of(header, node_count=len(nodes))) + b"\n"
-        return cls(bytes(body), first_line, spans, asdict(header.derived))
-
-    @property
-    def nbytes(self) -> int:
-        # the two Brotli copies, made when first asked for, are each under 30 % of the body (27 % for the
-        # longest trace): counted from the start, so the cache stays within its bound when they come
-        return len(self.body) * 8 // 5 + len(self.header) + 16 * len(self.spans)
-
-    def ndjson(self) -> Iterator[bytes]:
-        yield self.header
-        view = memoryview(self.body)
-        for start, end in self.spans:
-            yield bytes(view[start:end]) + b"\n"
-
-    def body_br(self) -> bytes:
-        """The body as Brotli (made once; two threads racing make the same bytes)."""
-        if self.br is None:
-            self.br = precompress(self.body)
-        return self.br
-
-    def stream_br(self) -> list[bytes]:
-        """The stream's writes as one Brotli stream (made once; two threads racing make the same bytes)."""
-        if self.br_writes is None:
-            self.br_writes = brotli_writes(ndjson_writes(self.ndjson()))
-        return self.br_writes
 
 
 @dataclass(frozen=True)

@@ -153,8 +153,12 @@ def test_typing_a_number_updates_the_live_values_and_the_url(tab, live_server):
     page = tab.open(live_server + "/#step-2")
     page.evaluate("() => { window.traces = 0; document.addEventListener('anatomy:trace', () => window.traces++); }")
     page.fill("#number-input", "731 015")
-    page.press("#number-input", "Enter")
+    with page.expect_response(lambda r: "/api/trace" in r.url) as answered:
+        page.press("#number-input", "Enter")
     page.wait_for_function("() => window.anatomy.trace.input.number === 731015")
+    # the page asks for the trace's compact form, and gets it (app/trace_bytes.py, static/js/compact.js)
+    assert answered.value.request.headers["accept"] == "application/vnd.anatomy.trace"
+    assert answered.value.headers["content-type"] == "application/vnd.anatomy.trace"
     assert tab.live("german") == "siebenhunderteinunddreißigtausendfünfzehn"
     assert tab.live("english") == "seven hundred thirty one thousand fifteen"
     assert re.search(r"\?input=731015#step-\d+$", page.url)

@@ -3,7 +3,7 @@
 // the step, the pinned input to compare with and the explained cell. It keeps window.anatomy as the article
 // does (page/state.js: trace, step, stepDetail, compareTrace, cell, cellDetail, ablation, checkpoint,
 // ready), so the stage (static/stage/main.js) follows it the same way. The stage's switches rerun the input.
-import { streamTrace } from "./api.js";
+import { loadTrace } from "./api.js";
 import { answerSwitches } from "./ablation.js";
 import { readAddress } from "./page/address.js";
 
@@ -23,7 +23,7 @@ const say = (text) => { if (text && !errorBox.textContent.includes(text)) errorB
 
 async function draw(input, ablation) {
   try {
-    const trace = await streamTrace(input, { ablation, checkpoint: anatomy.checkpoint, model: MODEL });
+    const trace = await loadTrace(input, { ablation, checkpoint: anatomy.checkpoint, model: MODEL });
     anatomy.trace = trace;
     anatomy.ablation = trace.ablation || [];
     anatomy.ready = true;
@@ -42,7 +42,7 @@ async function start() {
   if (!ok && !anatomy.trace) ok = await draw(DEFAULT_INPUT, []);
   if (ok && address.compare) {
     try {
-      anatomy.compareTrace = await streamTrace(address.compare, { model: MODEL });
+      anatomy.compareTrace = await loadTrace(address.compare, { model: MODEL });
       announce("anatomy:compare", anatomy.compareTrace);
     } catch (err) { say(`Cannot compare with “${address.compare}”: ${err.message}`); }
   }

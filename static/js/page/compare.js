@@ -1,7 +1,7 @@
 // Pinning an input to compare with, and the explained cell in the address: the Pin button, compareWith
 // (anatomy:compare with the pinned trace, or null), and anatomy:select for a linked cell.
 import { formatNumber } from "../format.js";
-import { streamTrace } from "../api.js";
+import { loadTrace } from "../api.js";
 import { MODEL, anatomy, announce, errorBox, updateUrl } from "./state.js";
 import { keepPlace } from "./place.js";
 
@@ -35,7 +35,7 @@ export async function compareWith(input) {
     return true;
   }
   try {
-    anatomy.compareTrace = await streamTrace(input, { model: MODEL });
+    anatomy.compareTrace = await loadTrace(input, { model: MODEL });
   } catch (err) {
     errorBox.textContent = `Cannot compare with “${input}”: ${err.message}`;  // the field itself is fine
     updateUrl();

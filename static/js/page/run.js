@@ -1,7 +1,7 @@
-// Running an input: its trace streamed (with the parts switched off and the training snapshot now
-// shown), the live values filled, the address kept, and anatomy:trace announced; the form's submit,
+// Running an input: its trace fetched in the compact form (with the parts switched off and the training
+// snapshot now shown), the live values filled, the address kept, and anatomy:trace announced; the form's submit,
 // switching parts off (static/js/ablation.js) and the time machine of step 21 all end here.
-import { fetchWeightBytes, streamTrace } from "../api.js";
+import { fetchWeightBytes, loadTrace } from "../api.js";
 import { answerSwitches, showAblation } from "../ablation.js";
 import { fillLive } from "./live.js";
 import { MODEL, anatomy, announce, clearError, currentInput, field, form, showError, updateUrl } from "./state.js";
@@ -23,7 +23,7 @@ export async function run(input, ablation = anatomy.ablation, keep = true) {
   if (keep) keepPlace();
   form.setAttribute("aria-busy", "true");
   try {
-    const trace = await streamTrace(input, { ablation, checkpoint: anatomy.checkpoint, model: MODEL }, { onHeader: warmWeights });
+    const trace = await loadTrace(input, { ablation, checkpoint: anatomy.checkpoint, model: MODEL }, { onHeader: warmWeights });
     if (seq !== requestSeq) return; // a newer input won
     anatomy.trace = trace;
     anatomy.ablation = trace.ablation || [];

@@ -1,0 +1,187 @@
+"""A trace's compact form (app/trace_bytes.py) against its JSON form: the same trace, read back in Python and by
+the page's own decoder (static/js/compact.js through static/js/api.js, run in Node against a real server), for
+several inputs, ablations, both models and a training snapshot; refusals stay JSON; and the JSON body and
+NDJSON lines made from the compact form are byte for byte what serialising each node gives."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import orjson
+import pytest
+
+from app.schemas import ServedTraceHeader, TraceStreamHeader, weights_url
+from app.serialize import dumps
+from app.trace_bytes import COMPACT_FORMAT, CachedTrace
+from article.derived import with_figures
+from recorder import trace
+from scene import build_scene
+
+ROOT = Path(__file__).resolve().parent.parent
+COMPACT = {"Accept": "application/vnd.anatomy.trace"}
+REQUESTS = [{"input": "42"}, {"input": "777777"}, {"input": "0"},
+            {"input": "305", "ablate": "enc.0.ffn,dec.1.cross.h3"},
+            {"input": "731015", "model": "modern"}, {"input": "12", "checkpoint": "1000"}]
+
+
+@pytest.fixture(scope="module")
+def svc(client):
+    return client.app.state.service
+
+
+def decode(body: bytes) -> dict:
+    """The compact form read back in Python as the JSON form's document: float32 values as floats, −∞ as None."""
+    (length,) = struct.unpack_from("<Q", body)
+    header = orjson.loads(body[8:8 + length])
+    assert header["format"] == COMPACT_FORMAT and (8 + length) % 8 == 0
+    nodes = []
+    for meta in header["nodes"]:
+        if "data_offsets" in meta:
+            start, end = meta.pop("data_offsets")
+            values = np.frombuffer(body, "<f4", (end - start) // 4, 8 + length + start)
+            meta["data"] = [None if not math.isfinite(v) else v for v in values.tolist()]
+        nodes.append(meta)
+    return {**header["head"], "nodes": nodes}
+
+
+def same_values(compact: dict, doc: dict) -> None:
+    """Node for node the same ids, ops, inputs, attrs, shapes and dtypes; values the very float32s (JSON writes
+    their shortest digits: np.float32 of them is the float32 the compact form holds), −∞ both ways null."""
+    assert {k: v for k, v in compact.items() if k != "nodes"} == {k: v for k, v in doc.items() if k != "nodes"}
+    assert [n["id"] for n in compact["nodes"]] == [n["id"] for n in doc["nodes"]]
+    for got, want in zip(compact["nodes"], doc["nodes"]):
+        assert list(got) == list(want) and {k: got[k] for k in got if k != "data"} == {k: want[k] for k in want
+                                                                                         if k != "data"}
+        if want["dtype"] != "float32":
+            assert got["data"] == want["data"], got["id"]
+            continue
+        nulls = [v is None for v in want["data"]]
+        assert [v is None for v in got["data"]] == nulls, got["id"]
+        g = np.array([0 if v is None else v for v in got["data"]], np.float32)
+        w = np.array([0 if v is None else v for v in want["data"]], np.float64).astype(np.float32)
+        assert np.array_equal(g, w), got["id"]
+
+
+@pytest.mark.parametrize("params", REQUESTS, ids=lambda p: "-".join(p.values()))
+def test_the_compact_form_holds_the_json_forms_trace(client, params):
+    doc = client.get("/api/trace", params=params)
+    compact = client.get("/api/trace", params=params, headers=COMPACT)
+    assert compact.status_code == doc.status_code == 200
+    assert compact.headers["content-type"] == "application/vnd.anatomy.trace"
+    assert "accept" in compact.headers["vary"].lower()
+    assert len(compact.content) < (0.65 if len(params["input"]) == 6 else 0.9) * len(doc.content)
+    same_values(decode(compact.content), doc.json())
+
+
+def test_the_compact_form_is_compressed_and_revalidated(client):
+    r = client.get("/api/trace", params={"input": "654321"}, headers={**COMPACT, "Accept-Encoding": "zstd"})
+    assert r.headers["content-encoding"] == "zstd"  # httpx decodes it: the content is the form itself
+    etag = r.headers["etag"]
+    assert etag.endswith('.compact"') and etag != client.get("/api/trace", params={"input": "654321"}).headers["etag"]
+    again = client.get("/api/trace", params={"input": "654321"}, headers={**COMPACT, "If-None-Match": etag})
+    assert again.status_code == 304 and again.content == b""
+
+
+@pytest.mark.parametrize("params", [{"input": "minus one"}, {"input": "42", "ablate": "enc.9.ffn"},
+                                    {"input": "42", "checkpoint": "17"}, {"input": "42", "model": "gpt"}])
+def test_a_refused_compact_request_answers_json(client, params):
+    r = client.get("/api/trace", params=params, headers=COMPACT)
+    assert r.status_code == 422 and r.headers["content-type"] == "application/json"
+    assert r.json()["detail"]["message"]
+
+
+@pytest.mark.parametrize("number", [42, 731015])
+def test_the_json_body_and_stream_lines_made_from_the_compact_form_are_byte_for_byte_the_old_ones(svc, number):
+    model = svc.translator.model
+    t = with_figures(trace(model, number, svc.params, svc.version), model)
+    header = ServedTraceHeader.of(t.header(), scene=build_scene(t, model.cfg, svc.params, svc.tour),
+                                  checkpoint=None, weights_url=weights_url(svc.name, None))
+    entry = CachedTrace.build(header, t.nodes)
+    nodes = [dumps(n.to_json()) for n in t.nodes]
+    assert entry.body == dumps(header)[:-1] + b',"nodes":[' + b",".join(nodes) + b"]}"
+    assert list(entry.ndjson()) == [dumps(TraceStreamHeader.of(header, node_count=len(nodes))) + b"\n",
+                                    *(n + b"\n" for n in nodes)]
+
+
+# ---- the page's own decoder, in Node -------------------------------------------------------------------
+
+node = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node to run static/js/api.js")
+
+READ = """
+import { isDeepStrictEqual } from 'node:util';
+import { fetchCompactTrace, fetchJson } from './static/js/api.js';
+const [base, ...urls] = process.argv.slice(1);
+const out = [];
+for (const url of urls) {
+  try {
+    let header = null;
+    const compact = await fetchCompactTrace(base + url, { onHeader: (h) => { header = h; } });
+    const doc = await fetchJson(base + url);
+    const bad = doc.nodes.filter((n, i) => !isDeepStrictEqual(n, compact.nodes[i])).map((n) => n.id);
+    out.push({ same: isDeepStrictEqual(compact, doc), bad, count: header?.node_count, nodes: doc.nodes.length,
+               keys: JSON.stringify(compact) === JSON.stringify(doc) });
+  } catch (err) {
+    out.push({ error: err.message, status: err.status ?? null });
+  }
+}
+console.log(JSON.stringify(out));
+"""
+
+
+def node_read(base: str, urls: list[str]) -> list[dict]:
+    run = subprocess.run(["node", "--input-type=module", "-e", READ, base, *urls], cwd=ROOT, capture_output=True,
+                         text=True, timeout=180, check=True)
+    return json.loads(run.stdout)
+
+
+@node
+def test_the_pages_decoder_gives_the_object_json_parse_gives(live_server):
+    """Deep-equal, every value the same double (so the panel and the CSV show the same digits), keys in the
+    same order; the header callback sees node_count; a refusal keeps the server's message and status."""
+    from urllib.parse import urlencode
+
+    urls = [f"/api/trace?{urlencode(p)}" for p in REQUESTS] + ["/api/trace?input=minus%20one"]
+    *got, refused = node_read(live_server, urls)
+    for params, g in zip(REQUESTS, got):
+        assert g["same"] and g["keys"] and not g["bad"], (params, g)
+        assert g["count"] == g["nodes"] > 200
+    assert refused["status"] == 422 and "accepted" in refused["error"].lower()
+
+
+FLOATS = """
+import { float32Decimal } from './static/js/compact.js';
+const bits = new Uint32Array(1), f = new Float32Array(bits.buffer);
+let seed = 2017;
+const next = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0);
+const out = [];
+const take = (x) => { f[0] = x; if (Number.isFinite(f[0])) out.push([bits[0], float32Decimal(f[0])]); };
+for (let i = 0; i < 120000; i++) {
+  // half any bit pattern, half the range a trace holds (|x| from 2^-40 to 2^12, either sign)
+  bits[0] = i % 2 ? next() : ((next() & 0x807fffff) | ((87 + (next() % 52)) << 23)) >>> 0;
+  take(f[0]);
+}
+// exact halves at 8 digits (-0.283203125: JSON writes -0.28320312), powers of two and of ten, the extremes
+for (const x of [-0.283203125, 0.205078125, 62261.5625, 2907635.25, 1, 0.5, 0.1, 1e-7, 100, 1e10, 2 ** -20,
+  3.4028234663852886e38, 1.401298464324817e-45, 1.1754943508222875e-38]) take(x);
+console.log(JSON.stringify(out));
+"""
+
+
+@node
+def test_float32_decimal_gives_the_json_forms_number_for_each_float32():
+    """For any float32 the page's decoder gives the double of the digits the JSON form writes (numpy's
+    shortest float32 digits, which orjson's writer agrees with: an exact half to even)."""
+    run = subprocess.run(["node", "--input-type=module", "-e", FLOATS], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120, check=True)
+    got = json.loads(run.stdout)
+    values = np.array([b for b, _ in got], np.uint32).view(np.float32)
+    bad = [(str(v), d) for v, (_, d) in zip(values, got) if float(str(v)) != float(d)]
+    assert len(got) > 110_000 and bad == []
+    written = orjson.loads(orjson.dumps(values[-14:], option=orjson.OPT_SERIALIZE_NUMPY))  # as the JSON form writes
+    assert written == [float(d) for _, d in got[-14:]] and written[0] == -0.28320312
