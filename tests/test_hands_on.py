@@ -139,8 +139,13 @@ def drawn_weights(page) -> list[dict]:
         keys: [...svg.querySelectorAll('text.aw-key')].map(t => t.textContent) }))""")
 
 
+TRACES: dict[int, dict] = {}  # each input's trace asked of the API once (the model runs in this process)
+
+
 def check_against_trace(client, page, number: int, axis: str, row: int):
-    t = client.get("/api/trace", params={"input": str(number)}).json()
+    if number not in TRACES:
+        TRACES[number] = client.get("/api/trace", params={"input": str(number)}).json()
+    t = TRACES[number]
     nodes = {n["id"]: n for n in t["nodes"]}
     blocks = [b for b in t["scene"]["blocks"] if b["op"] == "Softmax" and b["row_axis"] == axis
               and b["col_axis"] in ("source", "target")]
@@ -193,8 +198,11 @@ BAR_LAYOUT = """() => {
 }"""
 
 
+BAR_HEIGHT = 480  # the bar's row is laid out across; a lower window draws fewer of the stage's pixels
+
+
 def check_one_row_in_the_bar(page, width: int) -> dict:
-    page.set_viewport_size({"width": width, "height": 700})
+    page.set_viewport_size({"width": width, "height": BAR_HEIGHT})
     r = page.evaluate(BAR_LAYOUT)
     bar, controls = r["bar"], r["controls"]
     assert len(controls) >= 3, (width, controls)  # the input, Run and Pin at least, visible
@@ -211,12 +219,12 @@ def test_the_input_bar_is_one_row_inside_the_top_bar_at_every_width_above_a_phon
     """From 761 px (above the phone layout) up, the input, its buttons and the model's badge sit in the top
     bar in one row, left of the site's links: the input narrows and the words around it go first. A bad
     input's message takes a row of its own beneath them, inside the grown bar."""
-    ctx = browser.new_context(viewport={"width": 1440, "height": 700}, bypass_csp=True)
+    ctx = browser.new_context(viewport={"width": 1440, "height": BAR_HEIGHT}, bypass_csp=True)
     page = ctx.new_page()
     page.goto(f"{live_server}/?input=731015{query}", wait_until="domcontentloaded")  # six digits: the widest pin
     for width in (1440, 1200, 1100, 1024, 900, 800, 761):
         check_one_row_in_the_bar(page, width)
-    page.set_viewport_size({"width": 1440, "height": 700})
+    page.set_viewport_size({"width": 1440, "height": BAR_HEIGHT})
     page.wait_for_function("window.anatomy && window.anatomy.ready", timeout=30_000)
     page.click("#pin-input")  # a pinned input names itself on the button
     page.wait_for_function("document.getElementById('pin-input').textContent.includes('✕')")

@@ -28,12 +28,24 @@ PLACE = """([n, above]) => {
 
 IDLE = "!document.getElementById('input-form').hasAttribute('aria-busy')"
 
+# Quiet: no request in flight and no figure drawing (nothing aria-busy), and for `ms` no section or the top
+# bar changed size and nothing scrolled (the layout's changes have landed). The watch is installed once;
+# each settle restarts its clock, so it waits at least `ms` after what was done.
+WATCH = """() => { const mark = () => { window.__layoutChanged = performance.now(); };
+  if (!window.__layoutWatch) {
+    window.__layoutWatch = new ResizeObserver(mark);
+    for (const e of document.querySelectorAll('section[data-step], .topbar')) window.__layoutWatch.observe(e);
+    window.addEventListener('scroll', mark, {passive: true, capture: true});
+  }
+  mark(); }"""
+QUIET = "ms => !document.querySelector('[aria-busy]') && performance.now() - window.__layoutChanged >= ms"
 
-def settle(page, ms: int = 1000) -> None:
-    """Until the page has run what was asked (no request in flight), then the layout's changes."""
-    page.wait_for_timeout(300)
-    page.wait_for_function(IDLE, timeout=60_000)
-    page.wait_for_timeout(ms)
+
+def settle(page, ms: int = 400) -> None:
+    """Until the page has run what was asked (no request in flight), then the layout's changes (the layout
+    still for `ms`)."""
+    page.evaluate(WATCH)
+    page.wait_for_function(QUIET, arg=ms, timeout=60_000)
 
 
 def click(page, selector: str) -> None:
@@ -96,7 +108,7 @@ def steps_after(page):
         page.mouse.move(200, 450)  # over the article: the reader's wheel lets go of the place held before
         page.mouse.wheel(0, 1)
         page.evaluate(PLACE, [n, ABOVE_LINE_PX])
-        page.wait_for_timeout(1200)
+        settle(page, 500)  # the step observer has answered the scroll
         got = {"placed": page.evaluate("anatomy.step")}
         for name, act in INTERACTIONS.items():
             act(page, n)
@@ -104,11 +116,11 @@ def steps_after(page):
             got[name] = page.evaluate("anatomy.step")
         # back to the trained model, every part on, 42 (and the step placed again by the next round)
         page.evaluate("anatomy.setCheckpoint(null)")
-        settle(page, 200)
+        settle(page, 150)
         page.evaluate("anatomy.ablate([])")
-        settle(page, 200)
+        settle(page, 150)
         submit(page, "42")
-        settle(page, 200)
+        settle(page, 150)
         page.evaluate("document.getElementById('test-link')?.remove()")
         out[n] = got
     print(out)
@@ -148,9 +160,9 @@ def test_an_ablated_link_marks_every_output_with_the_way_back(page, live_server)
 
 def test_a_snapshot_is_said_where_the_output_shows(page):
     page.evaluate("anatomy.setCheckpoint(1000)")
-    settle(page, 300)
+    settle(page, 200)
     text = page.locator("#step-2 [data-state-note]").text_content()
     assert "snapshot after" in text and "training steps" in text and "Back to the trained model" in text, text
     page.locator("#step-2 [data-state-note] button").click()
-    settle(page, 300)
+    settle(page, 200)
     assert page.evaluate("anatomy.checkpoint") is None and page.locator("[data-state-note]").count() == 0
