@@ -32,3 +32,13 @@ def open_stage_page(browser, url: str, viewport: dict, permissions: tuple[str, .
                            timeout=90_000)
     page.evaluate("anatomyStage.idle()")
     return page
+
+def until(page, expr: str, ms: int = 60_000) -> None:
+    """Until `expr` is true in the page, under the site's Content-Security-Policy (no unsafe-eval): the
+    expression is part of the script Playwright sends (which the policy lets run), not compiled in the page
+    as wait_for_function's predicate is (which it refuses)."""
+    page.evaluate(f"""() => new Promise((ok, fail) => {{ const end = performance.now() + {ms};
+      const check = () => {{ let v; try {{ v = ({expr}); }} catch {{ v = false; }}
+        if (v) ok(true); else if (performance.now() > end) fail(new Error('timed out'));
+        else setTimeout(check, 50); }};
+      check(); }})""")

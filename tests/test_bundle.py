@@ -12,6 +12,7 @@ import subprocess
 import pytest
 
 from app import bundle
+from tests.browser import until
 
 ROOT = bundle.ROOT
 READY = "window.anatomyStage && anatomyStage.ready && window.anatomy && window.anatomy.step"
@@ -114,7 +115,7 @@ def test_the_page_loads_the_bundle_and_no_unbundled_module(browser, live_server)
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("console", lambda m: m.type == "error" and errors.append(m.text))
         page.goto(f"{live_server}/?input=42")
-        page.wait_for_function(READY, timeout=90_000)
+        until(page, READY, 90_000)
         page.evaluate("anatomyStage.idle()")
     finally:
         ctx.close()

@@ -25,7 +25,7 @@ import httpx
 import numpy as np
 import pytest
 
-from tests.browser import has_chromium, open_stage_page
+from tests.browser import has_chromium, open_stage_page, until
 from tests.onnx_deps import deps
 from tests.onnx_numpy import as_array, evaluate
 
@@ -599,16 +599,6 @@ def test_a_model_of_another_shape_is_explained_unchanged(page, live_server):
         assert pg.evaluate("anatomyStage.explain('enc.0.self.q', 1, 5).recomputed") == pytest.approx(
             pg.evaluate("anatomyStage.explain('enc.0.self.q', 1, 5).value"), abs=1e-5)
 
-
-def until(page, expr: str, ms: int = 60_000) -> None:
-    """Until `expr` is true in the page, under the site's Content-Security-Policy (no unsafe-eval): the
-    expression is part of the script Playwright sends (which the policy lets run), not compiled in the page
-    as wait_for_function's predicate is (which it refuses)."""
-    page.evaluate(f"""() => new Promise((ok, fail) => {{ const end = performance.now() + {ms};
-      const check = () => {{ let v; try {{ v = ({expr}); }} catch {{ v = false; }}
-        if (v) ok(true); else if (performance.now() > end) fail(new Error('timed out'));
-        else setTimeout(check, 50); }};
-      check(); }})""")
 
 
 def test_a_tap_on_a_phone_explains_a_cell_and_screenshots_of_the_panel_and_of_compare_mode(browser, live_server):

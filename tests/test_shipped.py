@@ -18,7 +18,7 @@ from app.shipped import MANIFEST, manifest_text, recorded
 from tests.conftest import ROOT, free_port, served
 
 COPIED = ("app", "model", "content", "research")  # read through Path(__file__).resolve(): real copies
-LINKED = ("recorder", "scene", "article", "templates", "static", "node_modules")
+LINKED = ("recorder", "scene", "article", "templates", "static", "node_modules", "bundle")
 
 
 def project_copy(where: Path) -> Path:

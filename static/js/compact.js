@@ -61,7 +61,7 @@ function decade(a) {
 /** The number JSON.parse gives for the JSON form's text of a float32 value x: the double of float32's
  *  shortest round-tripping decimal, as shortestFloat32 finds it (tried from 8 digits) but by arithmetic,
  *  several times faster, and with an exact half rounded to even as the JSON form's writer does (where
- *  toPrecision, and so shortestFloat32, rounds it up: −0.283203125 is −0.28320312, not −0.28320313).
+ *  shortestFloat32, converting through text, rounds it up: −0.283203125 is −0.28320312, not −0.28320313).
  *  shortestFloat32 itself below 1e−14 or above 1e30, where no half can arise. */
 export function float32Decimal(x) {
   if (!Number.isFinite(x) || x === 0) return x;
