@@ -24,6 +24,7 @@ import { bindCompare, compareWith, parseCell, selectCell } from "./page/compare.
 import { bindSteps, goTo, pin, setStep } from "./page/steps.js";
 import { bindFacts } from "./page/facts.js";
 import { keepScrollOnFocus } from "./page/place.js";
+import { readAddress } from "./page/address.js";
 import { bindExercises } from "./page/exercises.js";
 import { bindPresent } from "./page/present.js";
 import { bindClassroom } from "./page/classroom.js";
@@ -60,9 +61,9 @@ function onLink(event) {
 }
 
 // The address's input (with its ablation and snapshot); a bad link falls back, keeping its message.
-async function runAddress(params, input) {
+async function runAddress(address, input) {
   const served = errorBox.textContent.trim();  // what the server said of the address (a bad model=, say)
-  const ablation = parseAblation(params.get("ablate"));
+  const { ablation } = address;
   let ok = await run(input, ablation, false);
   if (!ok && anatomy.checkpoint !== null) {  // a bad checkpoint in the link: the trained model, with the message
     const message = errorBox.textContent;
@@ -71,23 +72,22 @@ async function runAddress(params, input) {
     if (ok) showError(message);
   }
   if (anatomy.checkpoint !== null) announce("anatomy:checkpoint", { checkpoint: anatomy.checkpoint });
-  if (!ok && !anatomy.trace && (input !== DEFAULT_INPUT || params.get("ablate"))) {
+  if (!ok && !anatomy.trace && (input !== DEFAULT_INPUT || ablation.length)) {
     const message = errorBox.textContent; // a bad link: show the default input, keep the message
     if (await run(DEFAULT_INPUT, [], false)) showError(message);
   }
   if (served && !errorBox.textContent) showError(served);  // a trace that loaded does not unsay it
   // then what else the link keeps: the pinned input, the explained cell
-  if (params.get("compare")) await compareWith(params.get("compare"));
-  if (params.get("cell")) selectCell(parseCell(params.get("cell")));
+  if (address.compare) await compareWith(address.compare);
+  if (address.cell) selectCell(address.cell);
 }
 
 function start() {
-  const params = new URLSearchParams(window.location.search);
-  const input = params.get("input") || DEFAULT_INPUT;
+  const address = readAddress(new URL(window.location.href));  // the one reading of the address (address.js)
+  const input = address.input || DEFAULT_INPUT;
   if (!field.value) field.value = input;
-  anatomy.checkpoint = params.get("checkpoint");
-  const m = /^#step-(\d+)$/.exec(window.location.hash);
-  const first = (m && sections.find((s) => s.dataset.step === m[1])) || null;
+  anatomy.checkpoint = address.checkpoint;
+  const first = (address.step !== null && sections.find((s) => s.dataset.step === String(address.step))) || null;
   if (first) {
     first.scrollIntoView({ block: "start" });
     setStep(first);
@@ -99,7 +99,7 @@ function start() {
     anatomy.model = model;
     if (anatomy.trace && !MODEL) fillLive({ ...model.figures, ...anatomy.trace.derived });
   }).catch(() => {});
-  runAddress(params, input);
+  runAddress(address, input);
 }
 
 bindCompare();
