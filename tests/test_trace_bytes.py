@@ -155,7 +155,7 @@ def test_the_pages_decoder_gives_the_object_json_parse_gives(live_server):
 
 
 FLOATS = """
-import { float32Decimal } from './static/js/compact.js';
+import { float32Decimal } from './static/js/format.js';
 const bits = new Uint32Array(1), f = new Float32Array(bits.buffer);
 let seed = 2017;
 const next = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0);

@@ -7,7 +7,7 @@
 // /api/trace sent with Accept: application/vnd.anatomy.trace answers the compact form (app/trace_bytes.py:
 // a JSON header, then each float32 node's values as float32 bytes), read back by ./compact.js into the
 // very object the JSON form parses to, in about half the bytes and without parsing 55 000 numbers. The
-// page and the stage ask for it (loadTrace, fetchTrace); onHeader(header) is called as with the stream.
+// page and the stage ask for it (loadTrace); onHeader(header) is called as with the stream.
 //
 //   readTraceStream(url, { onHeader, onNode, signal }) → Promise<trace>
 //
@@ -62,7 +62,6 @@ export async function fetchCompactTrace(url, { onHeader, signal } = {}) {
 /** One input's trace, in the compact form (the page; the stage on its own). */
 export const loadTrace = (input, options = {}, callbacks = {}) =>
   fetchCompactTrace(traceUrl(input, options), callbacks);
-export const fetchTrace = loadTrace;
 
 /** One input's trace, streamed as NDJSON, node by node. */
 export const streamTrace = (input, options = {}, callbacks = {}) =>

@@ -1,6 +1,6 @@
 // The numbers the stage draws: the trace's nodes (per input) and the parameters (fetched once).
 import { tensorIndex } from './cellmap.js';
-import { float32Decimal } from '../js/compact.js';
+import { float32Decimal } from '../js/format.js';
 import { fetchWeightBytes } from '../js/api.js';
 
 const parsed = new Map();

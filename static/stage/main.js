@@ -3,7 +3,7 @@
 // window.anatomyStage (see README.md).
 import { Stage } from './stage.js';
 import { fetchWeights, parseWeights } from './data.js';
-import { fetchTrace } from '../js/api.js';
+import { loadTrace } from '../js/api.js';
 import { answerSwitches } from '../js/ablation.js';
 import { overlayRects } from './overlay.js';
 import { stepPictures } from './pictures.js';
@@ -84,10 +84,10 @@ async function start() {
 /** No page.js (the stage on its own): the URL's input, and the stage answers its own switches. */
 async function ownTrace(stage, show) {
   answerSwitches(async parts => {
-    try { await show(await fetchTrace(api.input?.number ?? '42', { ablation: parts })); } catch (err) { stage.message(String(err.message || err)); }
+    try { await show(await loadTrace(api.input?.number ?? '42', { ablation: parts })); } catch (err) { stage.message(String(err.message || err)); }
   }, () => api.stage?.trace?.ablation || []);
   const input = new URLSearchParams(location.search).get('input') || '42';
-  try { return await fetchTrace(input); } catch (e) { api.error = String(e.message || e); return null; }
+  try { return await loadTrace(input); } catch (e) { api.error = String(e.message || e); return null; }
 }
 
 Object.assign(api, {
@@ -97,7 +97,7 @@ Object.assign(api, {
   project: (id, row, col) => api.stage?.project(id, row, col) ?? null,
   /** Fetches the trace of a new input and animates to it; resolves to false on a bad input. */
   load: async (input) => {
-    try { const t = await fetchTrace(input); return !!(t.nodes && api.stage && (api.stage.setTrace(t), api.traceCount++, api.input = t.input, true)); } catch { return false; }
+    try { const t = await loadTrace(input); return !!(t.nodes && api.stage && (api.stage.setTrace(t), api.traceCount++, api.input = t.input, true)); } catch { return false; }
   },
   /** Draws another model (a research variant, say): its trace (with its scene) and its weights document. */
   drawModel: (trace, weights) => {
@@ -149,7 +149,7 @@ Object.assign(api, {
   compare: async (what) => {
     if (!api.stage) return false;
     if (what === null || what === undefined) { api.stage.setCompare(null); return true; }
-    try { api.stage.setCompare(typeof what === 'object' ? what : await fetchTrace(what)); return true; } catch { return false; }
+    try { api.stage.setCompare(typeof what === 'object' ? what : await loadTrace(what)); return true; } catch { return false; }
   },
   /** A block as CSV text (rows and columns labelled), the stage as a PNG data URL. */
   csv: (id) => api.stage?.csv(id) ?? null,
