@@ -49,7 +49,9 @@ def figure1_boxes(svc: ModelService) -> dict[str, figure1.PlacedBox]:
 
 
 def page(request: Request, name: str, status_code: int = 200, **context) -> HTMLResponse:
-    return templates.TemplateResponse(request, name, {"import_map": IMPORT_MAP, **context},
+    # a page rendered into the static build (app/site.py) says so: static/js/site.js reads it
+    site_build = bool(getattr(request.app.state, "site_build", False))
+    return templates.TemplateResponse(request, name, {"import_map": IMPORT_MAP, "site_build": site_build, **context},
                                       status_code=status_code)
 
 

@@ -1,0 +1,17 @@
+// The static build (app/site.py): where a document of the API lies in the built folder, and whether this
+// page is one of that folder's. One rule, written here and in app/site.py `site_path` (tests/test_site.py
+// holds them equal): /api/a/b?y=2&x=1 → /site/api/a/b/x=1&y=2.json (parameters sorted by name; none:
+// index), .bin for a binary body (the weights as safetensors).
+
+/** The file of the static folder that holds the answer to `url` (a path of this site, with its query). */
+export function sitePath(url, { binary = false } = {}) {
+  const at = new URL(url, "http://site.invalid");
+  const params = [...at.searchParams].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const name = params.length ? params.map(([k, v]) => `${k}=${v}`).join("&") : "index";
+  return `/site${at.pathname.replace(/\/$/, "")}/${name}${binary ? ".bin" : ".json"}`;
+}
+
+/** Whether this page was rendered into the static build (its <meta name="anatomy-site">). */
+export function isStaticSite(doc = globalThis.document) {
+  return doc?.querySelector?.('meta[name="anatomy-site"]')?.content === "static";
+}
