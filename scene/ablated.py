@@ -32,17 +32,38 @@ from scene.build import _build_structure
 from scene.connectors import connector_anchors, connector_lines
 from scene.document import Block, Scene, SceneStep, SliceAlias, View
 from scene.labels import LABEL_LIFT, labels
-from scene.layout import lay_out, towers
-from scene.measures import (AZIMUTH, ELEVATION, H_GAP, LABEL_ROOM, NAME_ROOM, PART_NAME_ROOM, STATION_GAP,
-                            TOWER_GAP, VIEW_MARGIN)
+from scene.layout import (
+    DEFAULT_SHARED_WIDTH,
+    LEFT_TOWER,
+    SHARED,
+    SHARED_BLOCK,
+    SHARED_OTHER,
+    SHARED_TOP,
+    SPARE_Y,
+    TOWER_START_Y,
+    lay_out,
+    shared_tree,
+    towers,
+)
+from scene.measures import (
+    AZIMUTH,
+    CONNECTOR_Z,
+    ELEVATION,
+    H_GAP,
+    LABEL_ROOM,
+    NAME_ROOM,
+    PART_NAME_ROOM,
+    STATION_GAP,
+    TOWER_GAP,
+    VIEW_MARGIN,
+)
 from scene.switches import HEAD_SWITCH_LIFT, TITLE_SIDE, switches
 from scene.tensors import memory_id, tensors_of
 from scene.views import _framing, _phone_parts, bounds, centre
-from scene.windows import LABEL_SHARE, WIDE, WIDTHS, WINDOW_LABEL
+from scene.windows import LABEL_SHARE, WIDE, WIDTHS, WINDOW_LABEL, WINDOW_UNIT
 from scene.words import station_title
 
 PATCH_FORMAT = "anatomy-ablation/1"
-SHARED = "shared"  # the station of E and P (scene/layout.py lay_out)
 
 
 def all_off(trace, cfg: Config, params: dict) -> Trace:
@@ -56,9 +77,10 @@ def all_off(trace, cfg: Config, params: dict) -> Trace:
 
 def ablation_patch_document(trace, cfg: Config, params: dict, tour: list, base: Scene | None = None) -> dict:
     """What the browser needs to ablate the structure of this trace's shape (`base`, built when not given):
-    per part its two blocks and their labels (what `labels` makes for them but the place) and the inputs it rewires; the layout's box tree; the
-    connectors' anchors; per step its framing rule and the fully ablated subject, lit blocks and animation
-    where they differ; which head each block belongs to (a view frames its head's label line); the measures."""
+    per part its two blocks, their labels (what `labels` makes for them but the place) and the inputs it
+    rewires; the layout's box tree; the connectors' anchors; per step its framing rule and the fully ablated
+    subject, lit blocks and animation where they differ; which head each block belongs to (a view frames its
+    head's label line); the measures."""
     if getattr(trace, "ablation", ()):
         raise ValueError("the patch starts from the intact structure: pass a trace with nothing switched off")
     base = base or _build_structure(trace, cfg, params, tour)
@@ -76,7 +98,9 @@ def _parts(base: Scene, full: Scene, full_trace) -> dict[str, dict]:
     (those `labels` makes for them) and the inputs it rewires: [block, input index, new input]."""
     part_of = {n.id: n.attrs["ablation"] for n in full_trace.nodes if "ablation" in n.attrs}
     for n in full_trace.nodes:  # the product reads the gate
-        part_of.update({n.id: part_of[i] for i in n.inputs if i in part_of and n.op == "Mul"})
+        gate = next((i for i in n.inputs if i in part_of), None) if n.op == "Mul" else None
+        if gate:
+            part_of[n.id] = part_of[gate]
     out = {p: {"blocks": [], "labels": [], "rewire": []} for p in full_trace.ablation}
     label_of = dict(zip((b.id for b in full.blocks), full.labels, strict=False))  # labels: one per block first
     have = {b.id: b for b in base.blocks}
@@ -113,9 +137,10 @@ def layout_document(cfg: Config) -> dict:
     """scene/layout.py's towers as data, and what `lay_out` places beside them (the model's, every shape)."""
     return {"towers": {side: [{"id": sid, "title": station_title(sid, cfg), "tree": _node(node)} for sid, node in st]
                        for side, st in towers(cfg).items()},
-            "shared": {"station": SHARED, "title": station_title(SHARED), "block": "E", "other": "P",
-                       "gap": TOWER_GAP, "y": -4, "default_width": 32},
-            "start_y": 8.0, "station_gap": STATION_GAP, "tower_gap": TOWER_GAP, "spare_y": -4.0 - 80, "h_gap": H_GAP}
+            "shared": {"station": SHARED, "title": station_title(SHARED), "block": SHARED_BLOCK, "other": SHARED_OTHER,
+                       "tree": _node(shared_tree()), "top": SHARED_TOP, "default_width": DEFAULT_SHARED_WIDTH},
+            "left": LEFT_TOWER, "start_y": TOWER_START_Y, "station_gap": STATION_GAP, "tower_gap": TOWER_GAP,
+            "spare_y": SPARE_Y, "h_gap": H_GAP}
 
 
 def _steps(base: Scene, full: Scene, tour: list) -> list[dict]:
@@ -146,7 +171,8 @@ def _measures() -> dict:
     return {"label_lift": LABEL_LIFT, "title_lift": STATION_GAP / 2, "head_switch_lift": HEAD_SWITCH_LIFT,
             "title_side": TITLE_SIDE, "label_room": LABEL_ROOM, "name_room": NAME_ROOM,
             "part_name_room": PART_NAME_ROOM, "azimuth": AZIMUTH, "elevation": ELEVATION, "margin": VIEW_MARGIN,
-            "wide": WIDE, "widths": list(WIDTHS), "label_share": LABEL_SHARE, "window_label": WINDOW_LABEL}
+            "wide": WIDE, "widths": list(WIDTHS), "label_share": LABEL_SHARE, "window_label": WINDOW_LABEL,
+            "window_unit": WINDOW_UNIT, "connector_z": CONNECTOR_Z, "mixed_tower": SHARED}
 
 
 # ---- the rule (static/local/ablated.js is the same, step by step) ----------------------------------------

@@ -31,6 +31,7 @@ MARKED_MIN = 16  # a window around marked columns: at least this wide, at most W
 LABEL_SHARE = 0.16  # a window keeps this share of its larger side over its label's room: its own label's line,
 # clear of the overlays at the stage's top (static/stage/windowed.js places it)
 WINDOW_LABEL = "{unit} {first}–{last} of {n}"  # what a window says it shows (scene/ablated.py sends it)
+WINDOW_UNIT = "columns"
 VALUE_NAME_ROOM = 0.5  # step 9's parts over V: the share of a part's name room kept under V (`worked_part`)
 
 
@@ -54,7 +55,7 @@ def window_part(blocks: list[Block], c0: int, c1: int, azimuth: float, elevation
     return {"blocks": [b.id for b in blocks], "view": view, "window": {"cols": [c0, c1], "label": label, "clip": clip}}
 
 
-def _label(c0: int, c1: int, n: int, unit: str = "columns") -> str:
+def _label(c0: int, c1: int, n: int, unit: str = WINDOW_UNIT) -> str:
     return WINDOW_LABEL.format(unit=unit, first=c0 + 1, last=c1 + 1, n=n)
 
 
