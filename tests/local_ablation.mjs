@@ -1,6 +1,7 @@
 // Applies static/local/ablated.js to the cases tests/test_local_ablation.py writes:
 // node tests/local_ablation.mjs IN.json OUT.json, IN = {cases: [{structure, patch, sets: [[part, …], …]}]},
 // OUT = {results: [[structure per set, …] per case]}.
+/* global process */  // run by Node (tests/test_local_ablation.py)
 import { readFileSync, writeFileSync } from "node:fs";
 import { ablatedStructure } from "../static/local/ablated.js";
 
