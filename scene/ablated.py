@@ -31,7 +31,7 @@ from scene.boxes import Node
 from scene.build import _build_structure
 from scene.connectors import connector_anchors, connector_lines
 from scene.document import Block, Scene, SceneStep, SliceAlias, View
-from scene.labels import LABEL_LIFT, labels
+from scene.labels import labels
 from scene.layout import (
     DEFAULT_SHARED_WIDTH,
     LEFT_TOWER,
@@ -50,6 +50,7 @@ from scene.measures import (
     CONNECTOR_Z,
     ELEVATION,
     H_GAP,
+    LABEL_LIFT,
     LABEL_ROOM,
     NAME_ROOM,
     PART_NAME_ROOM,
@@ -60,7 +61,7 @@ from scene.measures import (
 from scene.switches import HEAD_SWITCH_LIFT, TITLE_SIDE, switches
 from scene.tensors import memory_id, tensors_of
 from scene.views import _framing, _phone_parts, bounds, centre
-from scene.windows import LABEL_SHARE, WIDE, WIDTHS, WINDOW_LABEL, WINDOW_UNIT
+from scene.windows import LABEL_SHARE, WIDE, WIDTHS, WINDOW_LABEL
 from scene.words import station_title
 
 PATCH_FORMAT = "anatomy-ablation/1"
@@ -70,7 +71,7 @@ def all_off(trace, cfg: Config, params: dict) -> Trace:
     """The graph of the trace's shape (its source pieces and decoder rows) with every part switched off."""
     every = [p.id for p in model_parts(cfg)]
     g, memory, out_tokens, lenses = record(cfg, params, list(trace.source_tokens), list(trace.target_tokens),
-                                           frozenset(every), True)
+                                           frozenset(every), bool(getattr(trace, "lens", ())))
     return Trace(trace.number, list(trace.source_tokens), list(trace.target_tokens), out_tokens, g.nodes,
                  list(params), memory=memory, ablation=every, lens=lenses)
 
@@ -106,6 +107,8 @@ def _parts(base: Scene, full: Scene, full_trace) -> dict[str, dict]:
     have = {b.id: b for b in base.blocks}
     for b in full.blocks:
         if b.id not in have:
+            if b.id not in part_of:
+                raise ValueError(f"{b.id} is in the ablated graph only, but no part's gate nor its product")
             block = {k: v for k, v in dataclasses.asdict(b).items() if k not in ("x", "y")}
             label = {k: v for k, v in dataclasses.asdict(label_of[b.id]).items() if k not in ("x", "y")}
             out[part_of[b.id]]["blocks"].append(block)
@@ -172,7 +175,7 @@ def _measures() -> dict:
             "title_side": TITLE_SIDE, "label_room": LABEL_ROOM, "name_room": NAME_ROOM,
             "part_name_room": PART_NAME_ROOM, "azimuth": AZIMUTH, "elevation": ELEVATION, "margin": VIEW_MARGIN,
             "wide": WIDE, "widths": list(WIDTHS), "label_share": LABEL_SHARE, "window_label": WINDOW_LABEL,
-            "window_unit": WINDOW_UNIT, "connector_z": CONNECTOR_Z, "mixed_tower": SHARED}
+            "connector_z": CONNECTOR_Z, "mixed_tower": SHARED}
 
 
 # ---- the rule (static/local/ablated.js is the same, step by step) ----------------------------------------

@@ -12,8 +12,6 @@ from scene.document import Block, Connector, Scene, Station
 from scene.measures import CONNECTOR_Z
 from scene.tensors import Tensor
 
-CONNECTOR_KINDS = ("rail", "arc", "tie", "loop")  # in the scene's order, after the threads
-
 
 def _bezier(a: tuple, c: tuple, e: tuple, n: int = 24) -> list[list[float]]:
     return _beziers([a], [c], [e], n)[0]
@@ -98,6 +96,9 @@ def connector_anchors(scene: Scene, by_id: dict[str, Block], tensors: dict[str, 
     tgt_ids = next((b.inputs[1] for b in scene.blocks
                     if b.op == "Gather" and b.inputs[0] == "E" and b.tower == "tgt" and b.inputs[1] in by_id), None)
     return {"rail": rails, "arc": arcs, "tie": ties, "loop": [[argmax, tgt_ids]] if argmax and tgt_ids else []}
+
+
+CONNECTOR_KINDS = ("rail", "arc", "tie", "loop")  # in the scene's order, after the threads
 
 
 def connector_lines(scene: Scene, by_id: dict[str, Block], anchors: dict[str, list[list[str]]]) -> list[Connector]:

@@ -7,10 +7,9 @@ from model import ids
 from model.vocab import VOCAB
 from scene.cells import row_y
 from scene.document import Block, Label, Scene
-from scene.measures import STATION_GAP
+from scene.measures import LABEL_LIFT, STATION_GAP
 
 HEAD_NAME_SIZE = 1.3  # world units; the other block labels are 1.5
-LABEL_LIFT = 0.45  # a block's label stands this far over its top edge
 
 
 def labels(scene: Scene) -> list[Label]:

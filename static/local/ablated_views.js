@@ -89,7 +89,7 @@ function wide(blocks, m) {
 }
 
 function windowLabel(c0, c1, n, m) {
-  const words = { unit: m.window_unit, first: c0 + 1, last: c1 + 1, n };
+  const words = { first: c0 + 1, last: c1 + 1, count: n };
   return m.window_label.replace(/\{(\w+)\}/g, (_, key) => String(words[key]));
 }
 
