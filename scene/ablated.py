@@ -13,7 +13,9 @@ stations, the labels (scene/labels.py), the switches (scene/switches.py), the co
 same anchors (scene/connectors.py), the bounds and the overview, and every step's view and phone parts
 (scene/views.py, scene/windows.py). A step's subject, lit blocks and animation targets are the fully
 ablated structure's, less the blocks absent (block order is the tree's reading order, the same for every
-set). tests/test_local_ablation.py checks that this equals the full rebuild exactly, and the JS this.
+set). Here the rule runs the scene's own routines (lay_out, labels, switches, connector_lines, the views');
+the JS is their port, operation for operation. tests/test_local_ablation.py checks that this equals the
+full rebuild exactly, and that the JS equals this float for float.
 
 The patch is per structure (source length n, output rows m, model): the gates' shapes follow n and m. Its
 layout tree and measures are the model's (the same in every shape of it)."""
