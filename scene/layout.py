@@ -18,6 +18,13 @@ from scene.document import Block, Station
 from scene.measures import H_GAP, HEAD_COL_GAP, STATION_GAP, TOWER_GAP
 from scene.words import station_title
 
+TOWER_START_Y = 8.0  # the bottom of each tower's first station
+SHARED_TOP = -4  # E and P hang from this line, under the towers
+SPARE_Y = -4.0 - 80  # a row for anything no station names, far under E
+SHARED_BLOCK, SHARED_OTHER, SHARED = "E", "P", "shared"  # the shared blocks and their station (and tower)
+DEFAULT_SHARED_WIDTH = 32  # the towers' distance from the centre without an E
+LEFT_TOWER = "src"  # the encoder's tower stands left of the centre, the decoder's right
+
 
 def _norm(p: str, where: str) -> Node:
     """A norm's gain γ and bias β (LayerNorm; RMSNorm has γ only) under its output."""
@@ -105,13 +112,18 @@ def towers(cfg: Config) -> dict[str, list[tuple[str, Node]]]:
     return {"src": src, "tgt": tgt}
 
 
+def shared_tree() -> Node:
+    """E and P side by side, under the gap between the towers."""
+    return H([B(SHARED_BLOCK), B(SHARED_OTHER)], gap=TOWER_GAP)
+
+
 def _stack_towers(towers_: dict, inner: float, pos: dict, by_id: dict[str, Block]) -> list[Station]:
     """Places each tower's stations one over the other and gives their blocks their station and tower."""
     stations = []
     for side, st in towers_.items():
         width = max(node.w for _, node, _ in st)
-        x0 = -inner - width if side == "src" else inner
-        y = 8.0
+        x0 = -inner - width if side == LEFT_TOWER else inner
+        y = TOWER_START_Y
         for sid, node, title in st:
             if node.missing:
                 continue
@@ -129,22 +141,22 @@ def lay_out(blocks: list[Block], cfg: Config) -> tuple[list[Station], dict[str, 
     dims = {b.id: (b.w, b.rows) for b in blocks}
     towers_ = {side: [(sid, measure(node, dims), station_title(sid, cfg)) for sid, node in st]
                for side, st in towers(cfg).items()}
-    shared = measure(H([B("E"), B("P")], gap=TOWER_GAP), dims)
+    shared = measure(shared_tree(), dims)
     pos: dict[str, tuple[float, float]] = {}
-    place(shared, -shared.w / 2, -4 - shared.h, pos)
-    inner = dims.get("E", (32, 0))[0] / 2 + TOWER_GAP
+    place(shared, -shared.w / 2, SHARED_TOP - shared.h, pos)
+    inner = dims.get(SHARED_BLOCK, (DEFAULT_SHARED_WIDTH, 0))[0] / 2 + TOWER_GAP
     stations = _stack_towers(towers_, inner, pos, by_id)
     # anything no station names (a tensor a future model adds) still gets drawn, in a row under E
     spare_x = inner
     for b in blocks:
-        if b.id in ("E", "P"):
-            b.station = "shared"
+        if b.id in (SHARED_BLOCK, SHARED_OTHER):
+            b.station = SHARED
         if b.id not in pos:
-            pos[b.id] = (spare_x, -4.0 - 80)
+            pos[b.id] = (spare_x, SPARE_Y)
             spare_x += b.w + H_GAP
-            b.station = b.station or "shared"
+            b.station = b.station or SHARED
         b.x, b.y = float(pos[b.id][0]), float(pos[b.id][1])
-    e = by_id.get("E")
+    e = by_id.get(SHARED_BLOCK)
     if e:
-        stations.append(Station("shared", station_title("shared"), "shared", e.x, e.y, e.w, e.rows))
+        stations.append(Station(SHARED, station_title(SHARED), SHARED, e.x, e.y, e.w, e.rows))
     return stations, {bid: k for k, bid in enumerate(pos)}

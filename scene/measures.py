@@ -10,6 +10,7 @@ H_GAP = 4  # between blocks side by side
 HEAD_COL_GAP = 2  # between the columns of two heads
 STATION_GAP = 14  # between stations: room for the station's title
 LABEL_ROOM = 2.2  # a block's label sits above its top edge; views keep room for it
+LABEL_LIFT = 0.45  # how far above its block's top edge a label stands (scene/labels.py)
 NAME_ROOM = 0.12  # views keep this share of their larger side for token names left of and under the subject
 PART_NAME_ROOM = 0.3  # a part is framed closer: its names take a larger share of it (scene/views.py _name_room)
 TOWER_GAP = 24  # between E and each tower
