@@ -1,0 +1,121 @@
+// Node's half of tests/test_local_trace.py: for each case, static/local/trace.js computeTrace (or computeBeam)
+// against the running server's answer to the same request — the compact trace decoded as the page decodes
+// it (static/js/compact.js), /api/beam, or the 422 and its message. Prints one JSON report.
+//   node local_trace_parity.mjs BASE_URL CASES_JSON [plant]
+// `plant` alters what the computation reads (the program's lens count and ablation message, a weight, beam's
+// alpha), so that every comparison must fail.
+/* global process, fetch, performance, URLSearchParams */  // run by Node (tests/test_local_trace.py)
+import { readFileSync } from 'node:fs';
+import { decodeCompactTrace } from '../static/js/compact.js';
+import { COMPACT, traceUrl } from '../static/js/api.js';
+import { computeBeam, computeTrace } from '../static/local/trace.js';
+import { compareBeam, compareTrace, ATOL, RTOL } from './engine_compare.mjs';
+
+const [base, casesFile, plant] = process.argv.slice(2);
+const cases = JSON.parse(readFileSync(casesFile, 'utf8'));
+
+/** A response, or its refusal as static/js/api.js makes it (the server's message, err.status). */
+async function ok(response) {
+  if (response.ok) return response;
+  const body = await response.json().catch(() => null);
+  throw Object.assign(new Error(body?.detail?.message || `the server answered ${response.status}`), { status: response.status });
+}
+
+/** The API's documents over HTTP, as a page's fetcher answers them; `plant` alters three of them. */
+const fetcher = {
+  async json(url) {
+    const doc = await (await ok(await fetch(base + url))).json();
+    if (plant && url.startsWith('/api/program')) {
+      doc.trace.lens_top -= 1;
+      doc.decoding.alpha += 0.1;
+      doc.refusals.ablation.messages.refused = `x${doc.refusals.ablation.messages.refused}`;
+    }
+    return doc;
+  },
+  async bytes(url) {
+    const buffer = await (await ok(await fetch(base + url, { headers: { Accept: 'application/octet-stream' } }))).arrayBuffer();
+    if (plant) {  // the first parameter's first value nudged by 1e-3 (the header's length, then its offset 0)
+      const view = new DataView(buffer), at = 8 + Number(view.getBigUint64(0, true));
+      view.setFloat32(at, view.getFloat32(at, true) + 1e-3, true);
+    }
+    return buffer;
+  },
+};
+
+const canonical = v => JSON.stringify(v, (k, x) => (x && typeof x === 'object' && !Array.isArray(x)
+  ? Object.fromEntries(Object.keys(x).sort().map(key => [key, x[key]])) : x));
+const near = (a, b) => Math.abs(a - b) <= ATOL + RTOL * Math.abs(b);
+const kind = v => (v === null ? 'null' : typeof v);
+
+/** The header's differences: every field but scene and derived equal, the lens's probabilities to the rule. */
+function headerProblems(ours, theirs) {
+  const problems = [];
+  const keys = Object.keys(theirs).filter(k => !['scene', 'derived', 'nodes', 'lens'].includes(k));
+  if (canonical(Object.keys(ours)) !== canonical(Object.keys(theirs))) problems.push(`keys ${Object.keys(ours)} ≠ ${Object.keys(theirs)}`);
+  for (const k of keys) if (canonical(ours[k]) !== canonical(theirs[k])) problems.push(`${k}: ${canonical(ours[k])} ≠ ${canonical(theirs[k])}`);
+  const lens = l => l.map(({ top, ...rest }) => ({ ...rest, top: top.map(row => row.map(x => x.piece)) }));
+  if (canonical(lens(ours.lens)) !== canonical(lens(theirs.lens))) problems.push(`lens: ${canonical(lens(ours.lens))} ≠ ${canonical(lens(theirs.lens))}`);
+  else {
+    ours.lens.forEach((l, i) => l.top.flat().forEach((x, j) => {
+      const want = theirs.lens[i].top.flat()[j].p;
+      if (!near(x.p, want)) problems.push(`lens ${i} top ${j}: p ${x.p} ≠ ${want}`);
+    }));
+  }
+  return problems;
+}
+
+/** The nodes' differences: the engine's rule on the values, and the decoded form (null, number, boolean)
+ *  and every non-float value exactly as the page's decoder gives them. */
+function nodeProblems(ours, theirs) {
+  const asNumbers = t => ({ ...t, nodes: t.nodes.map(x => ({ ...x, data: Float64Array.from(x.data, v => (v === null ? -Infinity : Number(v))) })) });
+  const problems = compareTrace(asNumbers(ours), theirs);
+  ours.nodes.slice(0, theirs.nodes.length).forEach((x, i) => {
+    const want = theirs.nodes[i].data;
+    if (x.data.length !== want.length || x.data.some((v, j) => kind(v) !== kind(want[j]))) problems.push(`node ${x.id}: not in the decoded form`);
+    else if (x.dtype !== 'float32' && canonical(x.data) !== canonical(want)) problems.push(`node ${x.id}: ${canonical(x.data)} ≠ ${canonical(want)}`);
+  });
+  return problems;
+}
+
+async function served(url, accept) {
+  const r = await fetch(base + url, { headers: { Accept: accept } });
+  if (!r.ok) return { refused: { status: r.status, message: (await r.json()).detail.message } };
+  return { body: accept === COMPACT ? decodeCompactTrace(await r.arrayBuffer()).trace : await r.json() };
+}
+
+async function outcome(work) {
+  const t0 = performance.now();
+  try { return { value: await work(), ms: performance.now() - t0 }; } catch (e) { return { refused: { status: e.status, message: e.message }, ms: performance.now() - t0 }; }
+}
+
+function beamProblems(ours, theirs) {
+  const problems = compareBeam(ours, theirs);
+  for (const k of ['weights_version', 'number', 'source_tokens', 'beam_size', 'alpha', 'max_length', 'length_penalty', 'german_pieces', 'german']) {
+    if (canonical(ours[k]) !== canonical(theirs[k])) problems.push(`${k}: ${canonical(ours[k])} ≠ ${canonical(theirs[k])}`);
+  }
+  if (canonical(Object.keys(ours.length_penalties)) !== canonical(Object.keys(theirs.length_penalties))
+      || Object.entries(theirs.length_penalties).some(([n, v]) => !near(ours.length_penalties[n], v))) problems.push('length_penalties differ');
+  if (canonical(Object.keys(ours)) !== canonical(Object.keys(theirs))) problems.push(`keys ${Object.keys(ours)} ≠ ${Object.keys(theirs)}`);
+  return problems;
+}
+
+async function one(c) {
+  const beam = c.kind === 'beam';
+  const asked = beam ? served(`/api/beam?${new URLSearchParams({ input: c.input, model: c.options.model })}`, 'application/json')
+    : served(traceUrl(c.input, c.options), COMPACT);
+  const ours = await outcome(() => (beam ? computeBeam(c.input, c.options, fetcher) : computeTrace(c.input, c.options, fetcher)));
+  const theirs = await asked;
+  if (theirs.refused || ours.refused) {
+    const same = canonical(theirs.refused) === canonical(ours.refused);
+    return { refused: theirs.refused ?? null, problems: same ? [] : [`refusal ${canonical(ours.refused)} ≠ ${canonical(theirs.refused)}`] };
+  }
+  const problems = beam ? beamProblems(ours.value, theirs.body) : [...headerProblems(ours.value, theirs.body), ...nodeProblems(ours.value, theirs.body)];
+  return { refused: null, problems, ms: ours.ms, nodes: beam ? null : ours.value.nodes.length };
+}
+
+const report = [];
+for (const c of cases) {
+  const r = await one(c);
+  report.push({ name: c.name, ...r, problem_count: r.problems.length, problems: r.problems.slice(0, 4) });
+}
+process.stdout.write(JSON.stringify(report));
