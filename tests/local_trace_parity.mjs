@@ -2,17 +2,23 @@
 // against the running server's answer to the same request — the compact trace decoded as the page decodes
 // it (static/js/compact.js), /api/beam, or the 422 and its message. Prints one JSON report.
 //   node local_trace_parity.mjs BASE_URL CASES_JSON [plant]
-// `plant` alters what the computation reads (the program's lens count and ablation message, a weight, beam's
-// alpha), so that every comparison must fail.
+// `plant` alters what the computation reads (the program's lens count and ablation message, the weights,
+// beam's alpha), so that every comparison must fail.
 /* global process, fetch, performance, URLSearchParams */  // run by Node (tests/test_local_trace.py)
 import { readFileSync } from 'node:fs';
 import { decodeCompactTrace } from '../static/js/compact.js';
 import { COMPACT, traceUrl } from '../static/js/api.js';
-import { computeBeam, computeTrace } from '../static/local/trace.js';
+import { computeBeam, computeTrace, programUrl } from '../static/local/trace.js';
 import { compareBeam, compareTrace, ATOL, RTOL } from './engine_compare.mjs';
 
 const [base, casesFile, plant] = process.argv.slice(2);
 const cases = JSON.parse(readFileSync(casesFile, 'utf8'));
+
+/** fetch, asked once more when the server had closed an idle connection as Node reused it (uvicorn closes
+ *  them after 5 s; the computation holds Node's one thread that long). */
+async function get(url, init) {
+  try { return await fetch(url, init); } catch { return fetch(url, init); }
+}
 
 /** A response, or its refusal as static/js/api.js makes it (the server's message, err.status). */
 async function ok(response) {
@@ -24,7 +30,7 @@ async function ok(response) {
 /** The API's documents over HTTP, as a page's fetcher answers them; `plant` alters three of them. */
 const fetcher = {
   async json(url) {
-    const doc = await (await ok(await fetch(base + url))).json();
+    const doc = await (await ok(await get(base + url))).json();
     if (plant && url.startsWith('/api/program')) {
       doc.trace.lens_top -= 1;
       doc.decoding.alpha += 0.1;
@@ -33,10 +39,10 @@ const fetcher = {
     return doc;
   },
   async bytes(url) {
-    const buffer = await (await ok(await fetch(base + url, { headers: { Accept: 'application/octet-stream' } }))).arrayBuffer();
-    if (plant) {  // the first parameter's first value nudged by 1e-3 (the header's length, then its offset 0)
-      const view = new DataView(buffer), at = 8 + Number(view.getBigUint64(0, true));
-      view.setFloat32(at, view.getFloat32(at, true) + 1e-3, true);
+    const buffer = await (await ok(await get(base + url, { headers: { Accept: 'application/octet-stream' } }))).arrayBuffer();
+    if (plant) {  // every parameter scaled by 1 + 1e-3 (the data follow the 8-byte length and the header)
+      const view = new DataView(buffer);
+      for (let at = 8 + Number(view.getBigUint64(0, true)); at < buffer.byteLength; at += 4) view.setFloat32(at, view.getFloat32(at, true) * 1.001, true);
     }
     return buffer;
   },
@@ -47,20 +53,25 @@ const canonical = v => JSON.stringify(v, (k, x) => (x && typeof x === 'object' &
 const near = (a, b) => Math.abs(a - b) <= ATOL + RTOL * Math.abs(b);
 const kind = v => (v === null ? 'null' : typeof v);
 
-/** The header's differences: every field but scene and derived equal, the lens's probabilities to the rule. */
-function headerProblems(ours, theirs) {
+/** The header's differences: every field but scene and derived equal; the lens's top pieces to the rule:
+ *  each slot's p near the server's, and its piece the server's unless the two are tied to the rule (our
+ *  probability of the server's piece near the server's: float32 ties among pieces the model never writes,
+ *  which torch's topk orders as it likes). `pieces`: the vocabulary. */
+function headerProblems(ours, theirs, pieces) {
   const problems = [];
   const keys = Object.keys(theirs).filter(k => !['scene', 'derived', 'nodes', 'lens'].includes(k));
   if (canonical(Object.keys(ours)) !== canonical(Object.keys(theirs))) problems.push(`keys ${Object.keys(ours)} ≠ ${Object.keys(theirs)}`);
   for (const k of keys) if (canonical(ours[k]) !== canonical(theirs[k])) problems.push(`${k}: ${canonical(ours[k])} ≠ ${canonical(theirs[k])}`);
-  const lens = l => l.map(({ top, ...rest }) => ({ ...rest, top: top.map(row => row.map(x => x.piece)) }));
-  if (canonical(lens(ours.lens)) !== canonical(lens(theirs.lens))) problems.push(`lens: ${canonical(lens(ours.lens))} ≠ ${canonical(lens(theirs.lens))}`);
-  else {
-    ours.lens.forEach((l, i) => l.top.flat().forEach((x, j) => {
-      const want = theirs.lens[i].top.flat()[j].p;
-      if (!near(x.p, want)) problems.push(`lens ${i} top ${j}: p ${x.p} ≠ ${want}`);
+  const bare = l => l.map(({ top, ...rest }) => ({ ...rest, rows: top.map(row => row.length) }));
+  if (canonical(bare(ours.lens)) !== canonical(bare(theirs.lens))) return [...problems, `lens: ${canonical(bare(ours.lens))} ≠ ${canonical(bare(theirs.lens))}`];
+  ours.lens.forEach((l, i) => {
+    const probs = ours.nodes.find(x => x.id === l.probs), width = probs.shape.at(-1);
+    l.top.forEach((row, r) => row.forEach((x, j) => {
+      const want = theirs.lens[i].top[r][j], ourP = probs.data[r * width + pieces.indexOf(want.piece)];
+      if (!near(x.p, want.p)) problems.push(`lens ${i} row ${r} top ${j}: p ${x.p} ≠ ${want.p}`);
+      else if (x.piece !== want.piece && !near(ourP, want.p)) problems.push(`lens ${i} row ${r} top ${j}: ${x.piece} ≠ ${want.piece}`);
     }));
-  }
+  });
   return problems;
 }
 
@@ -78,7 +89,7 @@ function nodeProblems(ours, theirs) {
 }
 
 async function served(url, accept) {
-  const r = await fetch(base + url, { headers: { Accept: accept } });
+  const r = await get(base + url, { headers: { Accept: accept } });
   if (!r.ok) return { refused: { status: r.status, message: (await r.json()).detail.message } };
   return { body: accept === COMPACT ? decodeCompactTrace(await r.arrayBuffer()).trace : await r.json() };
 }
@@ -109,7 +120,8 @@ async function one(c) {
     const same = canonical(theirs.refused) === canonical(ours.refused);
     return { refused: theirs.refused ?? null, problems: same ? [] : [`refusal ${canonical(ours.refused)} ≠ ${canonical(theirs.refused)}`] };
   }
-  const problems = beam ? beamProblems(ours.value, theirs.body) : [...headerProblems(ours.value, theirs.body), ...nodeProblems(ours.value, theirs.body)];
+  const pieces = beam ? null : (await fetcher.json(programUrl(c.options.model))).vocabulary.pieces;
+  const problems = beam ? beamProblems(ours.value, theirs.body) : [...headerProblems(ours.value, theirs.body, pieces), ...nodeProblems(ours.value, theirs.body)];
   return { refused: null, problems, ms: ours.ms, nodes: beam ? null : ours.value.nodes.length };
 }
 
