@@ -36,9 +36,9 @@ from model.decode import EXTRA_LENGTH
 from model.numbers import ENGLISH_WORDS, GERMAN_PIECES
 from model.transformer import Config, sinusoid_angles, sinusoid_table
 from model.vocab import BOS, EOS, VOCAB
+from recorder.documents import TRACE_FORMAT
 from recorder.graph import Node, dtype_name
 from recorder.options import check_traceable
-from recorder.documents import TRACE_FORMAT
 from recorder.record import LENS_TOP, record
 
 PROGRAM_FORMAT = "anatomy-program/1"

@@ -59,7 +59,8 @@ def beam_cases(count: int) -> list[dict]:
 
 def run_node(folder: Path, base: str, cases: list[dict], plant: bool = False) -> list[dict]:
     (folder / "cases.json").write_text(json.dumps(cases))
-    command = ["node", "--no-warnings", str(ROOT / "tests" / "local_trace_parity.mjs"), base, str(folder / "cases.json")]
+    script = ROOT / "tests" / "local_trace_parity.mjs"
+    command = ["node", "--no-warnings", str(script), base, str(folder / "cases.json")]
     out = subprocess.run(command + (["plant"] if plant else []), cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout)

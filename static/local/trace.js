@@ -10,8 +10,13 @@
 // and URL. A request is read as the API reads it (./refusals.js: the same refusals, err.status 422).
 // The numbers: static/engine/decode.js over the program and the weights; the header's facts come from the
 // program document (its `trace`, `decoding`, `lens`, `weights`) and the weights' own metadata (their
-// version). The trace's article figures and scene are the two functions `derived(trace)` and
-// `scene(trace)` (the trace without them; `scene` sees `derived`), default: none (null).
+// version). The trace's article figures and scene come from two functions given in the options,
+// `derived(trace, context)` and `scene(trace, context)` (each may answer a promise; `scene` sees the
+// trace's `derived`; context = { fetcher, program, request }: what they fetch with, the model's program,
+// its name at program.model, and the request as read); without them both are null. They are the
+// browser's static/local/derived.js derivedFigures over the model's recipe (/api/live?model=…) and
+// static/local/scene.js personalize over the shape's structure (static/local/ablated.js for the parts
+// switched off), wired where those land.
 import { numberWords } from "../js/numbers.js";
 import { float32Decimal } from "../js/format.js";
 import { parseSafetensors } from "../stage/data.js";
@@ -107,8 +112,9 @@ export async function computeTrace(input, options = {}, fetcher) {
   const url = weightsUrl(program, request.checkpoint), weights = await weightsOf(fetcher, url);
   const computed = browserTrace(program, weights.tensors, words.sourceIds(request.number), new Set(request.ablation));
   const trace = assemble(program, words, request, computed, weights, url);
-  if (derived) trace.derived = await derived(trace);
-  if (scene) trace.scene = await scene(trace);
+  const context = { fetcher, program, request };
+  if (derived) trace.derived = await derived(trace, context);
+  if (scene) trace.scene = await scene(trace, context);
   return trace;
 }
 
