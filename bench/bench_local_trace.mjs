@@ -23,7 +23,7 @@ for (const n of numbers) {
   const trace = await computeTrace(String(n), {}, fetcher);
   report.whole.push(performance.now() - t0);
   t0 = performance.now();
-  browserTrace(program, weights, words.sourceIds(n));
+  browserTrace(program, weights, words.sourceIds(n), new Set(), words.ids(words.germanPieces(n)));
   report.engine.push(performance.now() - t0);
   report.nodes += trace.nodes.length;
 }

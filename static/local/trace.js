@@ -110,7 +110,8 @@ export async function computeTrace(input, options = {}, fetcher) {
   const program = await programOf(fetcher, model), words = await wordsOf(fetcher);
   const request = readRequest(program, words, { input, ablation, checkpoint });
   const url = weightsUrl(program, request.checkpoint), weights = await weightsOf(fetcher, url);
-  const computed = browserTrace(program, weights.tensors, words.sourceIds(request.number), new Set(request.ablation));
+  const draft = words.ids(words.germanPieces(request.number));  // greedy's guess, checked in one pass (as the server's)
+  const computed = browserTrace(program, weights.tensors, words.sourceIds(request.number), new Set(request.ablation), draft);
   const trace = assemble(program, words, request, computed, weights, url);
   const context = { fetcher, program, request };
   if (derived) trace.derived = await derived(trace, context);
