@@ -2,10 +2,10 @@
 against the running server: for 30 requests (both models, ablations, training snapshots, digits and words)
 computeTrace gives the compact trace as the page decodes it — every header field but the scene and the
 article's figures equal (the lens's probabilities to the engine's rule), every node's id, op, inputs, attrs,
-shape, dtype and decoded form equal and its values to tests/engine_compare.mjs's rule; for 14 refused
+shape, dtype and decoded form equal and its values to tests/engine_compare.mjs's rule; for 15 refused
 requests (input, ablation, checkpoint, model) the same 422 and message word for word; for 50 inputs
-computeBeam gives /api/beam. A planted error (the program's lens count, ablation message and beam α, a
-weight) fails every comparison."""
+computeBeam gives /api/beam (and its refusals for 3 more). A planted error (the program's lens count,
+ablation message and beam α, the weights) fails every comparison."""
 
 from __future__ import annotations
 
@@ -51,10 +51,16 @@ def trace_cases() -> list[dict]:
     return out
 
 
+BEAM_REFUSED = ["", "one million", "12 34"]
+
+
 def beam_cases(count: int) -> list[dict]:
+    """`count` inputs over both models, then inputs /api/beam refuses."""
     rng = random.Random(50)
     return [{"name": f"beam {n} {models.NAMES[k % 2]}", "kind": "beam", "input": spelt(n, k),
-             "options": {"model": models.NAMES[k % 2]}} for k, n in enumerate(rng.sample(range(1_000_000), count))]
+             "options": {"model": models.NAMES[k % 2]}} for k, n in enumerate(rng.sample(range(1_000_000), count))] + [
+        {"name": f"beam refused {text!r}", "kind": "beam", "input": text, "options": {"model": ""}}
+        for text in BEAM_REFUSED]
 
 
 def run_node(folder: Path, base: str, cases: list[dict], plant: bool = False) -> list[dict]:
@@ -76,12 +82,13 @@ def test_the_js_trace_and_beam_table_are_the_servers(tmp_path, live_server):
     traces, refused, beams = report[:30], report[30:len(cases)], report[len(cases):]
     assert all(r["refused"] is None and r["nodes"] > 200 for r in traces)
     assert all(r["refused"]["status"] == 422 and r["refused"]["message"] for r in refused)
-    assert len(beams) == 50 and all(r["refused"] is None for r in beams)
+    assert len(beams) == 50 + len(BEAM_REFUSED) and all(r["refused"] is None for r in beams[:50])
+    assert all(r["refused"]["status"] == 422 for r in beams[50:])
 
 
 def test_a_planted_error_fails_every_comparison(tmp_path, live_server):
     cases = [*trace_cases()[:4], *[c for c in trace_cases() if c["options"]["ablation"] == ["enc.2.self"]],
-             *beam_cases(2)]
+             *beam_cases(2)[:2]]
     report = run_node(tmp_path, live_server, cases, plant=True)
     said = [" ".join(r["problems"]) for r in report]
     assert all("lens" in s and "node" in s for s in said[:4]), said[:4]  # the lens count, the weights

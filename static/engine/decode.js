@@ -47,15 +47,16 @@ function rowArgmax(logits) {
 export function greedy(program, weights, sourceIds, off = new Set(), draft = []) {
   const { bos, eos } = program.vocabulary, maxLen = sourceIds.length + program.decoding.extra_length;
   const step = decoder(program, weights, sourceIds, off), guess = draft.slice(0, maxLen);
-  let { run, last } = step([bos, ...guess]);
+  let { run } = step([bos, ...guess]);
   const choices = rowArgmax(run.value(program.decoding.logits)), wrong = guess.findIndex((d, i) => choices[i] !== d);
   const written = wrong < 0 ? [...guess] : guess.slice(0, wrong);
   let next = written.length === maxLen ? null : choices[written.length];
   while (next !== null && next !== eos) {
     written.push(next);
     if (written.length === maxLen) break;
-    ({ run, last } = step([bos, ...written]));
-    next = argmax(last);
+    const stepped = step([bos, ...written]);
+    run = stepped.run;
+    next = argmax(stepped.last);
   }
   // the trace's rows: <s> and the output, its last piece left out at the length limit
   const rows = [bos, ...(written.length === maxLen ? written.slice(0, -1) : written)];
