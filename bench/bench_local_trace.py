@@ -6,8 +6,9 @@ Starts `uvicorn app.main:app` on a free port unless --url is given; Node fetches
 words and the weights from it once (a warm-up input), then computes `count` random six-digit inputs one
 after another and times each whole computeTrace (the request read, greedy decoding, every node, the header,
 every value in the form the page's compact decoder gives) and, apart, the engine's share (browserTrace).
-The scene and the article's figures are not in it (injected functions, none here). Prints both per input,
-their medians and p95.
+The scene and the article's figures are not in it (injected functions, none here). Beside it, the served
+way for the same input: GET /api/trace in the compact form, from asking to the decoded trace (cold: the
+server records the input and builds its scene and figures). Prints all three per input, medians and p95.
 """
 
 from __future__ import annotations
@@ -44,12 +45,14 @@ def main() -> None:
         if proc:
             stop(proc)
     r = json.loads(out.stdout)
-    for n, whole, engine in zip(numbers, r["whole"], r["engine"], strict=True):
-        print(f"{n:7d}  computeTrace {whole:7.1f} ms   of which the engine {engine:7.1f} ms")
-    for name, values in (("computeTrace (input → the trace document)", r["whole"]),
-                         ("browserTrace alone (ids → every node)    ", r["engine"])):
+    for n, whole, engine, served in zip(numbers, r["whole"], r["engine"], r["served"], strict=True):
+        print(f"{n:7d}  computeTrace {whole:7.1f} ms   the engine alone {engine:7.1f} ms   served {served:7.1f} ms")
+    for name, values in (("computeTrace (input → the trace document)   ", r["whole"]),
+                         ("browserTrace alone (ids → every node)       ", r["engine"]),
+                         ("served compact trace (request → decoded)    ", r["served"])):
         print(f"{name}: {statistics.median(values):7.1f} ms median, {p95(values):.1f} ms p95")
-    print(f"{r['nodes'] // len(numbers)} nodes per trace")
+    print(f"ratio computeTrace / served: {statistics.median(r['whole']) / statistics.median(r['served']):.3f} "
+          f"(medians); {r['nodes'] // len(numbers)} nodes per trace")
 
 
 if __name__ == "__main__":
