@@ -37,7 +37,20 @@ function once(fetcher, key, make) {
   return store.get(key);
 }
 
-const programOf = (fetcher, model) => once(fetcher, programUrl(model), () => fetcher.json(programUrl(model)));
+const fetchProgram = (fetcher, model) => once(fetcher, programUrl(model), () => fetcher.json(programUrl(model)));
+
+/** The model's program. The default model's is asked without ?model= (as the page and the static build ask
+ *  it: app/site.py model_query), so a request that names the default is answered by that one, which names
+ *  itself (`model`), where the named URL is not. */
+async function programOf(fetcher, model) {
+  try {
+    return await fetchProgram(fetcher, model);
+  } catch (err) {
+    const fallback = model ? await fetchProgram(fetcher, "").catch(() => null) : null;
+    if (fallback?.model === model) return fallback;
+    throw err;
+  }
+}
 const wordsOf = (fetcher) => once(fetcher, NUMBERS_URL, async () => numberWords(await fetcher.json(NUMBERS_URL)));
 
 /** The version a safetensors file's metadata names (app/delivery.py writes it beside the tensors' order). */
