@@ -12,8 +12,9 @@
 // program document (its `trace`, `decoding`, `lens`, `weights`) and the weights' own metadata (their
 // version). The trace's article figures and scene come from two functions given in the options,
 // `derived(trace, context)` and `scene(trace, context)` (each may answer a promise; `scene` sees the
-// trace's `derived`; context = { fetcher, program, request }: what they fetch with, the model's program,
-// its name at program.model, and the request as read); without them both are null. They are the
+// trace's `derived`; context = { fetcher, program, request, model }: what they fetch with, the model's
+// program (its name at program.model), the request as read, and the model as asked: "" for the default,
+// whose documents are asked without ?model=); without them both are null. They are the
 // browser's static/local/derived.js derivedFigures over the model's recipe (/api/live?model=…) and
 // static/local/scene.js personalize over the shape's structure (static/local/ablated.js for the parts
 // switched off), wired where those land.
@@ -111,7 +112,7 @@ function assemble(program, words, request, computed, weights, url) {
     format: program.trace.format, weights_version: weights.version,
     input: inputOf(request.number, computed.output_tokens, program, words),
     source_tokens: computed.source_tokens, target_tokens: computed.target_tokens,
-    output_tokens: computed.output_tokens, memory: computed.memory, parameters: program.parameters,
+    output_tokens: computed.output_tokens, memory: computed.memory, parameters: [...program.parameters],
     derived: null, ablation: computed.ablation, lens, scene: null, checkpoint: request.checkpoint, weights_url: url,
     nodes: computed.nodes.map(({ data, ...node }) => ({ ...node, data: decodedValues(data, node.dtype) })),
   };
@@ -126,7 +127,7 @@ export async function computeTrace(input, options = {}, fetcher) {
   const draft = words.ids(words.germanPieces(request.number));  // greedy's guess, checked in one pass (as the server's)
   const computed = browserTrace(program, weights.tensors, words.sourceIds(request.number), new Set(request.ablation), draft);
   const trace = assemble(program, words, request, computed, weights, url);
-  const context = { fetcher, program, request };
+  const context = { fetcher, program, request, model };
   if (derived) trace.derived = await derived(trace, context);
   if (scene) trace.scene = await scene(trace, context);
   return trace;
