@@ -50,6 +50,7 @@ class InputError(ValueError):
         self.accepted = accepted
 
 
+ABLATE_REFUSED = "ablate: {message}"  # a bad ?ablate= part's message: model/ablation.py's, named
 INPUT_MISSING = "the input parameter is missing or blank"  # a reason, as model/parse.py MESSAGES' are
 
 
@@ -104,7 +105,7 @@ def check_trace(svc: ModelService, input: str | None, ablate: str | None = None,
     try:
         ablation = parse_ablation(ablate, cfg)
     except ValueError as e:
-        raise InputError(f"ablate: {e}", ablation_accepted(cfg)) from None
+        raise InputError(ABLATE_REFUSED.format(message=e), ablation_accepted(cfg)) from None
     return TraceRequest(number, ablation, parse_checkpoint(svc, checkpoint))
 
 

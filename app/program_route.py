@@ -16,11 +16,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from app.api import BAD_INPUT
-from app.deps import ChosenModelDep
+from app.deps import ABLATE_REFUSED, ChosenModelDep
 from app.once import once_response
 from app.schemas import weights_url
 from app.serialize import dumps
-from app.service import BEAM_ALPHA, BEAM_SIZE, ModelService
+from app.service import BEAM_ALPHA, BEAM_SIZE, LENGTH_PENALTY, LENGTH_PENALTY_LENGTHS, ModelService
+from model.ablation import rules as ablation_rules
+from model.parse import unprintable
 from recorder.program import PROGRAM_FORMAT, build_program
 
 router = APIRouter(prefix="/api", tags=["api"])
@@ -35,7 +37,9 @@ mask) carry `compute`: ONNX operations over the program's `inputs` (n, m, source
 fixed `tables`; the others carry their `value`. A node with `when_off` exists only when that part is
 switched off (an ablation's gate and product); while it is absent, an input naming it reads its `else`.
 With the parameters (`weights`) and the vocabulary, a client runs any input: greedy decoding over
-`decoding.logits` with the length limit source length + `decoding.extra_length`, then the whole trace."""
+`decoding.logits` with the length limit source length + `decoding.extra_length`, then the whole trace;
+`trace` and `refusals` say what the header holds and how a request's ablation and checkpoint are refused
+(the API's messages, with `unprintable`: the code points Python's repr escapes in a quoted value)."""
 
 
 def program_body(svc: ModelService) -> bytes:
@@ -44,8 +48,12 @@ def program_body(svc: ModelService) -> bytes:
     if body is None:
         weights = {"trained": weights_url(svc.name),
                    "checkpoints": {str(s): weights_url(svc.name, s) for s in svc.checkpoints.steps}}
-        program = build_program(svc.translator.model.cfg, svc.params, svc.name, weights,
-                                {"beam_size": BEAM_SIZE, "alpha": BEAM_ALPHA})
+        cfg = svc.translator.model.cfg
+        decoding = {"beam_size": BEAM_SIZE, "alpha": BEAM_ALPHA, "length_penalty": LENGTH_PENALTY,
+                    "length_penalty_lengths": list(LENGTH_PENALTY_LENGTHS)}
+        refusals = {"ablation": {**ablation_rules(cfg), "refused_as": ABLATE_REFUSED},
+                    "checkpoint": svc.checkpoints.rules(), "unprintable": unprintable()}
+        program = build_program(cfg, svc.params, svc.name, weights, decoding, refusals)
         body = dumps(program)
         with _lock:
             _bodies[svc.version] = body

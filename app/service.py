@@ -51,6 +51,8 @@ from recorder import parameters, trace, weights_version
 from scene import build_scene
 
 BEAM_SIZE, BEAM_ALPHA = 4, 0.6
+LENGTH_PENALTY = "lp(Y) = ((5 + |Y|) / 6)^alpha, |Y| counting </s>; score = log p / lp(Y)"
+LENGTH_PENALTY_LENGTHS = range(1, 17)  # the output lengths /api/beam lists lp(Y) for
 
 
 class BusyError(RuntimeError):
@@ -194,8 +196,8 @@ class ModelService:
 
         return Beam(weights_version=self.version, number=number, source_tokens=source, beam_size=BEAM_SIZE,
                     alpha=BEAM_ALPHA, max_length=len(source) + EXTRA_LENGTH,
-                    length_penalty="lp(Y) = ((5 + |Y|) / 6)^alpha, |Y| counting </s>; score = log p / lp(Y)",
-                    length_penalties={str(n): length_penalty(n, BEAM_ALPHA) for n in range(1, 17)},
+                    length_penalty=LENGTH_PENALTY,
+                    length_penalties={str(n): length_penalty(n, BEAM_ALPHA) for n in LENGTH_PENALTY_LENGTHS},
                     steps=[step(s) for s in result.steps], finished=[hyp(h) for h in result.finished],
                     best=hyp(result.best), german_pieces=best_pieces, german=join_german(best_pieces))
 

@@ -28,6 +28,10 @@ CHECKPOINT_HELP = ("A training snapshot to run instead of the shipped model: the
                    "averaged model.")
 
 
+QUOTED_CHARS = 40  # how much of a bad checkpoint value a refusal repeats (as Python's repr writes it)
+NOT_STORED = "{accepted}; got {text}, which is not a stored step"  # {text}: the repr of its first QUOTED_CHARS
+
+
 class CheckpointError(ValueError):
     """A checkpoint value that names no stored snapshot."""
 
@@ -63,8 +67,13 @@ class Checkpoints:
         if not text:
             return None
         if text not in {str(s) for s in self.steps}:
-            raise CheckpointError(f"{self.accepted()}; got {text[:40]!r}, which is not a stored step")
+            raise CheckpointError(NOT_STORED.format(accepted=self.accepted(), text=repr(text[:QUOTED_CHARS])))
         return int(text)
+
+    def rules(self) -> dict:
+        """What `parse` reads, as data for a client that refuses alike (static/local/refusals.js)."""
+        return {"steps": [str(s) for s in self.steps], "accepted": self.accepted(), "refused": NOT_STORED,
+                "quoted_chars": QUOTED_CHARS}
 
     def get(self, step: int) -> Snapshot:
         with self._lock:

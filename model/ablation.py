@@ -27,6 +27,19 @@ SUBLAYERS = {"enc": ("self", "ffn"), "dec": ("self", "cross", "ffn")}
 ATTENTION = ("self", "cross")
 PART = re.compile(r"^(enc|dec)\.(\d+)\.(self|cross|ffn)(?:\.h(\d+))?$")
 MAX_TEXT = 2000  # characters of an ablation list read at most
+QUOTED_CHARS = 80  # how much of a bad part's name a refusal repeats (as Python's repr writes it)
+STACK_NAMES = {"enc": "encoder", "dec": "decoder"}
+# parse_ablation's refusals, filled with str.format ({name} is the repr of the name's first QUOTED_CHARS);
+# `rules` sends them with the data `_why` reads, so static/local/refusals.js refuses alike
+MESSAGES = {
+    "too_long": "the ablation list is {length} characters long (at most {most}); accepted: {accepted}",
+    "refused": "cannot switch off {name}: {why}; accepted: {accepted}",
+    "not_a_part": "not a part's name",
+    "layers": "the model has {layers} layers per stack (0–{last})",
+    "no_sublayer": "the {stack} has no {kind} sub-layer",
+    "ffn_heads": "a feed-forward sub-layer has no heads",
+    "heads": "the model has {heads} heads per attention (h0–h{last})",
+}
 
 
 @dataclass(frozen=True)
@@ -66,30 +79,39 @@ def parse_ablation(text: str | Iterable[str] | None, cfg: Config) -> tuple[str, 
     items = [text] if isinstance(text, str) else list(text)
     joined = ",".join(items)
     if len(joined) > MAX_TEXT:
-        raise ValueError(f"the ablation list is {len(joined)} characters long (at most {MAX_TEXT}); "
-                         f"accepted: {accepted(cfg)}")
+        raise ValueError(MESSAGES["too_long"].format(length=len(joined), most=MAX_TEXT, accepted=accepted(cfg)))
     order = {p.id: k for k, p in enumerate(parts(cfg))}
     named = [s.strip() for s in joined.split(",") if s.strip()]
     for name in named:
         if name not in order:
-            raise ValueError(f"cannot switch off {name[:80]!r}: {_why(name, cfg)}; accepted: {accepted(cfg)}")
+            raise ValueError(MESSAGES["refused"].format(name=repr(name[:QUOTED_CHARS]), why=_why(name, cfg),
+                                                        accepted=accepted(cfg)))
     return tuple(sorted(set(named), key=order.__getitem__))
 
 
 def _why(name: str, cfg: Config) -> str:
     m = PART.match(name)
     if not m:
-        return "not a part's name"
+        return MESSAGES["not_a_part"]
     stack, layer, kind, head = m.group(1), int(m.group(2)), m.group(3), m.group(4)
     if layer >= cfg.n_layers:
-        return f"the model has {cfg.n_layers} layers per stack (0–{cfg.n_layers - 1})"
+        return MESSAGES["layers"].format(layers=cfg.n_layers, last=cfg.n_layers - 1)
     if kind not in SUBLAYERS[stack]:
-        return f"the {'encoder' if stack == 'enc' else 'decoder'} has no {kind} sub-layer"
+        return MESSAGES["no_sublayer"].format(stack=STACK_NAMES[stack], kind=kind)
     if head is not None and kind not in ATTENTION:
-        return "a feed-forward sub-layer has no heads"
+        return MESSAGES["ffn_heads"]
     if head is not None and int(head) >= cfg.n_heads:
-        return f"the model has {cfg.n_heads} heads per attention (h0–h{cfg.n_heads - 1})"
-    return "not a part's name"  # e.g. a leading zero (h01)
+        return MESSAGES["heads"].format(heads=cfg.n_heads, last=cfg.n_heads - 1)
+    return MESSAGES["not_a_part"]  # e.g. a leading zero (h01)
+
+
+def rules(cfg: Config) -> dict:
+    """What parse_ablation reads, as data for a client that refuses alike: the limits, the part pattern (in
+    Python's syntax: its \\d is Python's decimal), the sub-layers, the model's sizes and the messages."""
+    return {"max_text": MAX_TEXT, "quoted_chars": QUOTED_CHARS, "pattern": PART.pattern,
+            "sublayers": {k: list(v) for k, v in SUBLAYERS.items()}, "attention": list(ATTENTION),
+            "stack_names": STACK_NAMES, "layers": cfg.n_layers, "heads": cfg.n_heads, "accepted": accepted(cfg),
+            "messages": MESSAGES}
 
 
 def _module(model: EncoderDecoder, sublayer: str):

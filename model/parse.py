@@ -7,6 +7,7 @@ static/js/numbers.js follows the same rules over the same tables (app/numbers_do
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 
@@ -76,6 +77,13 @@ def _ranges(test) -> list[list[int]]:
             else:
                 runs.append([c, c])
     return runs
+
+
+@functools.cache
+def unprintable() -> list[list[int]]:
+    """The code points Python's repr escapes (not str.isprintable), as runs: a refusal that quotes a text with
+    repr (an ablation part, a checkpoint) is written alike by static/local/refusals.js."""
+    return _ranges(lambda c: not c.isprintable())
 
 
 def rules() -> dict:

@@ -36,9 +36,10 @@ from model.decode import EXTRA_LENGTH
 from model.numbers import ENGLISH_WORDS, GERMAN_PIECES
 from model.transformer import Config, sinusoid_angles, sinusoid_table
 from model.vocab import BOS, EOS, VOCAB
+from recorder.documents import TRACE_FORMAT
 from recorder.graph import Node, dtype_name
 from recorder.options import check_traceable
-from recorder.record import record
+from recorder.record import LENS_TOP, record
 
 PROGRAM_FORMAT = "anatomy-program/1"
 PROBES = ((3, 5), (4, 7))  # the (n, m) the graph is recorded at: n ≠ m, and each differs between the two
@@ -152,9 +153,11 @@ def _plain(v: np.ndarray):
 
 
 def build_program(cfg: Config, params: dict[str, np.ndarray], name: str = "", weights: dict | None = None,
-                  decoding: dict | None = None) -> dict:
-    """The model's program (see the module's docstring) as a JSON-ready document. `weights` and `decoding`
-    (where the parameters are sent, the beam settings) are the server's to say; they are copied in."""
+                  decoding: dict | None = None, refusals: dict | None = None) -> dict:
+    """The model's program (see the module's docstring) as a JSON-ready document. `weights`, `decoding` and
+    `refusals` (where the parameters are sent, the beam settings, how a request's ablation and checkpoint
+    are refused) are the server's to say; they are copied in. `trace` says what a trace's header holds
+    beyond the nodes: its format and how many pieces per position the lens summary keeps."""
     check_traceable(cfg)
     every = frozenset(p.id for p in parts(cfg))
     (g1, memory, _, lens), (g2, _, _, _) = (_recorded(cfg, params, n, m, every) for n, m in PROBES)
@@ -171,7 +174,8 @@ def build_program(cfg: Config, params: dict[str, np.ndarray], name: str = "", we
                          "tokens": ids.join("out", "tokens"), **(decoding or {})},
             "memory": memory, "lens": [{"layer": x.layer, "reads": x.reads, "logits": x.logits, "probs": x.probs,
                                         "tokens": x.tokens} for x in lens],
-            "weights": weights or {}, "nodes": nodes}
+            "trace": {"format": TRACE_FORMAT, "lens_top": LENS_TOP},
+            "weights": weights or {}, "refusals": refusals or {}, "nodes": nodes}
 
 
 def instantiate(program: dict, n: int, m: int, off: frozenset[str] | set[str] = frozenset()) -> list[dict]:

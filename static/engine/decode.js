@@ -32,26 +32,42 @@ function argmax(v) {
   return best;
 }
 
-/** Greedy decoding: the output ids (without </s>), the decoder's rows and the Run over those rows. */
-export function greedy(program, weights, sourceIds, off = new Set()) {
+/** Each row's most probable piece (the first on a tie, as argmax). */
+function rowArgmax(logits) {
+  const width = logits.shape[logits.shape.length - 1], out = [];
+  for (let at = 0; at < logits.data.length; at += width) out.push(argmax(logits.data.subarray(at, at + width)));
+  return out;
+}
+
+/** Greedy decoding: the output ids (without </s>), the decoder's rows and the Run over those rows.
+ *  `draft` (ids, without </s>): a guess at the output, checked in one pass as model/decode.py
+ *  greedy_checking checks it: greedy writes the draft's pieces as long as the model would choose them, then
+ *  goes on from its own choice. The output is greedy's whatever the draft (each row's logits are the same
+ *  arithmetic over more rows: masked columns add exact zeros); a right guess costs one pass. */
+export function greedy(program, weights, sourceIds, off = new Set(), draft = []) {
   const { bos, eos } = program.vocabulary, maxLen = sourceIds.length + program.decoding.extra_length;
-  const step = decoder(program, weights, sourceIds, off), written = [];
-  let { run, last } = step([bos]), next = argmax(last);
-  while (next !== eos) {
+  const step = decoder(program, weights, sourceIds, off), guess = draft.slice(0, maxLen);
+  let { run } = step([bos, ...guess]);
+  const choices = rowArgmax(run.value(program.decoding.logits)), wrong = guess.findIndex((d, i) => choices[i] !== d);
+  const written = wrong < 0 ? [...guess] : guess.slice(0, wrong);
+  let next = written.length === maxLen ? null : choices[written.length];
+  while (next !== null && next !== eos) {
     written.push(next);
     if (written.length === maxLen) break;
-    ({ run, last } = step([bos, ...written]));
-    next = argmax(last);
+    const stepped = step([bos, ...written]);
+    run = stepped.run;
+    next = argmax(stepped.last);
   }
-  // the last step read <s> and the output (its last piece left out at the length limit): the trace's rows
+  // the trace's rows: <s> and the output, its last piece left out at the length limit
   const rows = [bos, ...(written.length === maxLen ? written.slice(0, -1) : written)];
+  if (run.dims.m !== rows.length) ({ run } = step(rows));  // the draft's pass read more rows than the output has
   return { output: written, rows, run };
 }
 
 /** The whole trace of one source, computed here: the header's token lists and every node, in the trace
- *  document's form (data as float64 arrays, −∞ as -Infinity). */
-export function browserTrace(program, weights, sourceIds, off = new Set()) {
-  const { rows, run } = greedy(program, weights, sourceIds, off), pieces = program.vocabulary.pieces;
+ *  document's form (data as float64 arrays, −∞ as -Infinity). `draft`: greedy's guess (the correct German). */
+export function browserTrace(program, weights, sourceIds, off = new Set(), draft = []) {
+  const { rows, run } = greedy(program, weights, sourceIds, off, draft), pieces = program.vocabulary.pieces;
   const nodes = run.trace(), tokens = run.value(program.decoding.tokens);
   return {
     source_tokens: sourceIds.map(i => pieces[i]), target_tokens: rows.map(i => pieces[i]),

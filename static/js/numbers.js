@@ -15,6 +15,10 @@
 //   words.parseInput(text)     // what the API does with ?input=text: {number} or {message}, the
 //                              // API's 422 message word for word (a missing or blank text included)
 //   words.parseNumber(text)    // model/parse.py parse_number: {number} or {message}
+//   words.joinGerman(pieces)   // model/numbers.py join_german: the written word
+//   words.strip(text), words.pattern(source), words.decimalValue(digits)
+//                              // Python's str.strip, a pattern in Python's syntax as a RegExp, int() of
+//                              // what its \d matched: for the other rules of a request (static/local/)
 //   words.maxNumber, words.accepted
 // toEnglish, germanPieces and friends throw a RangeError outside 0…maxNumber, as Python's raise.
 //
@@ -89,7 +93,12 @@ function textRules(chars) {
     while (b > a && isSpace(cs[b - 1])) b -= 1;
     return String.fromCodePoint(...cs.slice(a, b));
   };
-  return { split, strip, isDigit: (c) => inRuns(chars.digit, c) };
+  // int() of a run of Python's decimals: each block of ten decimals runs from its zero to its nine
+  const decimalValue = (digits) => codePoints(digits).reduce((n, c) => {
+    const run = chars.decimal.find(([a, b]) => a <= c && c <= b);
+    return 10 * n + (c - run[0]) % 10;
+  }, 0);
+  return { split, strip, isDigit: (c) => inRuns(chars.digit, c), decimalValue };
 }
 
 function spelling(doc) {
@@ -221,9 +230,11 @@ export function numberWords(doc) {
     }
     return parseNumber(raw);
   };
+  const joinGerman = (pieces) => pieces.join("");
   return {
     maxNumber: doc.max_number, accepted: doc.parse.accepted, toEnglish, germanPieces, ids, sourceTokens,
-    sourceIds: (n) => ids(sourceTokens(n)), german: (n) => germanPieces(n).join(""), fromEnglish,
-    parseNumber, parseInput,
+    sourceIds: (n) => ids(sourceTokens(n)), german: (n) => joinGerman(germanPieces(n)), joinGerman, fromEnglish,
+    parseNumber, parseInput, strip: text.strip, pattern: (source) => pythonPattern(source, doc.parse.chars),
+    decimalValue: text.decimalValue,
   };
 }
