@@ -39,8 +39,9 @@ STRUCTURES: OrderedDict[tuple, Scene] = OrderedDict()
 STRUCTURES_KEPT = 64  # source length × output length × ablation × model: a few dozen in practice
 
 
-def build_scene(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> Scene:
-    """The scene of a trace: its graph's structure (kept, `STRUCTURES`) with the input's tokens added."""
+def structure_of(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> Scene:
+    """The structure of a trace's scene, built once per graph (`STRUCTURES`): every input with its graph
+    shares it, and nothing may change it."""
     key = _structure_key(trace, cfg, params, tour)
     base = STRUCTURES.get(key)
     if base is None:
@@ -49,6 +50,13 @@ def build_scene(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[To
             STRUCTURES.popitem(last=False)
     else:
         STRUCTURES.move_to_end(key)
+    return base
+
+
+def build_scene(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> Scene:
+    """The scene of a trace: its graph's structure (kept, `STRUCTURES`) with the input's tokens added (the
+    browser adds the same parts to the same structure: static/local/scene.js, scene/structure.py)."""
+    base = structure_of(trace, cfg, params, tour)
     scene = copy.copy(base)
     scene.axes = axis_words(trace)
     scene.row_names = row_names(trace)

@@ -31,6 +31,8 @@ MARKED_MIN = 16  # a window around marked columns: at least this wide, at most W
 LABEL_SHARE = 0.16  # a window keeps this share of its larger side over its label's room: its own label's line,
 # clear of the overlays at the stage's top (static/stage/windowed.js places it)
 VALUE_NAME_ROOM = 0.5  # step 9's parts over V: the share of a part's name room kept under V (`worked_part`)
+WINDOW_LABEL = "columns {first}–{last} of {count}"  # what a window says it shows (the browser fills it too:
+LEFT_OUT = " · row {row}'s {word}: column {column}"  # scene/structure.py sends both)
 
 
 def window_part(blocks: list[Block], c0: int, c1: int, azimuth: float, elevation: float, label: str,
@@ -53,8 +55,8 @@ def window_part(blocks: list[Block], c0: int, c1: int, azimuth: float, elevation
     return {"blocks": [b.id for b in blocks], "view": view, "window": {"cols": [c0, c1], "label": label, "clip": clip}}
 
 
-def _label(c0: int, c1: int, n: int, unit: str = "columns") -> str:
-    return f"{unit} {c0 + 1}–{c1 + 1} of {n}"
+def _label(c0: int, c1: int, n: int) -> str:
+    return WINDOW_LABEL.format(first=c0 + 1, last=c1 + 1, count=n)
 
 
 def wide(blocks: list[Block]) -> bool:
@@ -90,9 +92,8 @@ def marked_window(marked: list[int], n: int) -> tuple[int, int]:
 
 
 def _left_out(marks: list[tuple[int, int]], c0: int, c1: int, words: list[str]) -> str:
-    out = [f"row {r}'s {words[c] if c < len(words) else c}: column {c + 1}"
-           for r, c in sorted(set(marks)) if not c0 <= c <= c1]
-    return "".join(f" · {x}" for x in out)
+    return "".join(LEFT_OUT.format(row=r, word=words[c] if c < len(words) else c, column=c + 1)
+                   for r, c in sorted(set(marks)) if not c0 <= c <= c1)
 
 
 def with_windows(steps: list[SceneStep], by_id: dict[str, Block], marked,
