@@ -37,6 +37,7 @@ from scene.worked import PHASES, with_worked, worked_of
 # shallow copy. Nothing changes a scene after it is built, so the copies may share the structure's lists.
 STRUCTURES: OrderedDict[tuple, Scene] = OrderedDict()
 STRUCTURES_KEPT = 64  # source length × output length × ablation × model: a few dozen in practice
+LOSS_OVERLAY = "loss"  # the step overlay that marks each training row's reference piece (article/loss.py)
 
 
 def structure_of(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> Scene:
@@ -75,7 +76,7 @@ def _marked(trace):
     of the node `columns`) and, with the loss overlay, each training row's reference piece (article/loss.py)."""
     def of(step) -> list[tuple[int, int]]:
         out = [(r, int(c)) for m in step.marks for r, c in enumerate(trace.node(m["columns"]).value.tolist())]
-        if step.overlay and step.overlay.get("name") == "loss":  # the rows the trace's figures hold, else computed
+        if step.overlay and step.overlay.get("name") == LOSS_OVERLAY:  # the rows the figures hold, else computed
             rows = (getattr(trace, "derived", None) or {}).get("loss_rows") or loss_figures(trace)["loss_rows"]
             out += [(r["row"], r["reference_id"]) for r in rows if r["forced"]]
         return out

@@ -52,16 +52,20 @@ def token_blocks(scene: Scene) -> list[dict]:
             for b in scene.blocks if b.value_axis == "vocab"]
 
 
+def token_label(text: str, x: float, y: float, chosen: bool) -> Label:
+    """A token's name, centred on its row: at the right of a column of chosen tokens, at the left of an id
+    column (the browser's labels are copies of these: scene/structure.py)."""
+    if chosen:
+        return Label(text, x, y, TOKEN_SIZE, "token", baseline="middle")
+    return Label(text, x, y, TOKEN_SIZE, "token", anchor="right", baseline="middle")
+
+
 def token_labels(scene: Scene, trace) -> list[Label]:
-    """Token names beside the id columns (at their left) and the chosen tokens (at their right)."""
+    """Token names beside the id columns and the chosen tokens."""
     out, by_id = [], {b.id: b for b in scene.blocks}
     for t in token_blocks(scene):
-        b = by_id[t["block"]]
-        tokens = VOCAB.tokens_of(trace.node(b.id).value.tolist()) if t["chosen"] else scene.axes.get(t["axis"], [])
-        for r, tok in enumerate(tokens[:b.rows]):
-            if t["chosen"]:
-                out.append(Label(tok, b.x + b.w + TOKEN_GAP, row_y(b, r), TOKEN_SIZE, "token", baseline="middle"))
-            else:
-                out.append(Label(tok, b.x - TOKEN_GAP, row_y(b, r), TOKEN_SIZE, "token", anchor="right",
-                                 baseline="middle"))
+        b, chosen = by_id[t["block"]], t["chosen"]
+        tokens = VOCAB.tokens_of(trace.node(b.id).value.tolist()) if chosen else scene.axes.get(t["axis"], [])
+        x = b.x + b.w + TOKEN_GAP if chosen else b.x - TOKEN_GAP
+        out += [token_label(tok, x, row_y(b, r), chosen) for r, tok in enumerate(tokens[:b.rows])]
     return out

@@ -1,0 +1,23 @@
+// Runs static/local/scene.js under Node on what tests/test_local_scene.py wrote (structure documents and the
+// server's traces, JSON bodies) and writes each case's scene. Usage: node local_scene_parity.mjs DIR
+// Also draws the curves of curves.json. A case with `plant` has an error planted in its trace first: the first two source token ids swapped.
+/* global process */  // run by Node (tests/test_local_scene.py)
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beziers } from '../static/local/curves.js';
+import { personalize } from '../static/local/scene.js';
+
+const dir = process.argv[2];
+const read = name => JSON.parse(readFileSync(join(dir, name), 'utf8'));
+const structures = {}, scenes = {};
+for (const c of read('cases.json')) {
+  structures[c.structure] ??= read(c.structure);
+  const { scene: _served, ...trace } = read(c.trace);  // the server's scene is not the browser's to read
+  if (c.plant) {
+    const ids = trace.nodes.find(n => n.id === c.plant).data;
+    [ids[0], ids[1]] = [ids[1], ids[0]];
+  }
+  scenes[c.name] = personalize(structures[c.structure], trace);
+}
+const curves = read('curves.json');  // curves whose points land on halves at 3 decimals
+writeFileSync(join(dir, 'scenes.json'), JSON.stringify({ scenes, curves: beziers(curves.a, curves.c, curves.e, curves.n) }));
