@@ -1,10 +1,10 @@
 """The browser's scene (static/local/scene.js `personalize`) is the server's, under Node: for 40 inputs over both
 models, training snapshots, every length, inputs whose worked row is chosen by the rule "any", inputs whose
 output departs from the reference (the loss overlay's marks) and a few ablations, the structure of the
-trace's shape (scene/structure.py `structure_for_shape`, for an ablation the trace's own structure document)
-with the server's trace (its JSON body, the scene removed) gives the scene the server sent, every float
-equal. A planted error (two source tokens swapped in the trace) is caught; the structure of a shape equals
-the structure of real traces of that shape."""
+trace's shape (scene/structure.py `structure_for_shape`; for an ablation, the ablated graph's scene with the
+unablated shape's definitions) with the server's trace (its JSON body, the scene removed) gives the scene the
+server sent, every float equal. A planted error (two source tokens swapped in the trace) is caught; the
+structure of a shape equals the structure of real traces of that shape."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ import pytest
 
 from app.model_choice import _load
 from app.service import TraceRequest
-from article.derived import with_figures
 from model import models
 from recorder import trace as record_trace
+from scene import build
 from scene.connectors import _beziers
 from scene.structure import shapes_of, structure_document, structure_for_shape
 
@@ -58,14 +58,14 @@ def parity(client, tmp_path_factory):
         head = orjson.loads(body)
         served[name] = head["scene"]
         n, m = len(head["source_tokens"]), len(head["target_tokens"])
-        if ablation:  # an ablated structure is a patch of the unablated one (not this module's): the trace's own
-            t = with_figures(record_trace(svc.translator.model, number, svc.params, ablation=ablation),
-                             svc.translator.model)
-            doc, key = structure_document(t, svc.translator.model.cfg, svc.params, svc.tour), f"s-{name}.json"
-        else:
-            key = f"s-{model}-{n}-{m}.json"
-            doc = structures.get(key) or structure_for_shape(svc, n, m)
-        structures[key] = doc
+        shape = f"s-{model}-{n}-{m}.json"
+        doc = structures[shape] = structures.get(shape) or structure_for_shape(svc, n, m)
+        key = shape
+        if ablation:  # the ablated graph's scene (a patch of the unablated one makes it: not this module's) with
+            # the unablated shape's definitions: they name blocks, and read where they are from the scene
+            t = record_trace(svc.translator.model, number, svc.params, ablation=ablation)
+            ablated = structure_document(t, svc.translator.model.cfg, svc.params, svc.tour)["scene"]
+            key, structures[f"s-{name}.json"] = f"s-{name}.json", {**doc, "scene": ablated}
         (folder / f"t-{name}.json").write_bytes(body)
         rows.append({"name": name, "structure": key, "trace": f"t-{name}.json"})
     planted = rows[7]
@@ -119,14 +119,18 @@ def test_a_planted_error_is_caught(parity):
 
 
 def test_the_structure_of_a_shape_is_that_of_real_traces(parity):
-    _, _, structures, services, _ = parity
-    svc = services["modern"]
-    for number in (21, 4321):
-        t = with_figures(record_trace(svc.translator.model, number, svc.params), svc.translator.model)
-        real = orjson.loads(orjson.dumps(structure_document(t, svc.translator.model.cfg, svc.params, svc.tour)))
-        mine = structures[f"s-modern-{len(t.source_tokens)}-{len(t.target_tokens)}.json"]
-        assert orjson.loads(orjson.dumps(mine))["scene"] == real["scene"]
-        assert mine["personal"] == real["personal"]
+    """Each built cold (the structure cache emptied): from stand-in pieces, and from real inputs of the shape."""
+    *_, services, _ = parity
+    for model, number, step in (("modern", 21, None), ("modern", 4321, None), ("2017", 999999, None),
+                                ("2017", 446, 100)):
+        svc = services[model]
+        mdl, params = svc.weights_for(TraceRequest(number, (), step))[:2]
+        t = record_trace(mdl, number, params)
+        build.STRUCTURES.clear()
+        real = orjson.loads(orjson.dumps(structure_document(t, mdl.cfg, params, svc.tour)))
+        build.STRUCTURES.clear()
+        mine = orjson.loads(orjson.dumps(structure_for_shape(svc, len(t.source_tokens), len(t.target_tokens))))
+        assert mine["scene"] == real["scene"] and mine["personal"] == real["personal"], (model, number, step)
 
 
 def test_every_shape_the_page_may_meet_is_listed():
