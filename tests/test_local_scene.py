@@ -86,8 +86,8 @@ def parity(client, tmp_path_factory):
 def differences(a, b, path: str = "scene") -> list[str]:
     """Where two JSON values differ (a number only if not exactly equal), the first few."""
     if isinstance(a, dict) and isinstance(b, dict):
-        if a.keys() != b.keys():
-            return [f"{path}: keys {sorted(a.keys() ^ b.keys())}"]
+        if list(a) != list(b):  # the same keys in the same order
+            return [f"{path}: keys {list(a)} ≠ {list(b)}"[:300]]
         return [d for k in a for d in differences(a[k], b[k], f"{path}.{k}")][:5]
     if isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
