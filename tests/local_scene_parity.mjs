@@ -12,7 +12,8 @@ const read = name => JSON.parse(readFileSync(join(dir, name), 'utf8'));
 const structures = {}, scenes = {};
 for (const c of read('cases.json')) {
   structures[c.structure] ??= read(c.structure);
-  const { scene: _served, ...trace } = read(c.trace);  // the server's scene is not the browser's to read
+  const trace = read(c.trace);
+  delete trace.scene;  // the server's scene is not the browser's to read
   if (c.plant) {
     const ids = trace.nodes.find(n => n.id === c.plant).data;
     [ids[0], ids[1]] = [ids[1], ids[0]];
