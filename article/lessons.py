@@ -24,11 +24,15 @@ def worked_blocks(station: str = WORKED_STATION, head: int = 0) -> dict[str, str
             "scores": f"{p}.scores", "weights": f"{p}.weights", "out": f"{p}.out", "v_full": f"{station}.v"}
 
 
+def head_weight_ids(t, station: str = WORKED_STATION) -> list[str]:
+    """The weights nodes of every head of a self-attention sub-layer, head by head."""
+    return sorted((n.id for n in t.nodes if n.id.startswith(f"{station}.h") and n.id.endswith(".weights")),
+                  key=lambda i: int(i[len(station) + 2:].split(".")[0]))
+
+
 def head_weights(t, station: str = WORKED_STATION) -> np.ndarray:
     """Every head's weights of a self-attention sub-layer, stacked: [head, row, key]."""
-    heads = sorted((n for n in t.nodes if n.id.startswith(f"{station}.h") and n.id.endswith(".weights")),
-                   key=lambda n: int(n.id[len(station) + 2:].split(".")[0]))
-    return np.stack([n.value for n in heads]).astype(np.float64)
+    return np.stack([t.node(i).value for i in head_weight_ids(t, station)]).astype(np.float64)
 
 
 def choose_worked(t) -> dict:

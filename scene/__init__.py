@@ -11,7 +11,7 @@ What the rest of the project uses is imported from here; the modules inside are 
     labels      block, station and token labels         switches    the parts that can be switched off
     views       tour steps, subjects, fit_distance      palette     the colours
     measures    gaps, the cell, the camera              cells       the cell rule (how a tensor lies, heights, colours)
-    notebook    the pythreejs renderer
+    notebook    the pythreejs renderer                 structure   structures per shape, for the browser
 """
 
 from scene.build import build_scene

@@ -37,10 +37,12 @@ from scene.worked import PHASES, with_worked, worked_of
 # shallow copy. Nothing changes a scene after it is built, so the copies may share the structure's lists.
 STRUCTURES: OrderedDict[tuple, Scene] = OrderedDict()
 STRUCTURES_KEPT = 64  # source length × output length × ablation × model: a few dozen in practice
+LOSS_OVERLAY = "loss"  # the step overlay that marks each training row's reference piece (article/loss.py)
 
 
-def build_scene(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> Scene:
-    """The scene of a trace: its graph's structure (kept, `STRUCTURES`) with the input's tokens added."""
+def structure_of(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> Scene:
+    """The structure of a trace's scene, built once per graph (`STRUCTURES`): every input with its graph
+    shares it, and nothing may change it."""
     key = _structure_key(trace, cfg, params, tour)
     base = STRUCTURES.get(key)
     if base is None:
@@ -49,6 +51,13 @@ def build_scene(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[To
             STRUCTURES.popitem(last=False)
     else:
         STRUCTURES.move_to_end(key)
+    return base
+
+
+def build_scene(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> Scene:
+    """The scene of a trace: its graph's structure (kept, `STRUCTURES`) with the input's tokens added (the
+    browser adds the same parts to the same structure: static/local/scene.js, scene/structure.py)."""
+    base = structure_of(trace, cfg, params, tour)
     scene = copy.copy(base)
     scene.axes = axis_words(trace)
     scene.row_names = row_names(trace)
@@ -67,7 +76,7 @@ def _marked(trace):
     of the node `columns`) and, with the loss overlay, each training row's reference piece (article/loss.py)."""
     def of(step) -> list[tuple[int, int]]:
         out = [(r, int(c)) for m in step.marks for r, c in enumerate(trace.node(m["columns"]).value.tolist())]
-        if step.overlay and step.overlay.get("name") == "loss":  # the rows the trace's figures hold, else computed
+        if step.overlay and step.overlay.get("name") == LOSS_OVERLAY:  # the rows the figures hold, else computed
             rows = (getattr(trace, "derived", None) or {}).get("loss_rows") or loss_figures(trace)["loss_rows"]
             out += [(r["row"], r["reference_id"]) for r in rows if r["forced"]]
         return out

@@ -12,6 +12,11 @@ from scene.document import Block, Connector, Scene, Station
 from scene.measures import CONNECTOR_Z
 from scene.tensors import Tensor
 
+# a thread: its end this far left of the embedding's ids, its control point this far out beside E and this
+# high off the blocks' plane, its curve drawn in this many segments (the browser draws them too:
+# scene/structure.py sends these)
+THREAD_END_GAP, THREAD_BEND, THREAD_LIFT, THREAD_SEGMENTS = 0.3, 30, 8, 24
+
 
 def _bezier(a: tuple, c: tuple, e: tuple, n: int = 24) -> list[list[float]]:
     return _beziers([a], [c], [e], n)[0]
@@ -26,23 +31,30 @@ def _beziers(a: list, c: list, e: list, n: int = 24) -> list[list[list[float]]]:
     return np.round((1 - t) ** 2 * a + 2 * (1 - t) * t * c + t * t * e, 3).tolist()
 
 
+def thread_ends(by_id: dict[str, Block], trace) -> list[dict]:
+    """What the threads are drawn from, per embedding that gathers rows of E: the node holding its token ids
+    (`tokens`), the block its rows are (`block`), the block whose left edge the threads end at (`end`: its ids
+    column, else the embedding) and whether they leave E on its left (`left`: the source side)."""
+    if "E" not in by_id:
+        return []
+    return [{"tokens": n.inputs[1], "block": n.id, "end": n.inputs[1] if n.inputs[1] in by_id else n.id,
+             "left": by_id[n.id].tower == "src"}
+            for n in trace.nodes if n.op == "Gather" and n.inputs[0] == "E"]
+
+
 def threads(scene: Scene, by_id: dict[str, Block], trace) -> Connector:
     """From E's row of each token to its row of the embedding (left side for the source, right side for
     the target): the one connector that depends on the input's tokens."""
     z, starts, controls, ends = CONNECTOR_Z, [], [], []
     e = by_id.get("E")
-    for n in trace.nodes:
-        if n.op != "Gather" or n.inputs[0] != "E" or e is None:
-            continue
-        emb, ids = by_id[n.id], by_id.get(n.inputs[1])
-        left_end = (ids.x if ids else emb.x) - 0.3
-        src = emb.tower == "src"
-        for r, tok in enumerate(trace.node(n.inputs[1]).value.tolist()):
-            a = (e.x if src else e.x + e.w, row_y(e, tok), z)
+    for end in thread_ends(by_id, trace):
+        emb, left, left_end = by_id[end["block"]], end["left"], by_id[end["end"]].x - THREAD_END_GAP
+        for r, tok in enumerate(trace.node(end["tokens"]).value.tolist()):
+            a = (e.x if left else e.x + e.w, row_y(e, tok), z)
             b = (left_end, row_y(emb, r), z)
             starts.append(a), ends.append(b)
-            controls.append((a[0] - 30 if src else a[0] + 30, (a[1] + b[1]) / 2, 8))
-    threads = _beziers(starts, controls, ends) if starts else []
+            controls.append((a[0] - THREAD_BEND if left else a[0] + THREAD_BEND, (a[1] + b[1]) / 2, THREAD_LIFT))
+    threads = _beziers(starts, controls, ends, THREAD_SEGMENTS) if starts else []
     return Connector("thread", scene.palette["connectors"]["thread"], threads)
 
 

@@ -10,6 +10,7 @@ from scene.document import Block, Label, Scene
 from scene.measures import LABEL_LIFT, STATION_GAP
 
 HEAD_NAME_SIZE = 1.3  # world units; the other block labels are 1.5
+TOKEN_SIZE, TOKEN_GAP = 0.85, 0.6  # a token label's line height, and its gap from the block's side
 
 
 def labels(scene: Scene) -> list[Label]:
@@ -44,17 +45,27 @@ def name_rows(blocks: list[Block]) -> None:
             b.rows_named_by = labelled.get((b.station, b.y, b.rows, b.row_axis))
 
 
+def token_blocks(scene: Scene) -> list[dict]:
+    """The blocks token labels name, in the scene's order: each id column (its rows' words: the tokens of the
+    axis its rows stand for) and each column of chosen tokens (`chosen`: the words of its own ids)."""
+    return [{"block": b.id, "chosen": b.op == "ArgMax", "axis": b.row_axis or ""}
+            for b in scene.blocks if b.value_axis == "vocab"]
+
+
+def token_label(text: str, x: float, y: float, chosen: bool) -> Label:
+    """A token's name, centred on its row: at the right of a column of chosen tokens, at the left of an id
+    column (the browser's labels are copies of these: scene/structure.py)."""
+    if chosen:
+        return Label(text, x, y, TOKEN_SIZE, "token", baseline="middle")
+    return Label(text, x, y, TOKEN_SIZE, "token", anchor="right", baseline="middle")
+
+
 def token_labels(scene: Scene, trace) -> list[Label]:
     """Token names beside the id columns and the chosen tokens."""
-    out = []
-    for b in scene.blocks:
-        if b.value_axis != "vocab":
-            continue
-        tokens = (VOCAB.tokens_of(trace.node(b.id).value.tolist()) if b.op == "ArgMax"
-                  else scene.axes.get(b.row_axis or "", []))
-        for r, tok in enumerate(tokens[:b.rows]):
-            if b.op == "ArgMax":
-                out.append(Label(tok, b.x + b.w + 0.6, row_y(b, r), 0.85, "token", baseline="middle"))
-            else:
-                out.append(Label(tok, b.x - 0.6, row_y(b, r), 0.85, "token", anchor="right", baseline="middle"))
+    out, by_id = [], {b.id: b for b in scene.blocks}
+    for t in token_blocks(scene):
+        b, chosen = by_id[t["block"]], t["chosen"]
+        tokens = VOCAB.tokens_of(trace.node(b.id).value.tolist()) if chosen else scene.axes.get(t["axis"], [])
+        x = b.x + b.w + TOKEN_GAP if chosen else b.x - TOKEN_GAP
+        out += [token_label(tok, x, row_y(b, r), chosen) for r, tok in enumerate(tokens[:b.rows])]
     return out

@@ -1,0 +1,60 @@
+// The worked attention row (steps 6–9) for one input, as article/lessons.py `choose_worked` picks it and
+// scene/worked.py puts it on the stage; the structure document (scene/structure.py) names every node read.
+//
+//   chooseWorked(definition, trace, node) → {head, row, key, rule}
+//   workedOf(definition, trace, node) → scene.worked ({} for a graph without the sub-layer)
+//   withWorked(steps, worked, definition, tokenCount) → the steps with the row's targets put in
+//
+// `definition` is the document's personal.worked; `node(id)` a trace node ({data, shape}).
+
+/** Index and value of the largest of values[from … from + count) (the first, if tied: numpy's argmax). */
+function argmax(values, from, count) {
+  let at = 0, best = values[from];
+  for (let k = 1; k < count; k++) {
+    if (values[from + k] > best) { at = k; best = values[from + k]; }
+  }
+  return [at, best];
+}
+
+/** Of every row of every head, the row whose largest weight falls on another word of the input (not its own
+ * position, not the end token), the largest such weight; ties to the first head, then row. No such row: the
+ * row with the largest weight of all (rule "any"). Comparisons only, so the JSON's float32 digits suffice. */
+export function chooseWorked(definition, trace, node) {
+  const tokens = trace.source_tokens, rows = [];
+  definition.weights.forEach((id, head) => {
+    const { data, shape: [count, keys] } = node(id);
+    for (let row = 0; row < count; row++) {
+      const [key, peak] = argmax(data, row * keys, keys);
+      rows.push({ head, row, key, peak, word: key !== row && tokens[key] !== definition.eos });
+    }
+  });
+  const rule = rows.some((r) => r.word) ? "word" : "any";
+  const score = (r) => (rule === "any" || r.word ? r.peak : -1);
+  const best = rows.reduce((a, r) => (score(r) > score(a) ? r : a), rows[0]);
+  return { head: best.head, row: best.row, key: best.key, rule };
+}
+
+export function workedOf(definition, trace, node) {
+  if (!definition) return {};
+  const c = chooseWorked(definition, trace, node);
+  return { ...definition.heads[c.head], row: c.row, key: c.key, rule: c.rule };
+}
+
+// A step animation's targets with the row put in: the query cell's animation points at the row's query (its
+// head's first column), the sweep ends with the row framed; each says which phase it shows.
+function targets(animation, worked, definition, n) {
+  const r = worked.row, out = { ...animation, worked: definition.phases[animation.name] };
+  if (animation.name === definition.query_cell && animation.out) Object.assign(out, { row: r, col: worked.q_cols[0] });
+  if (animation.name === definition.sweep) {
+    const [off, dk] = worked.v_cols;
+    out.rects = [[worked.scores, [r, r, 0, n - 1]], [worked.weights, [r, r, 0, n - 1]],
+      [worked.v_full, [0, n - 1, off, off + dk - 1]], [worked.out, [r, r, 0, dk - 1]]];
+  }
+  return out;
+}
+
+export function withWorked(steps, worked, definition, tokenCount) {
+  if (!Object.keys(worked).length) return steps;
+  return steps.map((s) => (Object.hasOwn(definition.phases, s.animation.name ?? "")
+    ? { ...s, animation: targets(s.animation, worked, definition, tokenCount) } : s));
+}
