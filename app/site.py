@@ -297,7 +297,7 @@ def write_site(site: InProcess, out: Folder) -> tuple[dict[str, str], str]:
     return {doc.url: doc.path for doc in documents.values()}, note
 
 
-def manifest(app, out: Folder, documents: dict[str, str], note: str, seconds: float) -> dict:
+def manifest(app, out: Folder, documents: dict[str, str], note: str) -> dict:
     """What was built (site/index.json): the models with their snapshots, each kind's files and bytes,
     and the routes left to the server with why."""
     from model import models
@@ -309,13 +309,12 @@ def manifest(app, out: Folder, documents: dict[str, str], note: str, seconds: fl
     return {"format": SITE_FORMAT, "default_model": models.DEFAULT, "models": list(models.NAMES),
             "checkpoints": checkpoints, "weights_version": state.service.version,
             "documents": documents, "built": {kind: sorted(paths) for kind, paths in out.written.items()},
-            "bytes": out.sizes, "scenes_note": note, "server_only": SERVER_ONLY,
-            "seconds": round(seconds, 1)}
+            "bytes": out.sizes, "scenes_note": note, "server_only": SERVER_ONLY}
 
 
 def build(root: Path, app=None) -> dict:
-    """The static site in `root` (see the module's docstring); returns its manifest."""
-    t0 = time.perf_counter()
+    """The static site in `root` (see the module's docstring); returns its manifest (the same bytes for
+    the same sources: no time stamp)."""
     if app is None:
         from app.main import create_app
 
@@ -325,7 +324,7 @@ def build(root: Path, app=None) -> dict:
     out = Folder(root)
     with InProcess(app) as site:
         documents, note = write_site(site, out)
-    doc = manifest(app, out, documents, note, time.perf_counter() - t0)
+    doc = manifest(app, out, documents, note)
     out.write("manifest", MANIFEST, dumps(doc))
     return doc
 
@@ -334,13 +333,15 @@ def main(argv: list[str]) -> int:
     if len(argv) != 2 or argv[0] != "build":
         print("usage: python -m app.site build DIR   (then: python -m http.server -d DIR)", file=sys.stderr)
         return 2
+    t0 = time.perf_counter()
     try:
         doc = build(Path(argv[1]))
     except BuildError as e:
         print(f"anatomy: the static build failed: {e}", file=sys.stderr)
         return 1
     sizes = ", ".join(f"{kind} {n / 1e6:.1f} MB" for kind, n in doc["bytes"].items())
-    print(f"built {argv[1]} in {doc['seconds']} s: {sizes}; serve it with python -m http.server -d {argv[1]}")
+    print(f"built {argv[1]} in {time.perf_counter() - t0:.1f} s: {sizes}; "
+          f"serve it with python -m http.server -d {argv[1]}")
     if doc["scenes_note"]:
         print(f"note: {doc['scenes_note']}")
     return 0

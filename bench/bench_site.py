@@ -1,7 +1,7 @@
 """The static build, measured: `python3 bench/bench_site.py` (about a minute; needs Debian's chromium).
 
 1. The build: `python -m app.site build DIR` in a fresh process, as a reader runs it (imports and the
-   model's start-up included), timed; the app's own count (the manifest's `seconds`) beside it.
+   model's start-up included), timed.
 2. The site on disk: total and by folder (site/ by what it holds: weights, programs, scenes, figures).
    Goal (issue 25): at most 30 MB.
 3. Bytes before the stage is live: headless Chromium opens / of the folder served by
@@ -116,8 +116,8 @@ def serve_folder(folder: Path, port: int) -> subprocess.Popen:
 
 def report(seconds: float, doc: dict, disk: dict[str, int], static: dict, served: dict | None) -> None:
     total = sum(disk.values())
-    print(f"\nbuild: {seconds:.1f} s in a fresh process (the app's own count: {doc['seconds']} s from "
-          f"create_app); scenes: {doc['scenes_note'] or 'built'}")
+    print(f"\nbuild: {seconds:.1f} s in a fresh process (imports and the model's start-up included); "
+          f"scenes: {doc['scenes_note'] or 'built'}")
     print(f"site on disk: {total / 1e6:.2f} MB (goal <= 30 MB: {'met' if total <= 30e6 else 'NOT met'})")
     for name, n in sorted(disk.items(), key=lambda kv: -kv[1]):
         print(f"  {name:34}{n:>12,}")
