@@ -4,7 +4,9 @@
 for every page, every file it serves and every API document the pages read, and writes each answer's
 exact bytes into DIR; `python -m http.server -d DIR` then serves the site. Pages are rendered with
 `app.state.site_build = True` (templates/base.html then says so in <meta name="anatomy-site">, which
-static/js/site.js `isStaticSite` reads). Nothing is rendered twice: the pages are the app's own.
+static/js/site.js `isStaticSite` reads). Nothing is rendered twice: the pages are the app's own; only
+their links to API documents (a figure's data, the about page's /api/trace?input=42) are pointed at
+those documents' files, which are built too.
 
 Where a thing lies in DIR:
 - a page at its path, as DIR/<path>/index.html (/ → DIR/index.html; the file server redirects
@@ -41,7 +43,8 @@ from app.serialize import dumps
 SITE_FORMAT = "anatomy-site/1"
 MANIFEST = "/site/index.json"
 # The routes the static site has no copy of, and why: each answers for an input or the server itself,
-# and the static page computes what it needs in the browser instead (static/local/).
+# and the static page computes what it needs in the browser instead (static/local/). (The default
+# input's trace and beam, which pages link to, are written as the documents of those links.)
 SERVER_ONLY = {
     "/api/trace": "one input's trace: the static page computes it (static/local/trace.js computeTrace)",
     "/api/trace/stream": "the same trace, streamed: computed in the browser as /api/trace is",
@@ -74,7 +77,7 @@ def scene_path(model: str, n: int, m: int) -> str:
 
 def model_query(name: str) -> str:
     """`?model=` as the page asks it (static/js/page.js; app/schemas.py weights_url): none for the default."""
-    from model import models
+    from model import models  # here, not at the top: model/ imports torch, which site_path's users need not
 
     return "" if name == models.DEFAULT else "?" + urlencode({"model": name})
 
@@ -95,7 +98,8 @@ class Document:
 def site_documents(site: InProcess) -> Iterator[Document]:
     """Every API document the static pages read, the one list of them (a part that needs another adds
     it here): each model's card, program and weights (the trained model's and every training snapshot's,
-    at the URLs the program names), the number words, the ledger, and every figure."""
+    at the URLs the program names), the number words, the ledger, and every figure. (What no route
+    answers, such as the scene structures, is made by the build itself: `scene_files`.)"""
     from model import models
 
     for name in models.NAMES:
@@ -117,8 +121,8 @@ class BuildError(RuntimeError):
 
 
 class InProcess:
-    """The app with its lifespan run, asked over ASGI in this process: every answer's status, headers
-    and exact body, uncompressed (Accept-Encoding: identity), as a browser would read it."""
+    """The app with its lifespan run, asked over ASGI in this process: each answer's exact body,
+    uncompressed (Accept-Encoding: identity), as a browser reads it; any status but 200 a BuildError."""
 
     def __init__(self, app):
         self.app = app
