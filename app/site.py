@@ -15,7 +15,7 @@ Where a thing lies in DIR:
 - an API document at `site_path(url)`: /api/a/b?y=2&x=1 → /site/api/a/b/x=1&y=2.json, the query's
   parameters sorted by name (none: index), .bin for a binary body (the weights as safetensors);
   static/js/site.js `sitePath` is the same rule (tests/test_site.py holds them equal);
-- a scene structure (scene/structure.py) at /site/scene/<model>/<n>-<m>.json.gz, gzip;
+- a scene structure (scene/structure.py) at /site/scene/<model>/<n>-<m>.json.gz, gzip (app/site_scenes.py);
 - what was built, with sizes, in /site/index.json.
 
 Every GET route of the app is a page, a document, a mounted folder, or named in SERVER_ONLY with why
@@ -24,7 +24,7 @@ the static site has no copy of it (tests/test_site.py fails for a route that is 
 
 from __future__ import annotations
 
-import gzip
+import argparse
 import html
 import re
 import shutil
@@ -39,6 +39,7 @@ import anyio.from_thread
 import orjson
 
 from app.serialize import dumps
+from app.site_scenes import scene_files
 
 SITE_FORMAT = "anatomy-site/1"
 MANIFEST = "/site/index.json"
@@ -68,11 +69,6 @@ def site_path(url: str, binary: bool = False) -> str:
     params = sorted(parse_qsl(parts.query, keep_blank_values=True), key=lambda kv: kv[0].encode("utf-16-be"))
     name = "&".join(f"{k}={v}" for k, v in params) if params else "index"
     return f"/site{quote(parts.path, safe=URL_PATH_SAFE).rstrip('/')}/{name}{'.bin' if binary else '.json'}"
-
-
-def scene_path(model: str, n: int, m: int) -> str:
-    """Where the scene structure of one graph shape (source length n, m decoder rows) of `model` lies."""
-    return f"/site/scene/{model}/{n}-{m}.json.gz"
 
 
 def model_query(name: str) -> str:
@@ -199,9 +195,10 @@ def page_urls(app) -> list[str]:
     return out
 
 
-def mounted_files(app) -> Iterator[str]:
+def mounted_files(app, source_maps: bool = False) -> Iterator[str]:
     """The URL of every file the app's mounted folders serve (/static, /bundle, /vendor/…): a folder
-    that lists its files (app/once.py OnceFiles.files) serves those only; the others all they hold."""
+    that lists its files (app/once.py OnceFiles.files) serves those only; the others all they hold.
+    The bundle's source maps (3.5 MB) only when asked: no page loads them, only a browser's devtools."""
     for r in app.routes:
         files = getattr(getattr(r, "app", None), "files", False)
         folder = getattr(getattr(r, "app", None), "directory", None)
@@ -209,32 +206,12 @@ def mounted_files(app) -> Iterator[str]:
             continue
         names = files if files is not None else (p.relative_to(folder).as_posix()
                                                  for p in Path(folder).rglob("*") if p.is_file())
-        yield from (f"{r.path}/{quote(name)}" for name in sorted(names) if "__pycache__" not in name)
+        yield from (f"{r.path}/{quote(name)}" for name in sorted(names)
+                    if "__pycache__" not in name and (source_maps or not name.endswith(".map")))
 
 
 def page_file(url: str) -> str:
     return url.rstrip("/") + "/index.html"
-
-
-# ---- the scene structures (scene/structure.py, issue 25 part 2) -------------------------------------
-
-def scene_files(site: InProcess) -> tuple[Iterator[tuple[str, bytes]], str]:
-    """Each model's scene structure for every graph shape its page may meet, gzipped, and "" — or no
-    files and the reason when this tree has no scene/structure.py yet."""
-    try:
-        from scene.structure import shapes_of, structure_for_shape
-    except ImportError as e:
-        return iter(()), f"scene structures not built: scene/structure.py is not in this tree ({e})"
-    from app.model_choice import chosen
-    from model import models
-
-    def made() -> Iterator[tuple[str, bytes]]:
-        for name in models.NAMES:
-            service = site.portal.call(chosen, site.app.state, name).service
-            for n, m in shapes_of(name):
-                body = dumps(structure_for_shape(service, n, m))
-                yield scene_path(name, n, m), gzip.compress(body, compresslevel=9, mtime=0)
-    return made(), ""
 
 
 # ---- the build --------------------------------------------------------------------------------------
@@ -282,26 +259,36 @@ def site_links(page: bytes) -> tuple[bytes, list[Document]]:
     return API_LINK.sub(at_file, page.decode()).encode(), linked
 
 
-def write_site(site: InProcess, out: Folder) -> tuple[dict[str, str], str]:
+@dataclass(frozen=True)
+class Options:
+    source_maps: bool = False  # the bundle's .map files too (for a browser's devtools)
+    scene_shapes: Callable[[str, int, int], bool] | None = None  # a quick build: the structures it takes only
+    workers: int | None = None  # processes making the scene structures (app/site_scenes.py; 1: this one)
+
+
+def write_site(site: InProcess, out: Folder, options: Options) -> tuple[dict[str, str], str]:
     """Every page, file and document into `out`; each document's file by its URL, and the scene
     structures' note ("" when they were built)."""
+    from app.model_choice import chosen
+
     linked: list[Document] = []
     for url in page_urls(site.app):
         page, links = site_links(site.get(url, "text/html"))
         out.write("pages", page_file(url), page)
         linked += links
-    for url in [*mounted_files(site.app), *OWN_PATH]:
+    for url in [*mounted_files(site.app, options.source_maps), *OWN_PATH]:
         out.write("files", url, site.get(url, "*/*"))
     documents = {doc.path: doc for doc in [*site_documents(site), *linked]}  # each file once
     for doc in documents.values():
         out.write("documents", doc.path, site.get(doc.url, BINARY if doc.binary else "application/json"))
-    files, note = scene_files(site)
+    files, note = scene_files(lambda name: site.portal.call(chosen, site.app.state, name).service,
+                              options.scene_shapes, options.workers)
     for path, body in files:
         out.write("scenes", path, body)
     return {doc.url: doc.path for doc in documents.values()}, note
 
 
-def manifest(app, out: Folder, documents: dict[str, str], note: str) -> dict:
+def manifest(app, out: Folder, documents: dict[str, str], note: str, options: Options) -> dict:
     """What was built (site/index.json): the models with their snapshots, each kind's files and bytes,
     and the routes left to the server with why."""
     from model import models
@@ -313,10 +300,12 @@ def manifest(app, out: Folder, documents: dict[str, str], note: str) -> dict:
     return {"format": SITE_FORMAT, "default_model": models.DEFAULT, "models": list(models.NAMES),
             "checkpoints": checkpoints, "weights_version": state.service.version,
             "documents": documents, "built": {kind: sorted(paths) for kind, paths in out.written.items()},
-            "bytes": out.sizes, "scenes_note": note, "server_only": SERVER_ONLY}
+            "bytes": out.sizes, "scenes_note": note, "server_only": SERVER_ONLY,
+            "source_maps": options.source_maps,
+            "scenes": "some (a quick build)" if options.scene_shapes else "all"}
 
 
-def build(root: Path, app=None) -> dict:
+def build(root: Path, app=None, options: Options = Options()) -> dict:
     """The static site in `root` (see the module's docstring); returns its manifest (the same bytes for
     the same sources: no time stamp)."""
     if app is None:
@@ -327,25 +316,34 @@ def build(root: Path, app=None) -> dict:
     prepare(root)
     out = Folder(root)
     with InProcess(app) as site:
-        documents, note = write_site(site, out)
-    doc = manifest(app, out, documents, note)
+        documents, note = write_site(site, out, options)
+    doc = manifest(app, out, documents, note, options)
     out.write("manifest", MANIFEST, dumps(doc))
     return doc
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2 or argv[0] != "build":
-        print("usage: python -m app.site build DIR   (then: python -m http.server -d DIR)", file=sys.stderr)
-        return 2
+    p = argparse.ArgumentParser(prog="python -m app.site", description="The static build: the app as a folder "
+                                "of files that any file server serves (python -m http.server -d DIR).")
+    p.add_argument("command", choices=["build"])
+    p.add_argument("folder", type=Path, help="where to write the site (new, empty, or an earlier build)")
+    p.add_argument("--source-maps", action="store_true", help="add the bundle's source maps (3.5 MB)")
+    p.add_argument("--scene-lengths", type=lambda t: frozenset(map(int, t.split(","))), default=None,
+                   help="a quick build: the scene structures of these source lengths only (e.g. 3,4)")
+    p.add_argument("--workers", type=int, default=None, help="processes making the scene structures "
+                   "(default: one per core, up to 4; 1: this process)")
+    args = p.parse_args(argv)
+    lengths = args.scene_lengths
     t0 = time.perf_counter()
     try:
-        doc = build(Path(argv[1]))
+        doc = build(args.folder, options=Options(args.source_maps, lengths and (lambda _, n, m: n in lengths),
+                                                 args.workers))
     except BuildError as e:
         print(f"anatomy: the static build failed: {e}", file=sys.stderr)
         return 1
     sizes = ", ".join(f"{kind} {n / 1e6:.1f} MB" for kind, n in doc["bytes"].items())
-    print(f"built {argv[1]} in {time.perf_counter() - t0:.1f} s: {sizes}; "
-          f"serve it with python -m http.server -d {argv[1]}")
+    print(f"built {args.folder} in {time.perf_counter() - t0:.1f} s: {sizes}; "
+          f"serve it with python -m http.server -d {args.folder}")
     if doc["scenes_note"]:
         print(f"note: {doc['scenes_note']}")
     return 0
