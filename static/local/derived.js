@@ -1,0 +1,54 @@
+// The article's live figures for a trace, computed in the browser: the server's `derived` block
+// (article/derived.py derived_figures) from the trace's own nodes and the model's recipe (GET /api/live:
+// which nodes to read, the constants, the sentence table). Nothing here knows an id or a sentence.
+//
+//   derivedFigures(trace, recipe) → the trace's `derived` (trace: {input, source_tokens, target_tokens,
+//                                   output_tokens, lens, nodes}, as /api/trace sends it)
+import { exercises } from "./exercises.js";
+import { teachingFigures } from "./lessons.js";
+import { lossFigures } from "./loss.js";
+import { argmax, argmin, mean, std } from "./numpy.js";
+import { sentences } from "./sentences.js";
+import { crossMean, nodesOf } from "./tensors.js";
+
+function outputFigures(trace, t, recipe, say) {
+  const n = recipe.nodes, probs = t.tensor(n.probs), chosen = t.tensor(n.tokens).data;
+  const pChosen = chosen.map((token, r) => probs.at(r, token));
+  const worst = argmin(pChosen), losses = pChosen.map((p) => -Math.log(p));
+  const cross = crossMean(t, n.last_cross_weights);
+  const { source_tokens: src, target_tokens: rows, output_tokens: out } = trace;
+  return {
+    least_certain_prob: pChosen[worst], least_certain_token: out[worst], least_certain_position: worst,
+    cross_alignment: say.listed("cross_alignment", out.map((writes, r) => ({
+      reads: rows[r], writes, source: src[argmax(cross[r])] }))),
+    position_losses: say.listed("position_losses", out.map((token, r) => ({ token, loss: losses[r] }))),
+    mean_position_loss: mean(losses), least_certain_reads: rows[worst],
+  };
+}
+
+const lensFigure = (trace, say) => say.listed("lens_layers", trace.lens.map((layer) => ({
+  layer: layer.layer + 1,
+  pieces: say.listed("lens_pieces", layer.top.map((top) => ({ piece: top[0].piece, p: top[0].p }))),
+})));
+
+/** Every live figure of the trace, keyed as the server's `derived` block. */
+export function derivedFigures(trace, recipe) {
+  const t = nodesOf(trace), say = sentences(recipe.sentences), n = recipe.nodes;
+  const words = (list) => say.listed("words", list.map((word) => ({ word })));
+  const firstSum = t.tensor(n.first_sum).row(0), hidden = t.tensor(n.ffn_hidden).data;
+  const pieces = trace.output_tokens.filter((token) => token !== recipe.constants.eos);
+  return {
+    number: trace.input.number, english: words(trace.input.english), german: pieces.join(""),
+    german_pieces: words(pieces), reference_german: trace.input.reference_pieces.join(""),
+    source_tokens: trace.source_tokens, target_tokens: trace.target_tokens, output_tokens: trace.output_tokens,
+    n_source: trace.source_tokens.length, n_target: trace.target_tokens.length,
+    first_token: trace.source_tokens[0],
+    first_token_mean: mean(firstSum, true), first_token_std: std(firstSum, true),
+    ffn_zero_fraction: hidden.filter((x) => x === 0).length / hidden.length,
+    ...outputFigures(trace, t, recipe, say),
+    ...teachingFigures(trace, t, recipe, say),
+    ...lossFigures(trace, t, recipe, say),
+    exercises: exercises(trace, t, recipe, say),
+    logit_lens: lensFigure(trace, say),
+  };
+}

@@ -1,0 +1,115 @@
+"""The article's live figures computed in the browser (static/local/derived.js), under Node: for 60 server
+traces (both models, training snapshots, ablations, one to six digits, inputs whose worked row falls to the
+"any" rule, outputs that leave the reference) the figures computed from the trace's own nodes and the model's
+recipe (GET /api/live, article/recipe.py) equal the server's `derived` block: every string exactly, every
+number to 1e-9 of its size. A planted error in the recipe (a sentence, a constant) is caught. The recipe is
+the one /api/live serves."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import orjson
+import pytest
+
+from article.derived import with_figures
+from article.lessons import choose_worked
+from article.recipe import live_recipe
+from model import models
+from recorder import trace
+from tests import program_cases as pc
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = pc.cases(48, seed=2026, checkpoints=(0, 25, 100, 1000)) + [
+    pc.Case("modern", 4), pc.Case("modern", 50), pc.Case("2017", 13, (), 0), pc.Case("2017", 9, (), 25),
+    pc.Case("2017", 70, (), 25), pc.Case("2017", 0), pc.Case("2017", 21), pc.Case("modern", 999_999),
+    pc.Case("2017", 777_777, (), 0), pc.Case("2017", 100_000, (), 50), pc.Case("modern", 7_000),
+    pc.Case("2017", 31, ("dec.1.cross",))]
+pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node to run static/local/")
+
+
+def served(case: pc.Case) -> dict:
+    """The trace as /api/trace sends it: the header with its `derived` block, and the nodes."""
+    model = pc.model_of(case.model, case.checkpoint)
+    t = with_figures(trace(model, case.number, pc.params_of(case.model, case.checkpoint), ablation=case.ablation),
+                     model)
+    return orjson.loads(orjson.dumps(t.to_json(), option=orjson.OPT_SERIALIZE_NUMPY))
+
+
+@pytest.fixture(scope="module")
+def traces() -> list[dict]:
+    return [served(c) for c in CASES]
+
+
+@pytest.fixture(scope="module")
+def recipes(client) -> dict[str, dict]:
+    return {name: client.get("/api/live", params={"model": name}).json() for name in models.NAMES}
+
+
+def test_the_api_serves_each_models_recipe_cached_with_json_errors(client, recipes):
+    for name in models.NAMES:
+        assert recipes[name] == orjson.loads(orjson.dumps(live_recipe(pc.model_of(name))))
+        r = client.get("/api/live", params={"model": name})
+        assert r.status_code == 200 and r.headers["content-type"] == "application/json"
+        assert client.get("/api/live", params={"model": name}, headers={"If-None-Match": r.headers["etag"]}
+                          ).status_code == 304
+    assert recipes[models.DEFAULT] == client.get("/api/live").json()
+    bad = client.get("/api/live", params={"model": "gpt"})
+    assert bad.status_code == 422 and bad.headers["content-type"] == "application/json"
+
+
+def write(folder: Path, cases: list[pc.Case], traces: list[dict], recipes: dict[str, dict], plant: str = "") -> None:
+    for name in models.NAMES:
+        recipe = json.loads(json.dumps(recipes[name]))  # a copy to plant in
+        if plant == "sentence":
+            recipe["sentences"]["pairs"]["sep"] = "; "
+        if plant == "constant":
+            recipe["constants"]["label_smoothing"] += 1e-6
+        (folder / f"recipe-{name}.json").write_bytes(orjson.dumps(recipe))
+    rows = [{"name": repr(c), "model": c.model, "trace": t} for c, t in zip(cases, traces, strict=True)]
+    (folder / "cases.json").write_bytes(orjson.dumps(rows))
+
+
+def run_node(folder: Path) -> list[dict]:
+    out = subprocess.run(["node", "--no-warnings", str(ROOT / "tests" / "local_derived_parity.mjs"), str(folder)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout)
+
+
+def test_the_cases_cover_what_the_figures_branch_on(traces):
+    assert {c.model for c in CASES} == set(models.NAMES) and len({c.checkpoint for c in CASES}) >= 4
+    assert sum(bool(c.ablation) for c in CASES) >= 20 and len({len(t["source_tokens"]) for t in traces}) >= 6
+    rules = {choose_worked(_Nodes(t))["rule"] for t in traces}
+    assert rules == {"word", "any"}
+    departs = {t["derived"]["loss_departs"].split(" ")[0] for t in traces}
+    assert departs >= {"For", "From"}  # outputs equal to the reference, and outputs that leave it
+    assert any(t["derived"]["und_rows"].startswith("row") for t in traces)
+    assert any(t["derived"]["exercises"] == [] for t in traces) and any(t["derived"]["exercises"] for t in traces)
+
+
+def test_the_browser_computes_every_live_figure_of_the_servers_trace(tmp_path, traces, recipes):
+    write(tmp_path, CASES, traces, recipes)
+    report = run_node(tmp_path)
+    assert len(report) == len(CASES)
+    assert [(r["name"], r["problems"]) for r in report if r["problem_count"]] == []
+
+
+@pytest.mark.parametrize("plant", ["sentence", "constant"])
+def test_a_planted_error_is_caught(tmp_path, traces, recipes, plant):
+    write(tmp_path, CASES[:3], traces[:3], recipes, plant)
+    assert all(r["problem_count"] > 0 for r in run_node(tmp_path))
+
+
+class _Nodes:
+    """A served trace's nodes as choose_worked reads them (id, value)."""
+
+    def __init__(self, served_trace: dict):
+        import numpy as np
+
+        self.source_tokens = served_trace["source_tokens"]
+        self.nodes = [type("N", (), {"id": n["id"], "value": np.array(n["data"], dtype=np.float64).reshape(n["shape"])})
+                      for n in served_trace["nodes"] if n["id"].endswith(".weights")]
