@@ -14,7 +14,10 @@ A list entry is {"item": template, "sep": text}: each item formatted with its ow
 
 from __future__ import annotations
 
+import re
 import string
+
+PLACEHOLDER = re.compile(r"\{(\w+)(?::(\.\d[mf]|g))?\}")  # what a template may hold, and nothing else in braces
 
 SENTENCES: dict[str, str | dict[str, str]] = {
     # ---- lists of the trace's own tokens and numbers (derived.py, lessons.py) ----
@@ -140,6 +143,16 @@ SENTENCES: dict[str, str | dict[str, str]] = {
 }
 
 
+def _check(template: str) -> str:
+    if "{" in PLACEHOLDER.sub("", template) or "}" in PLACEHOLDER.sub("", template):
+        raise ValueError(f"a placeholder the browser cannot format: {template}")
+    return template
+
+
+for _entry in SENTENCES.values():
+    _check(_entry if isinstance(_entry, str) else _entry["item"])
+
+
 class _Formatter(string.Formatter):
     def format_field(self, value: object, spec: str) -> str:
         if spec.endswith("m"):  # the page's number: fixed decimals, a true minus sign
@@ -150,15 +163,20 @@ class _Formatter(string.Formatter):
 _FORMATTER = _Formatter()
 
 
+def fill(template: str, values: dict) -> str:
+    """A template with its placeholders filled in."""
+    return _FORMATTER.vformat(template, (), values)
+
+
 def say(entry: str, /, **values: object) -> str:
     """The sentence `entry` of the table with its placeholders filled in."""
     template = SENTENCES[entry]
     assert isinstance(template, str), f"{entry} is a list: use `listed`"
-    return _FORMATTER.vformat(template, (), values)
+    return fill(template, values)
 
 
 def listed(entry: str, items: list[dict], /) -> str:
     """The list `entry` of the table: each of `items` (a dict of the item's values) formatted, then joined."""
     table = SENTENCES[entry]
     assert isinstance(table, dict), f"{entry} is a sentence: use `say`"
-    return table["sep"].join(_FORMATTER.vformat(table["item"], (), item) for item in items)
+    return table["sep"].join(fill(table["item"], item) for item in items)

@@ -113,3 +113,38 @@ class _Nodes:
         self.source_tokens = served_trace["source_tokens"]
         self.nodes = [type("N", (), {"id": n["id"], "value": np.array(n["data"], dtype=np.float64).reshape(n["shape"])})
                       for n in served_trace["nodes"] if n["id"].endswith(".weights")]
+
+
+# the numbers the formats round most easily wrong: exact ties (0.0625 at 3 decimals, 0.125 at 2), −0, a
+# negative rounding to zero, binary values just off a tie, and a rate's general form
+AWKWARD = [0.0625, 0.125, -0.0, -0.0004, 2.675, 1.0005, -1.5, 0.1, 0.9, 1e-5, 123456.5, 999999.5, -2.5e-300, 7.0,
+           1e22, 0.00012345650000000001]
+
+
+def test_the_browser_formats_every_sentence_of_the_table_as_python_does():
+    from article.sentences import PLACEHOLDER, SENTENCES, fill
+
+    probes = {f"probe {spec}": f"{{x:{spec}}}" for spec in (".3m", ".2m", ".3f", ".2f", "g")}
+    table = {**SENTENCES, **probes}
+    cases = [{"entry": entry, "values": {"x": x}} for entry in probes for x in AWKWARD]
+    for k, (entry, template) in enumerate(SENTENCES.items()):
+        text = template if isinstance(template, str) else template["item"]
+        for j in range(3):
+            cases.append({"entry": entry, "values": {
+                name: AWKWARD[(k + j + i) % len(AWKWARD)] if spec else f"w{i}" if i % 2 else k + i
+                for i, (name, spec) in enumerate(PLACEHOLDER.findall(text))}})
+    for c in cases:
+        t = table[c["entry"]]
+        c["said"] = fill(t, c["values"]) if isinstance(t, str) else t["sep"].join([fill(t["item"], c["values"])] * 2)
+    script = ("import { sentences } from './static/local/sentences.js';\n"
+              f"const table = {json.dumps(table)}, cases = {json.dumps(cases)};\n"
+              "const s = sentences(table);\n"
+              "const ours = cases.map((c) => typeof table[c.entry] === 'string' ? s.say(c.entry, c.values)\n"
+              "  : s.listed(c.entry, [c.values, c.values]));\n"
+              "console.log(JSON.stringify(ours));\n")
+    out = subprocess.run(["node", "--no-warnings", "--input-type=module", "-e", script], cwd=ROOT, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    ours = json.loads(out.stdout)
+    assert [(c["entry"], c["values"], o) for c, o in zip(cases, ours, strict=True) if o != c["said"]] == []
+    assert {"0.062", "0.12", "\u22120.000", "-0.000", "1e-05"} <= {c["said"] for c in cases}

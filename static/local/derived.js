@@ -3,7 +3,8 @@
 // which nodes to read, the constants, the sentence table). Nothing here knows an id or a sentence.
 //
 //   derivedFigures(trace, recipe) → the trace's `derived` (trace: {input, source_tokens, target_tokens,
-//                                   output_tokens, lens, nodes}, as /api/trace sends it)
+//                                   output_tokens, lens, nodes}, as /api/trace sends it; of `input` the
+//                                   number, english and reference_pieces; of `lens` each layer's probs id)
 import { exercises } from "./exercises.js";
 import { teachingFigures } from "./lessons.js";
 import { lossFigures } from "./loss.js";
@@ -26,9 +27,13 @@ function outputFigures(trace, t, recipe, say) {
   };
 }
 
-const lensFigure = (trace, say) => say.listed("lens_layers", trace.lens.map((layer) => ({
+// per decoder layer, each position's most probable piece under the lens (its node, as the header's `top` has it)
+const lensFigure = (trace, t, recipe, say) => say.listed("lens_layers", trace.lens.map((layer) => ({
   layer: layer.layer + 1,
-  pieces: say.listed("lens_pieces", layer.top.map((top) => ({ piece: top[0].piece, p: top[0].p }))),
+  pieces: say.listed("lens_pieces", t.tensor(layer.probs).rows().map((p) => {
+    const top = argmax(p);
+    return { piece: recipe.constants.vocabulary[top], p: p[top] };
+  })),
 })));
 
 /** Every live figure of the trace, keyed as the server's `derived` block. */
@@ -49,6 +54,6 @@ export function derivedFigures(trace, recipe) {
     ...teachingFigures(trace, t, recipe, say),
     ...lossFigures(trace, t, recipe, say),
     exercises: exercises(trace, t, recipe, say),
-    logit_lens: lensFigure(trace, say),
+    logit_lens: lensFigure(trace, t, recipe, say),
   };
 }

@@ -9,31 +9,58 @@
 const PLACEHOLDER = /\{(\w+)(?::([^}]*))?\}/g;
 const TRUE_MINUS = "\u2212";
 
+// A finite double's exact decimal value: |x| = digits × 10^−point (a double is m·2^k, and 2^−k = 5^k / 10^k).
+function exactDecimal(x) {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, Math.abs(x));
+  const high = view.getUint32(0), biased = high >>> 20;
+  const fraction = (BigInt(high & 0xfffff) << 32n) | BigInt(view.getUint32(4));
+  const m = biased ? fraction | (1n << 52n) : fraction, k = (biased || 1) - 1075;
+  return k >= 0 ? { digits: m << BigInt(k), point: 0 } : { digits: m * 5n ** BigInt(-k), point: -k };
+}
+
+// |x| rounded to `decimals` places (any integer), a tie to even, as n with |x| ≈ n × 10^−decimals
+function rounded(exact, decimals) {
+  const cut = exact.point - decimals;
+  if (cut <= 0) return exact.digits * 10n ** BigInt(-cut);
+  const unit = 10n ** BigInt(cut), head = exact.digits / unit, twice = 2n * (exact.digits % unit);
+  return twice > unit || (twice === unit && head % 2n === 1n) ? head + 1n : head;
+}
+
+function withPoint(n, decimals) {
+  const text = n.toString().padStart(decimals + 1, "0");
+  return decimals > 0 ? `${text.slice(0, -decimals)}.${text.slice(-decimals)}` : text;
+}
+
+const signOf = (x) => x < 0 || Object.is(x, -0) ? "-" : "";
+
+function special(x) {
+  if (Number.isNaN(x)) return "nan";
+  return Number.isFinite(x) ? null : x > 0 ? "inf" : "-inf";
+}
+
 /** Python's f"{x:.{digits}f}": the exact binary value rounded to `digits` decimals, a tie to even. */
 export function pythonFixed(x, digits) {
-  if (Number.isNaN(x)) return "nan";
-  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
-  const sign = x < 0 || Object.is(x, -0) ? "-" : "";
-  const a = Math.abs(x), twice = a * 2 ** (digits + 1);  // exact: a power of two
-  // a tie lies exactly halfway only when a·2^(digits+1) is an odd integer; toFixed would round it up
-  if (!(Number.isSafeInteger(twice) && twice % 2 === 1)) return sign + a.toFixed(digits);
-  const low = Math.floor(a * 10 ** digits), even = low % 2 === 0 ? low : low + 1;
-  const text = String(even).padStart(digits + 1, "0");
-  return sign + (digits ? `${text.slice(0, -digits)}.${text.slice(-digits)}` : text);
+  return special(x) ?? signOf(x) + withPoint(rounded(exactDecimal(x), digits), digits);
 }
 
 /** Python's round(x, digits) for a float: the float nearest the correctly rounded decimal. */
 export const pythonRound = (x, digits) => Number(pythonFixed(x, digits));
 
 const strip = (text) => text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text;
+const SIGNIFICANT = 6;  // %g's default precision
 
 /** Python's f"{x:g}": six significant digits, trailing zeros dropped, exponent form outside 1e-4 … 1e6. */
 export function pythonGeneral(x) {
-  if (x === 0) return Object.is(x, -0) ? "-0" : "0";
-  const [mantissa, exp] = x.toExponential(5).split("e");
-  const e = Number(exp);
-  if (e >= -4 && e < 6) return strip(x.toFixed(5 - e));
-  return `${strip(mantissa)}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+  if (special(x)) return special(x);
+  if (x === 0) return `${signOf(x)}0`;
+  const exact = exactDecimal(x);
+  let e = exact.digits.toString().length - 1 - exact.point;
+  let n = rounded(exact, SIGNIFICANT - 1 - e);
+  if (n.toString().length > SIGNIFICANT) n = rounded(exact, SIGNIFICANT - 1 - ++e);  // 999999.5 → 1e+06
+  if (e >= -4 && e < SIGNIFICANT) return signOf(x) + strip(withPoint(n, SIGNIFICANT - 1 - e));
+  const exponent = `e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+  return signOf(x) + strip(withPoint(n, SIGNIFICANT - 1)) + exponent;
 }
 
 function field(value, spec, name) {
