@@ -1,10 +1,10 @@
 // Computes the live figures of each trace tests/test_local_derived.py wrote (static/local/derived.js) and
 // compares them with the server's `derived`: strings and flags exactly, numbers to 1e-9 of their size.
 // Prints one JSON report. Usage: node local_derived_parity.mjs DIR
-/* global process */  // run by Node (tests/test_local_derived.py)
+/* global process, URL */  // run by Node (tests/test_local_derived.py)
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { derivedFigures } from "../static/local/derived.js";
+import { derivedFigures, liveFigures, liveUrl } from "../static/local/derived.js";
 
 const RELATIVE = 1e-9;
 const dir = process.argv[2];
@@ -30,15 +30,25 @@ function differences(ours, theirs, path, out) {
   return out;
 }
 
-const recipes = {}, report = [];
+// computeTrace's fetcher: the recipe of the model as asked ("" the default), each URL read at most once
+const asked = [];
+const fetcher = { json: async (url) => {
+  asked.push(url);
+  const model = url === liveUrl() ? "" : new URL(url, "http://x").searchParams.get("model");
+  return read(`recipe-${model}.json`);
+} };
+
+const report = [];
 for (const c of read("cases.json")) {
-  recipes[c.model] ??= read(`recipe-${c.model}.json`);
   let problems;
   try {
-    problems = differences(derivedFigures(c.trace, recipes[c.model]), c.trace.derived, "derived", []);
+    const ours = await liveFigures(c.trace, { fetcher, model: c.asked });
+    problems = differences(ours, c.trace.derived, "derived", []);
+    const direct = derivedFigures(c.trace, read(`recipe-${c.asked}.json`));
+    if (JSON.stringify(direct) !== JSON.stringify(ours)) problems.push("liveFigures ≠ derivedFigures");
   } catch (err) {
     problems = [`threw: ${err.stack}`];
   }
   report.push({ name: c.name, problem_count: problems.length, problems: problems.slice(0, 5) });
 }
-process.stdout.write(JSON.stringify(report));
+process.stdout.write(JSON.stringify({ cases: report, asked }));

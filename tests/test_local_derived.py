@@ -1,9 +1,10 @@
 """The article's live figures computed in the browser (static/local/derived.js), under Node: for 60 server
 traces (both models, training snapshots, ablations, one to six digits, inputs whose worked row falls to the
 "any" rule, outputs that leave the reference) the figures computed from the trace's own nodes and the model's
-recipe (GET /api/live, article/recipe.py) equal the server's `derived` block: every string exactly, every
-number to 1e-9 of its size. A planted error in the recipe (a sentence, a constant) is caught. The recipe is
-the one /api/live serves."""
+recipe (GET /api/live, article/recipe.py, as the API serves it) equal the server's `derived` block: every
+string exactly, every number to 1e-9 of its size; so do computeTrace's `derived` option's (liveFigures),
+which asks each recipe once. A planted error in the recipe (a sentence, a constant) is caught, and every
+sentence of the table is formatted as Python formats it."""
 
 from __future__ import annotations
 
@@ -62,22 +63,26 @@ def test_the_api_serves_each_models_recipe_cached_with_json_errors(client, recip
 
 
 def write(folder: Path, cases: list[pc.Case], traces: list[dict], recipes: dict[str, dict], plant: str = "") -> None:
-    for name in models.NAMES:
-        recipe = json.loads(json.dumps(recipes[name]))  # a copy to plant in
+    for name in ["", *models.NAMES]:  # "": the default model's, asked without ?model=
+        recipe = json.loads(json.dumps(recipes[name or models.DEFAULT]))  # a copy to plant in
         if plant == "sentence":
             recipe["sentences"]["pairs"]["sep"] = "; "
         if plant == "constant":
             recipe["constants"]["label_smoothing"] += 1e-6
         (folder / f"recipe-{name}.json").write_bytes(orjson.dumps(recipe))
-    rows = [{"name": repr(c), "model": c.model, "trace": t} for c, t in zip(cases, traces, strict=True)]
+    rows = [{"name": repr(c), "asked": "" if c.model == models.DEFAULT and k % 2 else c.model, "trace": t}
+            for k, (c, t) in enumerate(zip(cases, traces, strict=True))]
     (folder / "cases.json").write_bytes(orjson.dumps(rows))
 
 
-def run_node(folder: Path) -> list[dict]:
+def run_node(folder: Path, asked: list[str] | None = None) -> list[dict]:
     out = subprocess.run(["node", "--no-warnings", str(ROOT / "tests" / "local_derived_parity.mjs"), str(folder)],
                          cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout)
+    report = json.loads(out.stdout)
+    if asked is not None:
+        asked += report["asked"]
+    return report["cases"]
 
 
 def test_the_cases_cover_what_the_figures_branch_on(traces):
@@ -93,8 +98,10 @@ def test_the_cases_cover_what_the_figures_branch_on(traces):
 
 def test_the_browser_computes_every_live_figure_of_the_servers_trace(tmp_path, traces, recipes):
     write(tmp_path, CASES, traces, recipes)
-    report = run_node(tmp_path)
+    asked = []
+    report = run_node(tmp_path, asked)
     assert len(report) == len(CASES)
+    assert sorted(asked) == ["/api/live", "/api/live?model=2017", "/api/live?model=modern"]  # each once
     assert [(r["name"], r["problems"]) for r in report if r["problem_count"]] == []
 
 

@@ -5,6 +5,8 @@
 //   derivedFigures(trace, recipe) → the trace's `derived` (trace: {input, source_tokens, target_tokens,
 //                                   output_tokens, lens, nodes}, as /api/trace sends it; of `input` the
 //                                   number, english and reference_pieces; of `lens` each layer's probs id)
+//   liveFigures(trace, { fetcher, model }) → Promise<the same>: static/local/trace.js computeTrace's
+//                                   `derived` option, the recipe asked once per fetcher at liveUrl(model)
 import { exercises } from "./exercises.js";
 import { teachingFigures } from "./lessons.js";
 import { lossFigures } from "./loss.js";
@@ -57,3 +59,22 @@ export function derivedFigures(trace, recipe) {
     logit_lens: lensFigure(trace, t, recipe, say),
   };
 }
+
+/** Where the API sends a model's recipe ("" or absent: the default model, asked without ?model=). */
+export const liveUrl = (model = "") => (model ? `/api/live?${new URLSearchParams({ model })}` : "/api/live");
+
+const recipes = new WeakMap();  // fetcher → Map(url → Promise of the recipe); a failure is asked again
+
+function recipeOf(fetcher, url) {
+  if (!recipes.has(fetcher)) recipes.set(fetcher, new Map());
+  const kept = recipes.get(fetcher);
+  if (!kept.has(url)) kept.set(url, Promise.resolve().then(() => fetcher.json(url)).catch((e) => {
+    kept.delete(url);
+    throw e;
+  }));
+  return kept.get(url);
+}
+
+/** The trace's live figures over its model's recipe, fetched through computeTrace's fetcher. */
+export const liveFigures = async (trace, { fetcher, model = "" }) => derivedFigures(trace, await recipeOf(fetcher,
+  liveUrl(model)));
