@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from article import live_nodes as at
+from article.sentences import listed, say
 from model.vocab import EOS
 
-# the sub-layer steps 6–9 show on the stage: encoder layer 1's self-attention
-WORKED_STATION = "enc.0.self"
+WORKED_STATION = at.WORKED_STATION  # the sub-layer steps 6–9 show on the stage: encoder layer 1's self-attention
 
 
 def worked_blocks(station: str = WORKED_STATION, head: int = 0) -> dict[str, str]:
@@ -62,11 +63,13 @@ def quoted(token: str) -> str:
 
 
 def pairs(tokens: list[str], values, digits: int = 3) -> str:
-    return ", ".join(f"{tok} {num(float(v), digits)}" for tok, v in zip(tokens, values, strict=True))
+    assert digits in (2, 3), digits  # the table's two lists of pairs
+    return listed("pairs" if digits == 3 else "pairs_2",
+                  [{"token": tok, "value": float(v)} for tok, v in zip(tokens, values, strict=True)])
 
 
 def _vec(values: np.ndarray) -> str:
-    return " ".join(num(float(x)) for x in values)
+    return listed("vector", [{"x": float(x)} for x in values])
 
 
 def softmax(row: np.ndarray) -> np.ndarray:
@@ -80,12 +83,8 @@ def row_norms(a: np.ndarray) -> np.ndarray:
 
 def _reason(c: dict, toks: list[str], top_weight: float) -> str:
     """Why this row: the rule, said for this input."""
-    row, key = toks[c["row"]], toks[c["key"]]
-    if c["rule"] == "any":
-        return (f"no row of its {c['rows']} rests most on another word, so this is the row with the largest "
-                f"weight of all: {row} (row {c['row']}) puts {num(top_weight)} on {key}")
-    return (f"of its {c['rows']} rows ({c['heads']} heads × {len(toks)} tokens), this is the one that puts the "
-            f"largest weight on another word of the input: {row} (row {c['row']}) puts {num(top_weight)} on {key}")
+    return say("reason_any" if c["rule"] == "any" else "reason_word", rows=c["rows"], heads=c["heads"],
+               tokens=len(toks), row_token=toks[c["row"]], row=c["row"], weight=top_weight, key_token=toks[c["key"]])
 
 
 def _claim(toks: list[str], weights: np.ndarray, v: np.ndarray, out: np.ndarray) -> str:
@@ -94,17 +93,14 @@ def _claim(toks: list[str], weights: np.ndarray, v: np.ndarray, out: np.ndarray)
     top = int(weights.argmax())
     dist = np.linalg.norm(v - out[None, :], axis=-1)
     near = int(dist.argmin())
-    head = f"{toks[top]} took the most weight, {num(float(weights[top]))}"
+    head = say("claim_head", token=toks[top], weight=float(weights[top]))
     if near == top:
         others = [j for j in range(len(toks)) if j != top]
         nxt = min(others, key=lambda j: dist[j]) if others else None
-        tail = f"; the next nearest, V[{toks[nxt]}], is {num(float(dist[nxt]), 2)} away" if nxt is not None else ""
-        return (f"{head}, and the output lies nearer to V[{toks[top]}] than to any other value row: "
-                f"{num(float(dist[top]), 2)} away{tail}")
-    return (f"{head}, yet not enough to pull the output to its value row: the output lies "
-            f"{num(float(dist[top]), 2)} from V[{toks[top]}] and nearer to V[{toks[near]}], "
-            f"{num(float(dist[near]), 2)} away, since the other weights, {num(1 - float(weights[top]))} "
-            f"together, blend in the other rows")
+        tail = say("claim_next", token=toks[nxt], distance=float(dist[nxt])) if nxt is not None else ""
+        return say("claim_nearest", head=head, token=toks[top], distance=float(dist[top]), tail=tail)
+    return say("claim_elsewhere", head=head, distance=float(dist[top]), token=toks[top], near_token=toks[near],
+               near_distance=float(dist[near]), rest=1 - float(weights[top]))
 
 
 def worked_row(t) -> dict:
@@ -142,7 +138,8 @@ def worked_row(t) -> dict:
         "worked_top_token": toks[top],
         "worked_top_weight": float(weights[top]),
         "worked_unscaled_top_weight": float(unscaled.max()),
-        "worked_blend": " + ".join(f"{num(float(w))}·V[{tok}]" for tok, w in zip(toks, weights, strict=True)),
+        "worked_blend": listed("blend", [{"weight": float(w), "token": tok}
+                                         for tok, w in zip(toks, weights, strict=True)]),
         "worked_output": _vec(out),
         "worked_v_top": _vec(v[top]),
         "worked_distances": pairs(toks, np.linalg.norm(v - out[None, :], axis=-1), 2),
@@ -153,9 +150,11 @@ def worked_row(t) -> dict:
 def decoder_pairs(t) -> str:
     """Step 14: what each decoder row has read so far (<s> and the pieces before it) → what it writes."""
     rows, out = list(t.target_tokens), list(t.output_tokens)
-    return "; ".join(f"{' '.join(rows[:i + 1])} → {out[i]}" for i in range(len(out)))
+    return listed("decoder_pairs", [{"context": listed("words", [{"word": w} for w in rows[:i + 1]]), "writes": out[i]}
+                                    for i in range(len(out))])
 
 
+UND = "und"  # the German piece that joins a unit to its tens: ein und zwanzig
 UNITS_BEFORE_UND = {"eins": "one", "ein": "one", "zwei": "two", "drei": "three", "vier": "four", "fünf": "five",
                     "sechs": "six", "sieben": "seven", "acht": "eight", "neun": "nine"}
 
@@ -174,14 +173,15 @@ def reordering(t) -> dict:
     cross, src, out, rows = last_cross_mean(t), list(t.source_tokens), list(t.output_tokens), list(t.target_tokens)
     splits, found, units = [], 0, 0
     for r, piece in enumerate(out):
-        if piece == "und":
+        if piece == UND:
             a, b = np.argsort(cross[r])[::-1][:2]
-            splits.append(f"row {r} (reads {rows[r]}): {src[a]} {num(cross[r][a])}, {src[b]} {num(cross[r][b])}")
-        if r + 1 < len(out) and out[r + 1] == "und" and piece in UNITS_BEFORE_UND:
+            splits.append({"row": r, "reads": rows[r], "a": src[a], "wa": float(cross[r][a]), "b": src[b],
+                           "wb": float(cross[r][b])})
+        if r + 1 < len(out) and out[r + 1] == UND and piece in UNITS_BEFORE_UND:
             units += 1
             found += src[int(cross[r].argmax())] == UNITS_BEFORE_UND[piece]
-    return {"und_rows": "; ".join(splits) or "none (this input has no und)",
-            "units_on_their_word": f"{found} of {units}" if units else "none (no unit comes before und here)"}
+    return {"und_rows": listed("und_rows", splits) if splits else say("und_none"),
+            "units_on_their_word": say("units_found", found=found, units=units) if units else say("units_none")}
 
 
 def teaching_figures(t) -> dict:
@@ -189,27 +189,28 @@ def teaching_figures(t) -> dict:
     a trace without those tensors (the modern recipe: rotary positions, RMSNorm before each sub-layer)
     gets None for them, since the article's sentences do not describe it."""
     ids = {n.id for n in t.nodes}
-    hidden = t.node("enc.0.ffn.hidden").value
+    hidden = t.node(at.FFN_HIDDEN).value
     active = (hidden > 0).sum(axis=-1)  # units a ReLU lets through, per token
-    sum_node = t.node("enc.0.self.sum")
+    sum_node = t.node(at.FIRST_SUM)
     x, sub = (t.node(i).value for i in sum_node.inputs)  # the sub-layer's input and its output
     figures = {
         **worked_row(t),
         **reordering(t),
         "decoder_pairs": decoder_pairs(t),
-        "row_reads_writes": [f"{a} → {b}" for a, b in zip(t.target_tokens, t.output_tokens, strict=True)],
+        "row_reads_writes": [say("reads_writes", reads=a, writes=b)
+                             for a, b in zip(t.target_tokens, t.output_tokens, strict=True)],
         "ffn_active_units": float(active.mean()),
         "ffn_active_min": int(active.min()),
         "ffn_active_max": int(active.max()),
         "attn_input_norm": float(row_norms(x).mean()),
         "attn_output_norm": float(row_norms(sub).mean()),
     }
-    if "src.scaled" in ids:  # the paper's embedding: √d·E[token] + PE
-        scaled, pe = t.node("src.scaled").value, t.node(t.node("src.x0").inputs[1]).value
+    if at.SCALED in ids:  # the paper's embedding: √d·E[token] + PE
+        scaled, pe = t.node(at.SCALED).value, t.node(t.node(at.X0).inputs[1]).value
         figures["scaled_row_norms"] = pairs(list(t.source_tokens), row_norms(scaled), 2)
         figures["pe_row_norm"] = round(float(row_norms(pe).mean()), 4)  # float32 noise would differ per input
-    if "enc.0.self.ln" in ids:  # post-LN: the first sub-layer's LayerNorm output
-        ln_row = t.node("enc.0.self.ln").value[0].astype(np.float64)
+    if at.FIRST_LN in ids:  # post-LN: the first sub-layer's LayerNorm output
+        ln_row = t.node(at.FIRST_LN).value[0].astype(np.float64)
         figures["ln_row_mean"] = float(ln_row.mean())
         figures["ln_row_std"] = float(ln_row.std())
     return figures

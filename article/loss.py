@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from article import live_nodes as at
+from article.sentences import say
 from model.train import TrainConfig
 from model.vocab import VOCAB
 
@@ -29,7 +31,7 @@ def loss_figures(t, eps: float = EPSILON) -> dict:
     """Per output row of the trace: the reference piece, q on it and elsewhere, p of the reference and of
     the piece written, −Σ_v q_v ln p_v and −ln p(reference); and the sum and mean over the rows that read
     the reference."""
-    probs = t.node("out.probs").value.astype(np.float64)
+    probs = t.node(at.PROBS).value.astype(np.float64)
     n_rows, vocab = probs.shape
     reference = VOCAB.target_tokens(t.number)  # the German pieces, then </s>
     out = list(t.output_tokens)
@@ -67,10 +69,7 @@ def _departure(rows: list[dict], n_reference: int) -> str:
     """What step 20 says about the rows: all training rows, or where the greedy output left the reference."""
     first = next((x["row"] for x in rows if not x["forced"]), None)
     if first is None and len(rows) == n_reference:
-        return (f"For the current input the output is the reference piece for piece, so all {len(rows)} rows "
-                f"are training rows.")
+        return say("departs_never", rows=len(rows))
     if first is None:
-        return (f"The model stopped after {len(rows)} of the reference's {n_reference} pieces, so the "
-                f"positions after row {len(rows) - 1} are not drawn.")
-    return (f"From row {first} on the decoder read the model's own pieces, not the reference's, so those "
-            f"rows are not what training computes: they get no loss here.")
+        return say("departs_stopped", rows=len(rows), reference=n_reference, last=len(rows) - 1)
+    return say("departs_at", row=first)

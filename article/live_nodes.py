@@ -1,0 +1,28 @@
+"""The trace nodes the article's live figures read (article/derived.py and the modules it reads), named once:
+the figures read them here, and /api/live (article/recipe.py) sends them to the browser, which computes the
+same figures (static/local/derived.js) knowing no id."""
+
+from __future__ import annotations
+
+from model import ids
+
+WORKED_STATION = ids.sublayer_id("enc", 0, "self")  # the sub-layer steps 6–9 show: encoder layer 1's self-attention
+FIRST_SUM = ids.join(WORKED_STATION, "sum")  # its residual sum: the sub-layer's input plus its output
+FIRST_LN = ids.join(WORKED_STATION, "ln")  # post-LN only: that sum's LayerNorm
+FIRST_PROJ = ids.join(WORKED_STATION, "proj")  # the sub-layer's output (W_o), before the sum
+FIRST_Q = ids.join(WORKED_STATION, "q")
+FFN_HIDDEN = ids.join(ids.sublayer_id("enc", 0, "ffn"), "hidden")  # encoder layer 1's ReLU (or SwiGLU) units
+SCALED = ids.join("src", "scaled")  # the paper's embedding only: √d·E[token]
+X0 = ids.join("src", "x0")  # the embedding plus the positions
+LOGITS, PROBS, TOKENS = (ids.join("out", role) for role in ("logits", "probs", "tokens"))
+FIRST_DECODER_SELF = ids.sublayer_id("dec", 0, "self")
+
+
+def last_cross(n_layers: int) -> str:
+    """The last decoder layer's cross-attention."""
+    return ids.sublayer_id("dec", n_layers - 1, "cross")
+
+
+def last_cross_weights(n_layers: int, n_heads: int) -> list[str]:
+    """Each head's weights of the last decoder layer's cross-attention."""
+    return [ids.head_id(last_cross(n_layers), h, "weights") for h in range(n_heads)]

@@ -1,0 +1,54 @@
+"""The recipe of the article's live figures, one document per model (GET /api/live): what the browser needs
+to compute a trace's `derived` block itself (static/local/derived.js) while knowing no id, no fact about the
+model and no sentence. It names the nodes the figures read (article/live_nodes.py), the reader's names of the
+blocks the exercises ask about, the constants (ε, the tie, the shape numbers the questions quote, the
+vocabulary, the pieces the reordering figures look for), the one exercise that depends on the parameters
+alone (step 25's count), and the sentence table (article/sentences.py) that Python formats from too."""
+
+from __future__ import annotations
+
+from article import live_nodes as at
+from article.exercises import TIE, station_parameters
+from article.lessons import UND, UNITS_BEFORE_UND, worked_blocks
+from article.loss import EPSILON
+from article.sentences import SENTENCES
+from model import ids
+from model.transformer import EncoderDecoder
+from model.vocab import EOS, VOCAB
+from recorder import parameters
+
+RECIPE_FORMAT = "anatomy-live/1"
+
+
+def _nodes(n_layers: int, n_heads: int) -> dict:
+    return {
+        "worked_station": at.WORKED_STATION, "first_sum": at.FIRST_SUM, "first_ln": at.FIRST_LN,
+        "first_proj": at.FIRST_PROJ, "first_q": at.FIRST_Q,
+        "ffn_hidden": at.FFN_HIDDEN, "scaled": at.SCALED, "x0": at.X0,
+        "logits": at.LOGITS, "probs": at.PROBS, "tokens": at.TOKENS,
+        "worked_heads": [worked_blocks(at.WORKED_STATION, h) for h in range(n_heads)],
+        "first_decoder_weights": ids.head_id(at.FIRST_DECODER_SELF, 0, "weights"),
+        "last_cross_weights": at.last_cross_weights(n_layers, n_heads),
+    }
+
+
+def _names(nodes: dict, n_layers: int) -> dict[str, str]:
+    """The reader's name (model/ids.py) of every block a question names."""
+    named = [at.WORKED_STATION, at.FFN_HIDDEN, at.FIRST_PROJ, nodes["first_decoder_weights"], at.last_cross(n_layers),
+             *nodes["last_cross_weights"], *(h[role] for h in nodes["worked_heads"] for role in ("weights", "scores",
+                                                                                                   "out"))]
+    return {i: ids.parse(i).reader_name() for i in named}
+
+
+def live_recipe(model: EncoderDecoder) -> dict:
+    """The recipe for traces of `model` (its training snapshots share its shapes, so its recipe)."""
+    cfg = model.cfg
+    nodes = _nodes(cfg.n_layers, cfg.n_heads)
+    return {
+        "format": RECIPE_FORMAT, "nodes": nodes, "names": _names(nodes, cfg.n_layers),
+        "constants": {"label_smoothing": EPSILON, "tie": TIE, "d_model": cfg.d_model, "d_k": cfg.d_k,
+                      "n_heads": cfg.n_heads, "dropout": cfg.dropout, "eos": EOS, "und": UND,
+                      "units_before_und": UNITS_BEFORE_UND, "vocabulary": list(VOCAB.tokens)},
+        "parameters_exercise": station_parameters(parameters(model), cfg.n_layers),
+        "sentences": SENTENCES,
+    }

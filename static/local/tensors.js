@@ -1,0 +1,37 @@
+// A trace's nodes as the live figures read them: each value the float32 the server computed (a JSON number
+// is float32's shortest decimal, which Math.fround reads back exactly; null is −∞), rows as plain arrays.
+import { f32 } from "./numpy.js";
+
+/** The trace's nodes by id: has(id), node(id) (as sent), tensor(id) → {shape, data, row(i), rows(), at(i, j)}. */
+export function nodesOf(trace) {
+  const byId = new Map(trace.nodes.map((n) => [n.id, n]));
+  const tensors = new Map();
+  const node = (id) => {
+    const found = byId.get(id);
+    if (!found) throw new Error(`the trace has no node ${id}`);
+    return found;
+  };
+  const tensor = (id) => {
+    if (!tensors.has(id)) {
+      const { shape, data } = node(id);
+      const values = Array.from(data, (v) => v === null ? -Infinity : Math.fround(v));
+      const width = shape.length > 1 ? shape[shape.length - 1] : values.length;
+      const row = (i) => values.slice(i * width, (i + 1) * width);
+      tensors.set(id, {
+        shape, data: values, row, at: (i, j) => values[i * width + j],
+        rows: () => Array.from({ length: values.length / width }, (_, i) => row(i)),
+      });
+    }
+    return tensors.get(id);
+  };
+  return { has: (id) => byId.has(id), node, tensor };
+}
+
+/** The last decoder layer's cross-attention weights averaged over its heads, in float32 as numpy does. */
+export function crossMean(t, ids) {
+  const heads = ids.map((id) => t.tensor(id).data);
+  const total = heads[0].map((_, i) => heads.reduce((acc, h) => f32(acc + h[i]), 0));
+  const width = t.tensor(ids[0]).shape.at(-1);
+  const meanOf = total.map((x) => f32(x / heads.length));
+  return Array.from({ length: meanOf.length / width }, (_, r) => meanOf.slice(r * width, (r + 1) * width));
+}
