@@ -119,7 +119,8 @@ def _api_url(site_path: str) -> str:
 
 def test_the_static_build_asks_every_document_of_the_folder(browser, live_server):
     """A page with the static build's meta tag, its folder standing in for the server's answers: a JSON
-    document, the weights and a refused input's message are read from /site/…, never from /api/."""
+    document, the weights, a refused input's message and the beam table (computed in the browser over the
+    folder's documents) are read from /site/…, never from /api/."""
     ctx = browser.new_context()
     asked = []
     ctx.route(f"{live_server}/static-page", lambda r: r.fulfill(status=200, content_type="text/html", body=(
@@ -140,7 +141,9 @@ def test_the_static_build_asks_every_document_of_the_folder(browser, live_server
         const weights = await api.fetchWeightBytes('/api/weights?model=modern');
         let message = null;
         try { await api.loadTrace(refused); } catch (e) { message = e.message; }
-        return {source: api.traceSource(), facts: facts.facts.length, weights: weights.byteLength, message};
+        const beam = await api.loadBeam(43);
+        return {source: api.traceSource(), facts: facts.facts.length, weights: weights.byteLength, message,
+                beam: [beam.number, beam.best.tokens, beam.german, beam.steps.length]};
     }""", REFUSED)
     ctx.close()
     assert asked[:2] == ["/site/api/facts/index.json", "/site/api/weights/model=modern.bin"], asked
@@ -148,3 +151,5 @@ def test_the_static_build_asks_every_document_of_the_folder(browser, live_server
     assert out["source"] == "browser" and out["facts"] > 0 and out["weights"] > 100_000
     refused = httpx.get(f"{live_server}/api/trace", params={"input": REFUSED}).json()
     assert out["message"] == refused["detail"]["message"]
+    beam = httpx.get(f"{live_server}/api/beam", params={"input": 43}).json()
+    assert out["beam"] == [43, beam["best"]["tokens"], beam["german"], len(beam["steps"])]

@@ -210,12 +210,15 @@ async function computedTrace(input, options, { onHeader } = {}, how) {
 }
 
 /** After the stage is live, in idle time: fetches and keeps what computing `input`'s trace here needs (the
- *  module, then one run of it, which asks for the program, the number words, the weights, …), so that the
- *  page goes on when the server goes away. Nothing to do in the static build (the folder is all local). */
+ *  module, then one run of it, which asks for the program, the number words, the weights, …, and whatever
+ *  else the module lists in documentsToKeep(options) → [{url, binary}], e.g. other inputs' shapes), so that
+ *  the page goes on when the server goes away. Nothing to do in the static build (the folder is all local). */
 export async function keepForOffline(input, options = {}) {
   if (STATIC) return false;
-  const { computeTrace } = await localModule();
+  const computing = await localModule();
   const { ablation = [], checkpoint = null, model = "" } = options;
-  await computeTrace(String(input), { ablation, checkpoint, model }, keptDocuments);
+  await computing.computeTrace(String(input), { ablation, checkpoint, model }, keptDocuments);
+  const more = computing.documentsToKeep?.({ checkpoint, model }) || [];
+  await Promise.all(more.map(({ url, binary }) => (binary ? keptDocuments.bytes(url) : keptDocuments.json(url))));
   return true;
 }
