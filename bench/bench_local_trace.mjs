@@ -17,7 +17,7 @@ const fetcher = {
   json: async url => (await fetch(base + url)).json(),
   bytes: async url => (await fetch(base + url, { headers: { Accept: 'application/octet-stream' } })).arrayBuffer(),
 };
-for (const n of ['7', '123456', '987654', '700007']) await computeTrace(n, {}, fetcher);  // the documents fetched, the code compiled
+for (const n of ['7', '123456', '987654', '700007']) await computeTrace(n, { scene: null }, fetcher);  // the documents fetched, the code compiled
 const program = await fetcher.json(programUrl()), words = numberWords(await fetcher.json('/api/numbers'));
 const weights = parseSafetensors(await fetcher.bytes(weightsUrl(program, null)));
 const report = { whole: [], engine: [], served: [], nodes: 0 };
@@ -26,7 +26,7 @@ for (const n of numbers) {
   decodeCompactTrace(await (await fetch(base + traceUrl(String(n)), { headers: { Accept: COMPACT } })).arrayBuffer());
   report.served.push(performance.now() - t0);
   t0 = performance.now();
-  const trace = await computeTrace(String(n), {}, fetcher);
+  const trace = await computeTrace(String(n), { scene: null }, fetcher);
   report.whole.push(performance.now() - t0);
   t0 = performance.now();
   browserTrace(program, weights, words.sourceIds(n), new Set(), words.ids(words.germanPieces(n)));

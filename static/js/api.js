@@ -18,27 +18,51 @@
 // onNode(node, index) with each node as it arrives, so a caller may draw before the end. A stream cut
 // short rejects too.
 
+//   loadTrace(input, options, callbacks) → Promise<trace>;  loadBeam(number, options) → Promise<beam>
+//
+// Where the numbers come from (traceSource(), announced as anatomy:source with detail {source}):
+//   "browser"  the static build (site.js isStaticSite): every document is a file of the folder
+//              (site.js sitePath) and every trace and beam table is computed here (../local/trace.js);
+//   "server"   the served app, while the server answers;
+//   "offline"  the served app once the server cannot be reached (no answer, or a proxy's 502/503/504):
+//              the same computation here, over the documents the page kept from the server's answers
+//              (keepForOffline fetches them in idle time, after the stage is live). A refusal (422) is
+//              the server answering: it is shown as ever, and offline numbers.js gives the same words.
 import { decodeCompactTrace } from "./compact.js";
+import { isStaticSite, sitePath } from "./site.js";
 
 const STREAM = "application/x-ndjson";
 export const COMPACT = "application/vnd.anatomy.trace";
+const STATIC = isStaticSite();
+// a proxy's answers when the server behind it is down or silent: unreachable, as no answer at all is
+const GATEWAY = new Set([502, 503, 504]);
 
-/** A refused request as an Error: the server's message, else its status; err.status is the HTTP status. */
+/** A refused request as an Error: the server's message, else its status; err.status is the HTTP status,
+ *  err.unreachable says that the server did not answer (a gateway's status). */
 async function refusal(response) {
   const body = await response.json().catch(() => null);
   return Object.assign(new Error(body?.detail?.message || `the server answered ${response.status}`),
-    { status: response.status });
+    { status: response.status, unreachable: GATEWAY.has(response.status) });
 }
 
+/** Where a request goes: in the static build an API address is the folder's file (site.js); others as they are. */
+const located = (url, binary = false) => (STATIC && url.startsWith("/api/") ? sitePath(url, { binary }) : url);
+
 async function get(url, accept, signal) {
-  const response = await fetch(url, { headers: { Accept: accept }, signal });
+  let response;
+  try {
+    response = await fetch(url, { headers: { Accept: accept }, signal });
+  } catch (err) {  // no answer: the network is cut or the server gone (an abort is the caller's own)
+    if (err?.name === "AbortError") throw err;
+    throw Object.assign(new Error(`the server cannot be reached (${err?.message || err})`), { unreachable: true, cause: err });
+  }
   if (!response.ok) throw await refusal(response);
   return response;
 }
 
 /** A JSON document of the API. */
 export async function fetchJson(url, { signal } = {}) {
-  return (await get(url, "application/json", signal)).json();
+  return (await get(located(url), "application/json", signal)).json();
 }
 
 /** The address of one input's trace: the parts switched off, the training snapshot, the model. */
@@ -59,9 +83,33 @@ export async function fetchCompactTrace(url, { onHeader, signal } = {}) {
   return trace;
 }
 
-/** One input's trace, in the compact form (the page; the stage on its own). */
-export const loadTrace = (input, options = {}, callbacks = {}) =>
-  fetchCompactTrace(traceUrl(input, options), callbacks);
+/** One input's trace (the page; the stage on its own): from the server in the compact form, else
+ *  computed here (the static build; the served app whose server cannot be reached). */
+export async function loadTrace(input, options = {}, callbacks = {}) {
+  if (STATIC) return computedTrace(input, options, callbacks, "browser");
+  if (globalThis.navigator?.onLine === false) return computedTrace(input, options, callbacks, "offline");
+  try {
+    const trace = await fetchCompactTrace(traceUrl(input, options), callbacks);
+    setSource("server");
+    return trace;
+  } catch (err) {
+    if (!err.unreachable) throw err;  // a refusal is the server's answer
+    return computedTrace(input, options, callbacks, "offline");
+  }
+}
+
+/** The beam search of step 19 for a number (the /api/beam document), from the server or computed here. */
+export async function loadBeam(number, { model = "" } = {}) {
+  const q = new URLSearchParams({ input: String(number) });
+  if (model) q.set("model", model);
+  if (STATIC) return computed("computeBeam", [String(number), { model }], "browser");
+  try {
+    return await fetchJson(`/api/beam?${q}`);
+  } catch (err) {
+    if (!err.unreachable) throw err;
+    return computed("computeBeam", [String(number), { model }], "offline");
+  }
+}
 
 /** One input's trace, streamed as NDJSON, node by node. */
 export const streamTrace = (input, options = {}, callbacks = {}) =>
@@ -103,14 +151,74 @@ export async function readTraceStream(url, { onHeader, onNode, signal } = {}) {
   return trace;
 }
 
-const weightBytes = new Map();
+// ---- the documents kept in memory, and the computation in the browser ------------------------------
+
+const kept = new Map();  // "json URL" / "bytes URL" → Promise of the document, once per page (a failure is forgotten)
+function keep(key, load) {
+  if (!kept.has(key)) kept.set(key, load().catch((e) => { kept.delete(key); throw e; }));
+  return kept.get(key);
+}
 
 /** The weights a trace names (its `weights_url`) as safetensors bytes, fetched once per page and URL
  *  (a refusal is forgotten, to be asked again); the browser revalidates them with the ETag. */
-export function fetchWeightBytes(url) {
-  if (!weightBytes.has(url)) {
-    weightBytes.set(url, get(url, "application/octet-stream").then((r) => r.arrayBuffer())
-      .catch((e) => { weightBytes.delete(url); throw e; }));
+export const fetchWeightBytes = (url) => fetchBytes(url);
+
+function fetchBytes(url) {
+  return keep(`bytes ${url}`, () => get(located(url, true), "application/octet-stream").then((r) => r.arrayBuffer()));
+}
+
+/** What ../local/trace.js reads its documents through (the API's own addresses): each fetched once and
+ *  kept, from the server or the static folder, so that they are at hand when the server is gone. */
+export const keptDocuments = Object.freeze({
+  json: (url) => keep(`json ${url}`, () => fetchJson(url)),
+  bytes: fetchBytes,
+});
+
+let source = STATIC ? "browser" : "server";
+
+/** Where the page's traces come from now: "browser" (the static build), "server", "offline". */
+export const traceSource = () => source;
+
+function setSource(next) {
+  if (next === source) return;
+  source = next;
+  globalThis.document?.dispatchEvent(new CustomEvent("anatomy:source", { detail: { source } }));
+}
+
+// the computation in the browser, its own chunk of the bundle: loaded at need, or ahead by keepForOffline
+let local = null;
+const localModule = () => (local ??= import("../local/trace.js").catch((e) => { local = null; throw e; }));
+
+/** `what` (computeTrace, computeBeam) of ../local/trace.js run over the kept documents; `how` is the source said. */
+async function computed(what, args, how) {
+  setSource(how);
+  try {
+    return await (await localModule())[what](...args, keptDocuments);
+  } catch (err) {
+    if (!err.unreachable) throw err;  // a refused input: numbers.js's message, the API's own
+    throw Object.assign(new Error("The server cannot be reached, and this page had not yet kept what computing "
+      + "this in your browser needs (the page keeps it shortly after the stage is drawn)."), { cause: err });
   }
-  return weightBytes.get(url);
+}
+
+async function computedTrace(input, options, { onHeader } = {}, how) {
+  const { ablation = [], checkpoint = null, model = "" } = options;
+  const trace = await computed("computeTrace", [String(input), { ablation, checkpoint, model }], how);
+  const { nodes, ...head } = trace;
+  onHeader?.({ ...head, node_count: nodes.length });
+  return trace;
+}
+
+/** After the stage is live, in idle time: fetches and keeps what computing `input`'s trace here needs (the
+ *  module, then one run of it, which asks for the program, the number words, the weights, …, and whatever
+ *  else the module lists in documentsToKeep(options) → [{url, binary}], e.g. other inputs' shapes), so that
+ *  the page goes on when the server goes away. Nothing to do in the static build (the folder is all local). */
+export async function keepForOffline(input, options = {}) {
+  if (STATIC) return false;
+  const computing = await localModule();
+  const { ablation = [], checkpoint = null, model = "" } = options;
+  await computing.computeTrace(String(input), { ablation, checkpoint, model }, keptDocuments);
+  const more = computing.documentsToKeep?.({ checkpoint, model }) || [];
+  await Promise.all(more.map(({ url, binary }) => (binary ? keptDocuments.bytes(url) : keptDocuments.json(url))));
+  return true;
 }

@@ -2,8 +2,8 @@
 // article reads its own (page/address.js): the input with its parts switched off and its training snapshot,
 // the step, the pinned input to compare with and the explained cell. It keeps window.anatomy as the article
 // does (page/state.js: trace, step, stepDetail, compareTrace, cell, cellDetail, ablation, checkpoint,
-// ready), so the stage (static/stage/main.js) follows it the same way. The stage's switches rerun the input.
-import { loadTrace } from "./api.js";
+// ready; source: where the traces come from, api.js), so the stage (static/stage/main.js) follows it the same way. The stage's switches rerun the input.
+import { loadTrace, traceSource } from "./api.js";
 import { answerSwitches } from "./ablation.js";
 import { readAddress } from "./page/address.js";
 
@@ -16,8 +16,9 @@ const step = Number(main?.dataset.step) || 1;  // the server's: a bad step= is s
 
 const anatomy = (window.anatomy = {
   trace: null, step, stepDetail: { step }, compareTrace: null, cell: null, cellDetail: address.cell,
-  model: null, checkpoint: address.checkpoint, ablation: address.ablation, ready: false,
+  model: null, checkpoint: address.checkpoint, ablation: address.ablation, ready: false, source: traceSource(),
 });
+document.addEventListener("anatomy:source", (e) => { anatomy.source = e.detail.source; });  // api.js: where traces come from
 const announce = (name, detail) => document.dispatchEvent(new CustomEvent(name, { detail }));
 const say = (text) => { if (text && !errorBox.textContent.includes(text)) errorBox.textContent = [errorBox.textContent, text].filter(Boolean).join("; "); };
 

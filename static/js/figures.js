@@ -1,4 +1,5 @@
-// The article's charts, drawn from the data the server computes (/api/figures/NAME, /api/beam).
+// The article's charts, drawn from the data the server computes (/api/figures/NAME, /api/beam; in the
+// static build the folder's copies, and the beam table computed in the browser: ./api.js decides).
 //
 // The server renders every <figure data-figure="NAME"> with its data as tables, its caption and an
 // empty `.chart-slot` per chart (templates/figures/), so the page reads without scripts. Here
@@ -8,6 +9,7 @@
 // as window.Chart); the positional-encoding heatmap is a canvas drawn by heatmap() below. Every value
 // drawn is real: nothing here computes a number the server did not send, except formatting.
 
+import { fetchJson, loadBeam, traceSource } from "./api.js";
 import { formatNumber } from "./format.js";
 
 const Chart = window.Chart;
@@ -310,15 +312,23 @@ function beamStep(step, best) {
     h("div", { class: "table-scroll" }, table(["kind", "output so far", "log p", "lp(Y)", "score"], rows)));
 }
 
+// The table's data: the server's address, or, when the browser computed it (the static build, the server
+// unreachable), the document itself as a file to save (the address would answer nothing here).
+let beamFile = null;
+function beamData(b, link) {
+  if (traceSource() === "server") return h("a", { href: link }, link);
+  if (beamFile) URL.revokeObjectURL(beamFile);
+  beamFile = URL.createObjectURL(new Blob([JSON.stringify(b, null, 1)], { type: "application/json" }));
+  return h("a", { href: beamFile, download: `beam-${b.number}.json` }, `${link} as computed in your browser`);
+}
+
 let beamSeq = 0;
 async function drawBeam(fig, number) {
   if (Number(fig.querySelector(".beam-best")?.dataset.number) === number) { fig.dataset.number = String(number); return; }
   const seq = ++beamSeq;
   fig.setAttribute("aria-busy", "true");
   try {
-    const response = await fetch(`/api/beam?input=${number}`, { headers: { Accept: "application/json" } });
-    if (!response.ok) throw new Error(`the server answered ${response.status}`);
-    const b = await response.json();
+    const b = await loadBeam(number);
     if (seq !== beamSeq) return;
     const best = b.best;
     const link = `/api/beam?input=${b.number}`;
@@ -328,7 +338,7 @@ async function drawBeam(fig, number) {
         h("strong", { class: "winner-tokens" }, tokens(best.tokens)), ` (${b.german}), score ${fixed3(best.log_prob)} / ${fixed3(best.length_penalty)} = ${fixed3(best.score)}.`),
       ...b.steps.map((s) => beamStep(s, best)),
       h("figcaption", {}, "Every turn of the search: the alive beams with their total log-probability, the finished outputs with the length penalty and the score; ★ marks the winner. ",
-        h("span", { class: "reproduce" }, "Data: ", h("a", { href: link }, link), "; reproduce (with the server running): ",
+        h("span", { class: "reproduce" }, "Data: ", beamData(b, link), "; reproduce (with the server running): ",
           h("code", {}, `curl "localhost:8000${link}"`))));
     fig.dataset.number = String(b.number);
   } catch (err) {
@@ -347,9 +357,7 @@ async function drawFigure(fig) {
   if (!fig.querySelector(".chart-slot")) { fig.dataset.drawn = "true"; return; }  // tables only: the server drew them
   fig.dataset.drawn = "pending";
   try {
-    const response = await fetch(`/api/figures/${name}`, { headers: { Accept: "application/json" } });
-    if (!response.ok) throw new Error(`the server answered ${response.status}`);
-    const { data } = await response.json();
+    const { data } = await fetchJson(`/api/figures/${name}`);
     draw(fig, data);
     fig.dataset.drawn = "true";
   } catch (err) {  // the server's tables stay; only the chart is missing

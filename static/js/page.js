@@ -14,11 +14,14 @@
 // and for anatomy:ablate (detail = {ablation: parts to switch off}, from the stage's switches) to fetch
 // that trace; buttons with data-ablate-part (step 29's table) toggle one part the same way.
 // window.anatomy (state.js) is for tests and the console; anatomy.setCheckpoint(n) runs the input on the
-// snapshot after n training steps (null: trained).
-import { fetchJson } from "./api.js";
+// snapshot after n training steps (null: trained); anatomy.source says where the traces come from (api.js:
+// "server", "browser" in the static build, "offline" when the server cannot be reached), and
+// anatomy.offlineReady that what computing in the browser needs is kept (anatomy.keepForOffline(input)
+// keeps another input's too).
+import { fetchJson, keepForOffline, traceSource } from "./api.js";
 import { parseAblation } from "./ablation.js";
 import { fillLive } from "./page/live.js";
-import { DEFAULT_INPUT, MODEL, anatomy, announce, errorBox, field, sections, showError } from "./page/state.js";
+import { DEFAULT_INPUT, MODEL, anatomy, announce, currentInput, errorBox, field, sections, showError } from "./page/state.js";
 import { bindRun, run, setCheckpoint } from "./page/run.js";
 import { bindCompare, compareWith, parseCell, selectCell } from "./page/compare.js";
 import { bindSteps, goTo, pin, setStep } from "./page/steps.js";
@@ -26,6 +29,7 @@ import { bindFacts } from "./page/facts.js";
 import { keepScrollOnFocus } from "./page/place.js";
 import { readAddress } from "./page/address.js";
 import { bindExercises } from "./page/exercises.js";
+import { bindSource } from "./page/status.js";
 import { bindPresent } from "./page/present.js";
 import { bindClassroom } from "./page/classroom.js";
 
@@ -82,6 +86,17 @@ async function runAddress(address, input) {
   if (address.cell) selectCell(address.cell);
 }
 
+// What computing in the browser needs, fetched and kept once the stage is live and the browser is idle
+// (not before: the first picture does not wait for it), so that the page goes on when the server goes away.
+function keepWhenIdle(started = performance.now()) {
+  const waited = performance.now() - started > 60_000;  // a stage that never draws (no WebGL) holds nothing up
+  if (!waited && !(window.anatomyStage?.ready && anatomy.trace)) { setTimeout(() => keepWhenIdle(started), 500); return; }
+  const keepNow = () => keepForOffline(currentInput(), { checkpoint: anatomy.checkpoint, model: MODEL })
+    .then((kept) => { anatomy.offlineReady = kept; }, () => {});
+  if (window.requestIdleCallback) requestIdleCallback(keepNow, { timeout: 10_000 });
+  else setTimeout(keepNow, 1000);
+}
+
 function start() {
   const address = readAddress(new URL(window.location.href));  // the one reading of the address (address.js)
   const input = address.input || DEFAULT_INPUT;
@@ -100,8 +115,11 @@ function start() {
     if (anatomy.trace && !MODEL) fillLive({ ...model.figures, ...anatomy.trace.derived });
   }).catch(() => {});
   runAddress(address, input);
+  keepWhenIdle();
 }
 
+anatomy.keepForOffline = (input) => keepForOffline(input, { checkpoint: anatomy.checkpoint, model: MODEL });
+bindSource(traceSource());
 bindCompare();
 bindRun();
 bindSteps();

@@ -23,6 +23,8 @@ import { float32Decimal } from "../js/format.js";
 import { parseSafetensors } from "../stage/data.js";
 import { beamSearch, browserTrace, lengthPenalty } from "../engine/decode.js";
 import { readNumber, readRequest } from "./refusals.js";
+import { liveFigures } from "./derived.js";
+import { browserScene } from "./scene_source.js";
 
 export const NUMBERS_URL = "/api/numbers";
 
@@ -120,7 +122,7 @@ function assemble(program, words, request, computed, weights, url) {
 
 /** One input's trace, computed here: what loadTrace(input, { ablation, checkpoint, model }) resolves to. */
 export async function computeTrace(input, options = {}, fetcher) {
-  const { ablation = [], checkpoint = null, model = "", derived = null, scene = null } = options;
+  const { ablation = [], checkpoint = null, model = "", derived = liveFigures, scene = browserScene } = options;
   const program = await programOf(fetcher, model), words = await wordsOf(fetcher);
   const request = readRequest(program, words, { input, ablation, checkpoint });
   const url = weightsUrl(program, request.checkpoint), weights = await weightsOf(fetcher, url);

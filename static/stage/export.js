@@ -1,7 +1,10 @@
 // Exports: any block as CSV (in the tensor's own orientation, rows and columns labelled by index and,
 // where the scene gives one, token), the stage as PNG at the canvas's size, the whole trace as an ONNX
-// model (the server builds it: /api/trace.onnx, for Netron), text to the clipboard.
+// model (the server builds it: /api/trace.onnx, for Netron), text to the clipboard. The ONNX file is the
+// server's alone (Python writes it for each input): where the browser computes the trace (the static
+// build, or the server out of reach) the button stays, marked unavailable, and says why.
 import { formatNumber } from '../js/format.js';
+import { traceSource } from '../js/api.js';
 
 const quote = s => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 const label = (i, tokens) => (tokens && tokens[i] !== undefined ? `${i} ${tokens[i]}` : String(i));
@@ -57,9 +60,17 @@ export function onnxUrl(trace, model = document.getElementById('input-form')?.da
   return `/api/trace.onnx?${q}`;
 }
 
+const ONNX_TITLE = 'Download the whole trace as an ONNX model (open it in Netron)';
+/** Why there is no ONNX file to download, or null when the server is there to build it. */
+export function onnxMissing(source = traceSource()) {
+  if (source === 'browser') return 'The ONNX file is built by the server, in Python, for each input: this copy of the site has no server (run the app, python -m app, to download it).';
+  if (source === 'offline') return 'The ONNX file is built by the server for each input, and the server cannot be reached now.';
+  return null;
+}
+
 /** Downloads the trace on the stage as an ONNX model (the server names the file); false with no trace. */
 export function downloadOnnx(trace) {
-  if (!trace?.input) return false;
+  if (!trace?.input || onnxMissing()) return false;
   const a = document.createElement('a');
   a.href = onnxUrl(trace); a.download = ''; a.hidden = true;
   document.body.appendChild(a); a.click(); a.remove();
@@ -96,9 +107,14 @@ export class Exports {
     };
     tool('stage-png', 'PNG', 'Download the stage as a PNG image, at its size', () => this.downloadPng());
     tool('stage-csv', 'CSV', 'Download the block under the cursor as CSV (rows and columns labelled)', () => this.downloadCsv());
-    tool('stage-onnx', 'ONNX', 'Download the whole trace as an ONNX model (open it in Netron)', () => downloadOnnx(this.stage.trace));
+    const onnx = tool('stage-onnx', 'ONNX', ONNX_TITLE, () => downloadOnnx(this.stage.trace) || this.sayNoOnnx());
+    const mark = () => { const why = onnxMissing(); onnx.title = why || ONNX_TITLE; if (why) onnx.setAttribute('aria-disabled', 'true'); else onnx.removeAttribute('aria-disabled'); };
+    mark();
+    document.addEventListener('anatomy:source', mark);
     this.tools.dataset.coversStage = '';
   }
+
+  sayNoOnnx() { const why = onnxMissing(); if (why) this.stage.message(why); }
 
   /** A block (a head slice: its block) as CSV text. */
   csv(id) {

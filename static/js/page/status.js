@@ -58,3 +58,27 @@ export function showState() {
     note.replaceChildren(...content.map((c) => (typeof c === "string" ? document.createTextNode(c) : c)));
   }
 }
+
+// Where the numbers on show come from (api.js traceSource, issue 25): said at the start of the progress
+// bar's line (a live region, so a change is read out), kept in anatomy.source for tests and the console.
+const SOURCE_SAID = {
+  server: ["Server", "Every tensor on show was computed by the server."],
+  browser: ["In your browser", "Every tensor on show was computed in your browser, from the model's own program and weights."],
+  offline: ["Server unreachable: in your browser", "The server cannot be reached: every tensor on show was computed in your browser."],
+};
+
+export function bindSource(initial) {
+  const line = document.querySelector(".progress-label");
+  const said = line && Object.assign(document.createElement("span"), { id: "trace-source", className: "trace-source" });
+  if (said) line.prepend(said);
+  const show = (source) => {
+    anatomy.source = source;
+    if (!said) return;
+    const [text, title] = SOURCE_SAID[source] || [source, source];
+    said.dataset.source = source;
+    said.title = title;
+    said.textContent = `${text} · `;
+  };
+  show(initial);
+  document.addEventListener("anatomy:source", (e) => show(e.detail.source));
+}
