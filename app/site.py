@@ -102,6 +102,7 @@ def site_documents(site: InProcess) -> Iterator[Document]:
         yield Document(f"/api/model{model_query(name)}")
         program = Document(f"/api/program{model_query(name)}")
         yield program
+        yield Document(f"/api/live{model_query(name)}")  # the live figures' recipe (static/local/derived.js)
         weights = site.json(program.url)["weights"]
         for url in (weights["trained"], *weights["checkpoints"].values()):
             yield Document(url, binary=True)

@@ -29,6 +29,7 @@ import pytest
 
 from app.site import MANIFEST, OWN_PATH, SERVER_ONLY, get_routes, page_urls, site_path
 from app.site_scenes import scene_path
+from tests.browser import until
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_SITE_BYTES = 30 * 10**6  # issue 25: the whole site on disk at most 30 MB
@@ -277,9 +278,17 @@ def test_the_static_article_loads_every_file_and_document_from_the_folder(static
     assert not requests.bad(is_asset_or_document), requests.bad(is_asset_or_document)
 
 
-@pytest.mark.xfail(strict=True, reason="until the page reads the static folder (issue 25 part 5, static/js/api.js) "
-                                       "it asks the server's /api/ for its documents and trace: remove this mark then")
 def test_the_static_article_asks_no_server(static_page):
     page, requests = static_page
     asked = [u for u in requests.ended if urlsplit(u).path.startswith("/api/")]
     assert not asked and not requests.bad(), (asked, requests.bad())
+
+
+def test_the_static_article_draws_a_trace_computed_in_the_browser(static_page):
+    """The stage goes live on the static folder with the article's input computed here (engine, figures,
+    scene from the shape's structure), and the page says the browser computes."""
+    page, requests = static_page
+    until(page, "window.anatomy && window.anatomy.trace && window.anatomy.trace.scene", 90_000)
+    assert page.evaluate("window.anatomy.source") == "browser"
+    assert page.evaluate("window.anatomy.trace.input.number") == 42
+    assert page.evaluate("window.anatomy.trace.derived.english") == "forty two"
