@@ -121,6 +121,9 @@ class _Nodes:
         self.nodes = [type("N", (), {"id": n["id"], "value": np.array(n["data"], dtype=np.float64).reshape(n["shape"])})
                       for n in served_trace["nodes"] if n["id"].endswith(".weights")]
 
+    def node(self, node_id: str):
+        return next(n for n in self.nodes if n.id == node_id)
+
 
 # the numbers the formats round most easily wrong: exact ties (0.0625 at 3 decimals, 0.125 at 2), −0, a
 # negative rounding to zero, binary values just off a tie, and a rate's general form

@@ -57,6 +57,8 @@ def test_the_served_page_says_the_server_computes(page):
     assert page.evaluate("document.querySelector('.stage-onnx').getAttribute('aria-disabled')") is None
 
 
+@pytest.mark.xfail(strict=True, reason="the served app has no route for scene structures yet (issue 25):\n"
+                   "offline, the browser computes the trace but cannot build its scene")
 def test_with_the_server_cut_a_new_input_is_computed_in_the_browser(page, live_server):
     served, before = (httpx.get(f"{live_server}/api/trace", params={"input": n}, timeout=60).json()
                       for n in (NEW, "42"))
