@@ -13,8 +13,6 @@ It prints both (median, p95, each input) and their ratio; tests/browser_parity.m
 
 from __future__ import annotations
 
-import argparse
-import random
 import statistics
 import sys
 from pathlib import Path
@@ -24,23 +22,14 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from serving import free_port, start_server, stop  # noqa: E402
+from serving import free_port, p95, six_digit_inputs, start_server, stop  # noqa: E402
 
 from tests.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from tests.test_browser_engine import serve_tests  # noqa: E402
 
 
-def p95(values: list[float]) -> float:
-    return sorted(values)[int(len(values) * .95)]
-
-
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--url")
-    ap.add_argument("--count", type=int, default=20)
-    ap.add_argument("--seed", type=int, default=25)
-    a = ap.parse_args()
-    numbers = random.Random(a.seed).sample(range(100_000, 1_000_000), a.count)
+    a, numbers = six_digit_inputs(__doc__.split("\n")[0])
     cases = [{"model": "2017", "number": n, "ablation": [], "checkpoint": None} for n in numbers]
     proc = None if a.url else start_server(port := free_port())
     url = a.url or f"http://127.0.0.1:{port}"

@@ -13,29 +13,19 @@ server records the input and builds its scene and figures). Prints all three per
 
 from __future__ import annotations
 
-import argparse
 import json
-import random
 import statistics
 import subprocess
 from pathlib import Path
 
-from serving import free_port, start_server, stop
+from serving import free_port, p95, six_digit_inputs, start_server, stop
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def p95(values: list[float]) -> float:
-    return sorted(values)[int(len(values) * .95)]
-
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--url")
-    ap.add_argument("--count", type=int, default=20)
-    ap.add_argument("--seed", type=int, default=25)
-    a = ap.parse_args()
-    numbers = random.Random(a.seed).sample(range(100_000, 1_000_000), a.count)
+    a, numbers = six_digit_inputs(__doc__.split("\n")[0])
     proc = None if a.url else start_server(port := free_port())
     url = a.url or f"http://127.0.0.1:{port}"
     try:

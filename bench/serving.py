@@ -5,8 +5,10 @@ counterpart of tests/conftest.py's `served()`."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -85,3 +87,18 @@ class Connection:
         if self.writer is not None:
             self.writer.close()
             self.writer = None
+
+
+def p95(values: list[float]) -> float:
+    return sorted(values)[int(len(values) * .95)]
+
+
+def six_digit_inputs(description: str) -> tuple[argparse.Namespace, list[int]]:
+    """The benches' common arguments (--url: a running server, else one started; --count random six-digit
+    inputs from --seed) and those inputs: the same inputs for every bench that compares with another."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--url")
+    ap.add_argument("--count", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=25)
+    a = ap.parse_args()
+    return a, random.Random(a.seed).sample(range(100_000, 1_000_000), a.count)

@@ -175,7 +175,7 @@ def _head_out(full: Scene) -> dict[str, str]:
 def _measures() -> dict:
     return {"label_lift": LABEL_LIFT, "title_lift": STATION_GAP / 2, "head_switch_lift": HEAD_SWITCH_LIFT,
             "title_side": TITLE_SIDE, "label_room": LABEL_ROOM, "name_room": NAME_ROOM,
-            "part_name_room": PART_NAME_ROOM, "azimuth": AZIMUTH, "elevation": ELEVATION, "margin": VIEW_MARGIN,
+            "part_name_room": PART_NAME_ROOM, "azimuth": AZIMUTH, "elevation": ELEVATION, "view_margin": VIEW_MARGIN,
             "wide": WIDE, "widths": list(WIDTHS), "label_share": LABEL_SHARE, "window_label": WINDOW_LABEL,
             "connector_z": CONNECTOR_Z, "mixed_tower": SHARED}
 

@@ -2,6 +2,11 @@
 // `_angles`, `_phone_parts`, `_parts`, `_candidates`, `bounds`) and scene/windows.py (`wide`,
 // `first_windows`, `window_part`), operation for operation, with the measures the patch sends (`m`).
 
+import { fill, windowPart } from "./windows.js";
+
+/** A window's label: its columns, 1-based, of the block's n (scene/windows.py _label, the structure's template). */
+const windowLabel = (c0, c1, n, m) => fill(m.window_label, { first: c0 + 1, last: c1 + 1, count: n });
+
 export const rect = (b) => [b.x, b.x + b.w, b.y - b.rows, b.y];
 export const centre = (box) => [(box[0] + box[1]) / 2, (box[2] + box[3]) / 2, 0.0];
 
@@ -12,7 +17,7 @@ export function boxOf(rects) {
 
 export const bounds = (blocks) => boxOf(blocks.map(rect));
 
-const viewOf = (box, azimuth, elevation, m) => ({ box, target: centre(box), azimuth, elevation, margin: m.margin });
+const viewOf = (box, azimuth, elevation, m) => ({ box, target: centre(box), azimuth, elevation, margin: m.view_margin });
 
 // the output blocks of the heads these blocks belong to, not among them (their label line: name and switch)
 function headLines(blocks, heads) {
@@ -88,28 +93,6 @@ function wide(blocks, m) {
     && !blocks.some((b) => b.gap_every);
 }
 
-function windowLabel(c0, c1, n, m) {
-  const words = { first: c0 + 1, last: c1 + 1, count: n };
-  return m.window_label.replace(/\{(\w+)\}/g, (_, key) => String(words[key]));
-}
-
-function windowPart(blocks, [c0, c1], [azimuth, elevation], lit, m) {
-  const left = Math.min(...blocks.map((b) => b.x));
-  const x0 = left + c0, x1 = left + c1 + 1;
-  const y0 = Math.min(...blocks.map((b) => b.y - b.rows)), y1 = Math.max(...blocks.map((b) => b.y)) + m.label_room;
-  const named = blocks.filter((b) => !b.param && b.kind !== "ids");
-  const side = Math.max(x1 - x0, y1 - y0);
-  const rows = named.some((b) => b.row_axis), cols = named.some((b) => b.col_axis);
-  const box = [x0 - (rows ? m.part_name_room * side : 0.0), x1, y0 - (cols ? 2 * m.part_name_room * side : 0.0),
-    y1 + m.label_share * side];
-  const clip = [...blocks.map((b) => b.id), ...lit.filter((b) => b.x === blocks[0].x && b.cols === blocks[0].cols
-    && !blocks.includes(b)).map((b) => b.id)];
-  const label = windowLabel(c0, c1, blocks[0].cols, m);
-  return { blocks: blocks.map((b) => b.id), view: viewOf(box, azimuth, elevation, m),
-    window: { cols: [c0, c1], label, clip } };
-}
-
-// the smaller parts of a subject a phone frames, each with its view; then windows of a wide column
 export function phoneParts(blocks, angle, lit, m) {
   const byId = new Map(blocks.map((b) => [b.id, b]));
   const parts = partsOf(blocks).map((p) => ({ blocks: p,
@@ -118,7 +101,7 @@ export function phoneParts(blocks, angle, lit, m) {
     const mine = ids.map((i) => byId.get(i)).filter((b) => !b.param);
     if (mine.length && wide(mine, m)) {
       const at = angles(mine, angle, m), n = mine[0].cols;
-      return [...parts, ...m.widths.filter((w) => w < n).map((w) => windowPart(mine, [0, w - 1], at, lit, m))];
+      return [...parts, ...m.widths.filter((w) => w < n).map((w) => windowPart(mine, 0, w - 1, ...at, windowLabel(0, w - 1, n, m), lit, m))];
     }
   }
   return parts;

@@ -12,7 +12,7 @@ const view = (box, azimuth, elevation, w) =>
 const colX = (gapEvery, c, headGap) => (gapEvery ? c + Math.floor(c / gapEvery) * headGap : c);
 
 /** A part framing columns c0..c1 of blocks stacked over the same columns (scene/windows.py window_part). */
-function windowPart(blocks, c0, c1, azimuth, elevation, text, lit, w) {
+export function windowPart(blocks, c0, c1, azimuth, elevation, text, lit, w) {
   const left = Math.min(...blocks.map((b) => b.x));
   const x0 = left + c0, x1 = left + c1 + 1;
   const y0 = Math.min(...blocks.map((b) => b.y - b.rows)), y1 = Math.max(...blocks.map((b) => b.y)) + w.label_room;
