@@ -100,7 +100,8 @@ function keepWhenIdle(started = performance.now()) {
 function start() {
   const address = readAddress(new URL(window.location.href));  // the one reading of the address (address.js)
   const input = address.input || DEFAULT_INPUT;
-  if (!field.value) field.value = input;
+  // the address's input, as it runs: a static page was rendered with the default in the field
+  if (address.input || !field.value) field.value = input;
   anatomy.checkpoint = address.checkpoint;
   const first = (address.step !== null && sections.find((s) => s.dataset.step === String(address.step))) || null;
   if (first) {
