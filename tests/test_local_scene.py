@@ -3,8 +3,9 @@ models, training snapshots, every length, inputs whose worked row is chosen by t
 output departs from the reference (the loss overlay's marks) and seven ablation sets, the structure of the
 trace's shape (scene/structure.py `structure_for_shape`; for an ablation, that intact structure ablated by
 the shape's patch as the static build writes it: static/local/scene_source.js sceneOf) with the server's
-trace (its JSON body, the scene removed) gives the scene the server sent, every float equal. A planted error (two source tokens swapped in the trace) is caught; the
-structure of a shape equals the structure of real traces of that shape."""
+trace (its JSON body, the scene removed) gives the scene the server sent, every float equal. A planted error
+(two source tokens swapped in the trace) is caught; the structure of a shape equals the structure of real
+traces of that shape."""
 
 from __future__ import annotations
 
