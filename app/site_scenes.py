@@ -1,5 +1,7 @@
-"""The static build's scene structures (issue 25 part 2, scene/structure.py): one gzipped JSON file per
-model and graph shape (n source pieces, m decoder rows), at /site/scene/<model>/<n>-<m>.json.gz, and the
+"""The static build's scene structures (issue 25 part 2, scene/structure.py), gzipped JSON under
+/site/scene/<model>/: per source length n the structure of (n, BASE_ROWS) in full (<n>.json.gz, ~18 KB), and
+per graph shape (n source pieces, m decoder rows) its structure as a generic difference from that base
+(<n>-<m>.diff.json.gz, ~3.5 KB: app/json_diff.py, applied in the browser by static/local/json_diff.js), and the
 shape's ablation patch (scene/ablated.py ablation_patch_document), which the browser applies when parts are
 switched off: its `parts` (the gates' blocks, whose shapes follow n and m) at <n>-<m>.parts.json.gz, the rest
 (layout tree, anchors, steps, measures: the model's, the same in every shape) once per model at
@@ -20,6 +22,7 @@ import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 
+from app.json_diff import json_diff
 from app.serialize import dumps
 
 PARALLEL_FROM = 64  # shapes: fewer are made in this process
@@ -27,13 +30,21 @@ MAX_WORKERS = 4
 
 
 ABLATION_FILE = "ablation.json.gz"  # the ablation patch less its parts: the same for every shape of a model
-STRUCTURE, PARTS = ".json.gz", ".parts.json.gz"  # a shape's structure; its patch's parts (their blocks' shapes)
+# a shape's structure as its difference from its source length's base (the structure at m = BASE_ROWS: json_diff);
+# its ablation patch's parts (their blocks' shapes)
+STRUCTURE, PARTS = ".diff.json.gz", ".parts.json.gz"
+BASE_ROWS = 1
 
 
 def scene_path(model: str, n: int, m: int, kind: str = STRUCTURE) -> str:
     """Where the scene structure of one graph shape (source length n, m decoder rows) of `model` lies, or
     (kind PARTS) the parts of its ablation patch (scene/ablated.py ablation_patch_document)."""
     return f"/site/scene/{model}/{n}-{m}{kind}"
+
+
+def base_path(model: str, n: int) -> str:
+    """Where the structure of `model`'s shape (n, BASE_ROWS) lies in full: what each (n, m) file is a diff of."""
+    return f"/site/scene/{model}/{n}.json.gz"
 
 
 def ablation_path(model: str) -> str:
@@ -54,14 +65,16 @@ def file_of_name(model: str, file: str) -> tuple[str, int, int]:
     shapes = shapes_of(model)
     if file == ABLATION_FILE:
         return ("ablation", *shapes[0])
+    if file.removesuffix(".json.gz").isdigit() and (int(file.removesuffix(".json.gz")), BASE_ROWS) in shapes:
+        return "base", int(file.removesuffix(".json.gz")), BASE_ROWS
     for kind in (PARTS, STRUCTURE):  # PARTS first: a parts file's name ends as a structure's does
         head, sep, tail = file.removesuffix(kind).partition("-")
         if file.endswith(kind) and sep and head.isdigit() and tail.isdigit() and (int(head), int(tail)) in shapes:
             return kind, int(head), int(tail)
     ns = sorted({n for n, _ in shapes})
-    raise NoSceneFile(f"no scene file {file[:40]!r} for {model}: the files are <n>-<m>{STRUCTURE}, <n>-<m>{PARTS} "
-                      f"and {ABLATION_FILE}, n from {ns[0]} to {ns[-1]} source pieces and m from 1 to the length "
-                      f"limit of n's decoder rows")
+    raise NoSceneFile(f"no scene file {file[:40]!r} for {model}: the files are <n>.json.gz, <n>-<m>{STRUCTURE}, "
+                      f"<n>-<m>{PARTS} and {ABLATION_FILE}, n from {ns[0]} to {ns[-1]} source pieces and m from 1 "
+                      f"to the length limit of n's decoder rows")
 
 
 def _gzip(doc) -> bytes:
@@ -69,10 +82,30 @@ def _gzip(doc) -> bytes:
 
 
 def structure_body(service, n: int, m: int) -> bytes:
-    """The bytes the build writes at scene_path(service.name, n, m): the structure document, gzipped."""
+    """The structure document of (n, m), gzipped: at base_path(service.name, n) for m = BASE_ROWS."""
     from scene.structure import structure_for_shape
 
     return _gzip(structure_for_shape(service, n, m))
+
+
+def diff_body(service, n: int, m: int) -> bytes:
+    """The bytes the build writes at scene_path(service.name, n, m): the structure of (n, m) as its
+    difference from the base of n (app/json_diff.py; the browser's static/local/json_diff.js applies it)."""
+    from scene.structure import structure_for_shape
+
+    return _gzip(json_diff(_base(service, n), structure_for_shape(service, n, m)))
+
+
+_bases: dict[tuple[str, str, int], dict] = {}  # the base structure of each source length, made once per process
+
+
+def _base(service, n: int) -> dict:
+    from scene.structure import structure_for_shape
+
+    key = (service.name, service.version, n)
+    if key not in _bases:
+        _bases[key] = structure_for_shape(service, n, BASE_ROWS)
+    return _bases[key]
 
 
 def patch_bodies(service, n: int, m: int) -> tuple[bytes, bytes]:
@@ -90,16 +123,20 @@ def patch_bodies(service, n: int, m: int) -> tuple[bytes, bytes]:
 
 def body_of(service, kind: str, n: int, m: int) -> bytes:
     """The bytes of one file `file_of_name` names."""
-    if kind == STRUCTURE:
+    if kind == "base":
         return structure_body(service, n, m)
+    if kind == STRUCTURE:
+        return diff_body(service, n, m)
     parts, rest = patch_bodies(service, n, m)
     return parts if kind == PARTS else rest
 
 
 def structure_files(service, n: int, m: int) -> list[tuple[str, bytes]]:
-    """The shape's files: its structure, its patch's parts, and the model's ablation file."""
+    """The shape's files: its structure (the base's for m = BASE_ROWS, a diff of it), its patch's parts, and
+    the model's ablation file."""
     parts, rest = patch_bodies(service, n, m)
-    return [(scene_path(service.name, n, m), structure_body(service, n, m)),
+    base = [(base_path(service.name, n), structure_body(service, n, m))] if m == BASE_ROWS else []
+    return [*base, (scene_path(service.name, n, m), diff_body(service, n, m)),
             (scene_path(service.name, n, m, PARTS), parts), (ablation_path(service.name), rest)]
 
 

@@ -21,6 +21,7 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from app import site_scenes  # noqa: E402
 from app.service import ModelService  # noqa: E402
 from model import models  # noqa: E402
 from scene import build  # noqa: E402
@@ -47,6 +48,24 @@ def structures(svc: ModelService, every: int) -> None:
           f"all: {sum(times) * scale:.0f} s, raw {sum(raw) * scale / 1e6:.1f} MB, gzip {sum(gz) * scale / 1e6:.1f} MB")
 
 
+def site_files(svc: ModelService, every: int) -> None:
+    """The files the build writes (app/site_scenes.py): each kind's bytes over the sampled shapes (scaled to
+    all), and one new input's: the files of its shape that the reader does not hold yet (the base of its n,
+    its diff; with parts off, its patch's parts and the model's ablation file)."""
+    shapes = shapes_of(svc.name)[::every]
+    sizes: dict[str, list[int]] = {}
+    for n, m in shapes:
+        for path, body in site_scenes.structure_files(svc, n, m):
+            kind = "ablation" if path.endswith(site_scenes.ABLATION_FILE) else path.rsplit("/", 1)[1].split(".", 1)[1] \
+                if "-" in path.rsplit("/", 1)[1] else "base"
+            sizes.setdefault(kind, []).append(len(body))
+    scale = len(shapes_of(svc.name)) / len(shapes)
+    per = {k: (sum(v) * (1 if k == "ablation" else scale) / (1 if k == "ablation" else 1)) for k, v in sizes.items()}
+    diff, base = statistics.median(sizes["diff.json.gz"]), statistics.median(sizes.get("base", [0]) or [0])
+    print(f"  {svc.name} files: " + ", ".join(f"{k} {v / 1e6:.2f} MB" for k, v in per.items())
+          + f"; a new input: {diff / 1e3:.1f} KB (its shape's diff), {(diff + base) / 1e3:.1f} KB with a new n's base")
+
+
 def own_bytes(svc: ModelService, numbers: tuple[int, ...]) -> None:
     """The served scene's bytes beyond its structure's: what personalize adds for each input."""
     for x in numbers:
@@ -66,4 +85,5 @@ if __name__ == "__main__":
     for name in models.NAMES:
         svc = ModelService.load(model=name)
         structures(svc, args.every)
+        site_files(svc, max(args.every, 1))
         own_bytes(svc, (7, 4321, 999999))

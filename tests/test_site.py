@@ -28,7 +28,7 @@ import httpx
 import pytest
 
 from app.site import MANIFEST, OWN_PATH, SERVER_ONLY, get_routes, page_urls, site_path
-from app.site_scenes import scene_path
+from app.site_scenes import base_path, scene_path
 from tests.browser import until
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,7 +117,8 @@ def test_scene_structures_are_built_when_the_tree_has_them(built):
     assert all(shapes.values()), shapes
     for name, of_model in shapes.items():
         for n, m in of_model:
-            assert (folder / f"site/scene/{name}/{n}-{m}.json.gz").is_file(), (name, n, m)
+            assert (folder / scene_path(name, n, m).lstrip("/")).is_file(), (name, n, m)
+            assert (folder / base_path(name, n).lstrip("/")).is_file(), (name, n)
         n, m = of_model[-1]
         assert isinstance(json.loads(gzip.decompress((folder / scene_path(name, n, m).lstrip("/")).read_bytes())),
                           dict)

@@ -1,9 +1,11 @@
-// The scene of a trace computed in the browser: its shape's structure (the static build's file, written by
-// app/site_scenes.py from scene/structure.py, and answered at the same URL by the served app) with the
+// The scene of a trace computed in the browser: its shape's structure (the static build's files, written by
+// app/site_scenes.py from scene/structure.py, and answered at the same URLs by the served app: the base of
+// the source length, <n>.json.gz, and the shape's difference from it, <n>-<m>.diff.json.gz, ./json_diff.js) with the
 // input's own parts added (./scene.js personalize). With parts switched off, the intact structure of the
 // shape is ablated first by ./ablated.js, given the shape's patch: its parts (<n>-<m>.parts.json.gz) and
 // the rest, the same for every shape of the model (ablation.json.gz).
 import { ablatedStructure } from "./ablated.js";
+import { jsonPatched } from "./json_diff.js";
 import { personalize } from "./scene.js";
 
 const structures = new Map();
@@ -28,10 +30,11 @@ export function sceneOf(structure, patch, ablation, trace) {
 
 /** computeTrace's `scene` option: the scene the server would build for `trace` (its derived figures set). */
 export async function browserScene(trace, { fetcher, program, request }) {
-  const shape = `/site/scene/${program.model}/${trace.source_tokens.length}-${trace.target_tokens.length}`;
-  const off = request.ablation;
-  const [structure, parts, rest] = await Promise.all([structureAt(fetcher, `${shape}.json.gz`),
+  const folder = `/site/scene/${program.model}`, n = trace.source_tokens.length;
+  const shape = `${folder}/${n}-${trace.target_tokens.length}`, off = request.ablation;
+  const [base, diff, parts, rest] = await Promise.all([structureAt(fetcher, `${folder}/${n}.json.gz`),
+    structureAt(fetcher, `${shape}.diff.json.gz`),
     off.length ? structureAt(fetcher, `${shape}.parts.json.gz`) : null,
     off.length ? structureAt(fetcher, `/site/scene/${program.model}/ablation.json.gz`) : null]);
-  return sceneOf(structure, off.length ? { ...rest, parts } : null, off, trace);
+  return sceneOf(jsonPatched(base, diff), off.length ? { ...rest, parts } : null, off, trace);
 }
