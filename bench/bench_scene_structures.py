@@ -60,7 +60,9 @@ def site_files(svc: ModelService, every: int) -> None:
                 if "-" in path.rsplit("/", 1)[1] else "base"
             sizes.setdefault(kind, []).append(len(body))
     scale = len(shapes_of(svc.name)) / len(shapes)
-    per = {k: (sum(v) * (1 if k == "ablation" else scale) / (1 if k == "ablation" else 1)) for k, v in sizes.items()}
+    # a diff and a patch's parts per shape; a base per source length; the ablation file once per model
+    count = {"base": len({n for n, _ in shapes_of(svc.name)}), "ablation": 1}
+    per = {k: statistics.median(v) * count[k] if k in count else sum(v) * scale for k, v in sizes.items()}
     diff, base = statistics.median(sizes["diff.json.gz"]), statistics.median(sizes.get("base", [0]) or [0])
     print(f"  {svc.name} files: " + ", ".join(f"{k} {v / 1e6:.2f} MB" for k, v in per.items())
           + f"; a new input: {diff / 1e3:.1f} KB (its shape's diff), {(diff + base) / 1e3:.1f} KB with a new n's base")
