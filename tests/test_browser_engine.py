@@ -134,3 +134,12 @@ def test_a_planted_error_fails_the_comparison(page, programs):
         finally { OPS.LayerNormalization = norm; OPS.RMSNormalization = rms; }
     }""", cases(programs, 4, seed=7))
     assert len(result["failures"]) == 4 and all(f["parts"]["trace"] for f in result["failures"])
+
+
+@pytest.mark.parametrize("plant,part", [("value", "trace"), ("figure", "derived"), ("scene", "scene")])
+def test_an_error_planted_in_one_number_of_the_computed_trace_is_caught(page, programs, plant, part):
+    """One number of our computed trace altered just past its part's rule (a node's value by 1e-4, a live
+    figure by 1e-3 of itself, a scene's coordinate by 1e-9) fails that part's comparison in every case."""
+    planted = [{**c, "plant": plant} for c in cases(programs, 3, seed=11)]
+    result = page.evaluate("(cases) => window.localParity(cases)", planted)
+    assert len(result["failures"]) == 3 and all(f["parts"].get(part) for f in result["failures"]), result
