@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException
 
-from app import api, embed, figures, live_route, onnx_route, pages, program_route
+from app import api, embed, figures, live_route, onnx_route, pages, program_route, scene_route
 from app.api import json_response
 from app.bundle import require_bundle
 from app.content import load_content
@@ -66,6 +66,7 @@ def create_app() -> FastAPI:
     app.include_router(onnx_route.router)  # /api/trace.onnx
     app.include_router(program_route.router)  # /api/program: the graph a browser runs (issue 25)
     app.include_router(live_route.router)  # /api/live: the recipe of the live figures a browser computes
+    app.include_router(scene_route.router)  # /site/scene/…: the static build's structures, served (issue 25)
     app.include_router(api.health_router)
     app.include_router(figures.router)
     app.include_router(pages.router)

@@ -26,11 +26,34 @@ def scene_path(model: str, n: int, m: int) -> str:
     return f"/site/scene/{model}/{n}-{m}.json.gz"
 
 
-def structure_file(service, n: int, m: int) -> tuple[str, bytes]:
+class NoSceneFile(LookupError):
+    """A scene file name the build writes no file under (the route answers 404)."""
+
+
+def shape_of_file(model: str, file: str) -> tuple[int, int]:
+    """The (n, m) whose structure the build writes at /site/scene/<model>/<file>, or NoSceneFile; the model
+    is a shipped one's name (checked by the caller)."""
+    from scene.structure import shapes_of
+
+    shapes = shapes_of(model)
+    head, sep, tail = file.partition("-")
+    m_text = tail.removesuffix(".json.gz")
+    if sep and m_text != tail and head.isdigit() and m_text.isdigit() and (int(head), int(m_text)) in shapes:
+        return int(head), int(m_text)
+    ns = sorted({n for n, _ in shapes})
+    raise NoSceneFile(f"no scene structure {file[:40]!r} for {model}: the files are <n>-<m>.json.gz, n from "
+                      f"{ns[0]} to {ns[-1]} source pieces and m from 1 to the length limit of n's decoder rows")
+
+
+def structure_body(service, n: int, m: int) -> bytes:
+    """The bytes the build writes at scene_path(service.name, n, m): the structure document, gzipped."""
     from scene.structure import structure_for_shape
 
-    body = dumps(structure_for_shape(service, n, m))
-    return scene_path(service.name, n, m), gzip.compress(body, compresslevel=9, mtime=0)
+    return gzip.compress(dumps(structure_for_shape(service, n, m)), compresslevel=9, mtime=0)
+
+
+def structure_file(service, n: int, m: int) -> tuple[str, bytes]:
+    return scene_path(service.name, n, m), structure_body(service, n, m)
 
 
 _services: dict[str, object] = {}  # a worker's loaded models

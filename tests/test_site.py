@@ -83,7 +83,8 @@ def site(built):
 def test_every_route_is_built_or_left_to_the_server(built):
     """A route added to the app must be a page, a document, a mounted folder, or in SERVER_ONLY with why."""
     _, doc, app, _ = built
-    answered = [urlsplit(u).path for u in [*page_urls(app), *doc["documents"]]]
+    # pages, documents, and the files the build makes itself that a route answers too (the scene structures)
+    answered = [urlsplit(u).path for u in [*page_urls(app), *doc["documents"], *doc["built"].get("scenes", [])]]
     unaccounted = [r.path for r in get_routes(app.routes)
                    if not hasattr(getattr(r, "app", None), "directory")  # a mounted folder: its files are built
                    and r.path not in SERVER_ONLY and r.path not in OWN_PATH

@@ -217,8 +217,8 @@ export async function keepForOffline(input, options = {}) {
   if (STATIC) return false;
   const computing = await localModule();
   const { ablation = [], checkpoint = null, model = "" } = options;
-  // the scene's structure has no route on the server yet: only the trace's own documents are kept
-  await computing.computeTrace(String(input), { ablation, checkpoint, model, scene: null }, keptDocuments);
+  // its scene too: the server answers the static build's structure file at the same URL (app/scene_route.py)
+  await computing.computeTrace(String(input), { ablation, checkpoint, model }, keptDocuments);
   const more = computing.documentsToKeep?.({ checkpoint, model }) || [];
   await Promise.all(more.map(({ url, binary }) => (binary ? keptDocuments.bytes(url) : keptDocuments.json(url))));
   return true;
