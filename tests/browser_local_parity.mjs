@@ -45,6 +45,7 @@ async function one(c, asked) {
   if (c.plant) PLANTS[c.plant](ours);
   const { pieces } = (await keptDocuments.json(programUrl(c.options.model))).vocabulary;
   const problems = traceProblems(ours, theirs, pieces);
+  if (ours.scene?.threw) problems.scene = [`no scene computed: ${ours.scene.threw}`];
   return { problems, computeMs, compareMs: performance.now() - t0 - computeMs, nodes: ours.nodes.length,
     scene: ours.scene && !ours.scene.threw };
 }
