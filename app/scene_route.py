@@ -1,4 +1,5 @@
-"""GET /site/scene/<model>/<n>-<m>.json.gz: the scene structures the static build writes (app/site_scenes.py),
+"""GET /site/scene/<model>/<file>: the scene structures and ablation patches the static build writes
+(app/site_scenes.py: <n>-<m>.json.gz, <n>-<m>.parts.json.gz, ablation.json.gz),
 answered by the served app at the very same URL with the same bytes, so that the served page, once the
 server is cut, builds a new input's scene in the browser as the static page does (static/js/api.js
 keepForOffline keeps the structure of the loaded input's shape; static/local/scene_source.js reads it).
@@ -21,7 +22,7 @@ from app.api import BAD_INPUT
 from app.model_choice import chosen, parse_model
 from app.once import once_response
 from app.service import ByteLRU
-from app.site_scenes import NoSceneFile, shape_of_file, structure_body
+from app.site_scenes import NoSceneFile, body_of, file_of_name
 
 router = APIRouter(tags=["static build"])
 GZIP = "application/gzip"
@@ -29,11 +30,11 @@ _bodies = ByteLRU(16 * 2**20)  # ~900 structures of ~18 KB: both models' common 
 NOT_FOUND = {404: {"description": "No such scene file: the shape is not one the page may meet"}}
 
 
-def _body(svc, n: int, m: int) -> bytes:
-    key = (svc.name, svc.version, n, m)
+def _body(svc, what: tuple[str, int, int]) -> bytes:
+    key = (svc.name, svc.version, *what)
     body = _bodies.get(key)
     if body is None:
-        body = structure_body(svc, n, m)
+        body = body_of(svc, *what)
         _bodies.put(key, body, len(body))
     return body
 
@@ -44,9 +45,9 @@ def _body(svc, n: int, m: int) -> bytes:
 async def get_scene_file(request: Request, model: str, file: str) -> Response:
     name = parse_model(model)  # a bad name: ModelNameError, 422 with the accepted names
     try:
-        n, m = shape_of_file(name, file)
+        what = file_of_name(name, file)
     except NoSceneFile as e:
         raise HTTPException(404, str(e)) from None
     svc = (await chosen(request.app.state, name)).service
-    body = await svc.run(partial(_body, svc, n), m)
+    body = await svc.run(partial(_body, svc), what)
     return await once_response(request, body, GZIP)

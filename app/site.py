@@ -15,7 +15,9 @@ Where a thing lies in DIR:
 - an API document at `site_path(url)`: /api/a/b?y=2&x=1 → /site/api/a/b/x=1&y=2.json, the query's
   parameters sorted by name (none: index), .bin for a binary body (the weights as safetensors);
   static/js/site.js `sitePath` is the same rule (tests/test_site.py holds them equal);
-- a scene structure (scene/structure.py) at /site/scene/<model>/<n>-<m>.json.gz, gzip (app/site_scenes.py);
+- a scene structure (scene/structure.py) at /site/scene/<model>/<n>-<m>.json.gz, gzip, and its ablation patch
+  (scene/ablated.py) as <n>-<m>.parts.json.gz and the model's ablation.json.gz (app/site_scenes.py; the served
+  app answers the same URLs: app/scene_route.py);
 - what was built, with sizes, in /site/index.json.
 
 Every GET route of the app is a page, a document, a mounted folder, or named in SERVER_ONLY with why

@@ -1,5 +1,10 @@
 """The static build's scene structures (issue 25 part 2, scene/structure.py): one gzipped JSON file per
-model and graph shape (n source pieces, m decoder rows), at /site/scene/<model>/<n>-<m>.json.gz.
+model and graph shape (n source pieces, m decoder rows), at /site/scene/<model>/<n>-<m>.json.gz, and the
+shape's ablation patch (scene/ablated.py ablation_patch_document), which the browser applies when parts are
+switched off: its `parts` (the gates' blocks, whose shapes follow n and m) at <n>-<m>.parts.json.gz, the rest
+(layout tree, anchors, steps, measures: the model's, the same in every shape) once per model at
+ablation.json.gz (the build checks that every shape gives the same bytes). The served app answers the same
+URLs with the same bytes (app/scene_route.py).
 
 A full build makes about a thousand (every length the limit allows, for both models: snapshots and
 switched-off parts write any), 40–70 ms of a core each, so they are made in worker processes, each
@@ -21,39 +26,81 @@ PARALLEL_FROM = 64  # shapes: fewer are made in this process
 MAX_WORKERS = 4
 
 
-def scene_path(model: str, n: int, m: int) -> str:
-    """Where the scene structure of one graph shape (source length n, m decoder rows) of `model` lies."""
-    return f"/site/scene/{model}/{n}-{m}.json.gz"
+ABLATION_FILE = "ablation.json.gz"  # the ablation patch less its parts: the same for every shape of a model
+STRUCTURE, PARTS = ".json.gz", ".parts.json.gz"  # a shape's structure; its patch's parts (their blocks' shapes)
+
+
+def scene_path(model: str, n: int, m: int, kind: str = STRUCTURE) -> str:
+    """Where the scene structure of one graph shape (source length n, m decoder rows) of `model` lies, or
+    (kind PARTS) the parts of its ablation patch (scene/ablated.py ablation_patch_document)."""
+    return f"/site/scene/{model}/{n}-{m}{kind}"
+
+
+def ablation_path(model: str) -> str:
+    """Where the rest of `model`'s ablation patch lies (layout tree, anchors, steps, measures: no shape's own)."""
+    return f"/site/scene/{model}/{ABLATION_FILE}"
 
 
 class NoSceneFile(LookupError):
     """A scene file name the build writes no file under (the route answers 404)."""
 
 
-def shape_of_file(model: str, file: str) -> tuple[int, int]:
-    """The (n, m) whose structure the build writes at /site/scene/<model>/<file>, or NoSceneFile; the model
-    is a shipped one's name (checked by the caller)."""
+def file_of_name(model: str, file: str) -> tuple[str, int, int]:
+    """What the build writes at /site/scene/<model>/<file>: (STRUCTURE or PARTS, n, m) of a shape scene/structure.py
+    `shapes_of` lists, or ("ablation", n, m) of the model's first shape (each gives the same), or NoSceneFile;
+    the model is a shipped one's name (checked by the caller)."""
     from scene.structure import shapes_of
 
     shapes = shapes_of(model)
-    head, sep, tail = file.partition("-")
-    m_text = tail.removesuffix(".json.gz")
-    if sep and m_text != tail and head.isdigit() and m_text.isdigit() and (int(head), int(m_text)) in shapes:
-        return int(head), int(m_text)
+    if file == ABLATION_FILE:
+        return ("ablation", *shapes[0])
+    for kind in (PARTS, STRUCTURE):  # PARTS first: a parts file's name ends as a structure's does
+        head, sep, tail = file.removesuffix(kind).partition("-")
+        if file.endswith(kind) and sep and head.isdigit() and tail.isdigit() and (int(head), int(tail)) in shapes:
+            return kind, int(head), int(tail)
     ns = sorted({n for n, _ in shapes})
-    raise NoSceneFile(f"no scene structure {file[:40]!r} for {model}: the files are <n>-<m>.json.gz, n from "
-                      f"{ns[0]} to {ns[-1]} source pieces and m from 1 to the length limit of n's decoder rows")
+    raise NoSceneFile(f"no scene file {file[:40]!r} for {model}: the files are <n>-<m>{STRUCTURE}, <n>-<m>{PARTS} "
+                      f"and {ABLATION_FILE}, n from {ns[0]} to {ns[-1]} source pieces and m from 1 to the length "
+                      f"limit of n's decoder rows")
+
+
+def _gzip(doc) -> bytes:
+    return gzip.compress(dumps(doc), compresslevel=9, mtime=0)
 
 
 def structure_body(service, n: int, m: int) -> bytes:
     """The bytes the build writes at scene_path(service.name, n, m): the structure document, gzipped."""
     from scene.structure import structure_for_shape
 
-    return gzip.compress(dumps(structure_for_shape(service, n, m)), compresslevel=9, mtime=0)
+    return _gzip(structure_for_shape(service, n, m))
 
 
-def structure_file(service, n: int, m: int) -> tuple[str, bytes]:
-    return scene_path(service.name, n, m), structure_body(service, n, m)
+def patch_bodies(service, n: int, m: int) -> tuple[bytes, bytes]:
+    """The shape's ablation patch as the build writes it: its parts (at scene_path(…, PARTS)) and the rest
+    (at ablation_path: the same bytes for every shape, which the build checks)."""
+    from scene.ablated import ablation_patch_document
+    from scene.structure import shape_trace
+
+    cfg = service.translator.model.cfg
+    patch = ablation_patch_document(shape_trace(cfg, service.params, n, m, service.version), cfg, service.params,
+                                    service.tour)
+    parts = patch.pop("parts")
+    return _gzip(parts), _gzip(patch)
+
+
+def body_of(service, kind: str, n: int, m: int) -> bytes:
+    """The bytes of one file `file_of_name` names."""
+    if kind == STRUCTURE:
+        return structure_body(service, n, m)
+    parts, rest = patch_bodies(service, n, m)
+    return parts if kind == PARTS else rest
+
+
+def structure_files(service, n: int, m: int) -> list[tuple[str, bytes]]:
+    """The shape's files: its structure, its patch's parts, and the model's ablation file."""
+    parts, rest = patch_bodies(service, n, m)
+    return [(scene_path(service.name, n, m), structure_body(service, n, m)),
+            (scene_path(service.name, n, m, PARTS), parts), (ablation_path(service.name), rest)]
 
 
 _services: dict[str, object] = {}  # a worker's loaded models
@@ -64,7 +111,7 @@ def _in_worker(name: str, shapes: list[tuple[int, int]]) -> list[tuple[str, byte
 
     if name not in _services:
         _services[name] = ModelService.load(model=name)
-    return [structure_file(_services[name], n, m) for n, m in shapes]
+    return [f for n, m in shapes for f in structure_files(_services[name], n, m)]
 
 
 def _in_workers(todo: dict[str, list[tuple[int, int]]], workers: int) -> Iterator[tuple[str, bytes]]:
@@ -90,5 +137,18 @@ def scene_files(service_of: Callable[[str], object], keep: Callable[[str, int, i
     todo = {name: [(n, m) for n, m in shapes_of(name) if keep is None or keep(name, n, m)] for name in models.NAMES}
     workers = workers or min(len(os.sched_getaffinity(0)), MAX_WORKERS)
     if workers > 1 and sum(map(len, todo.values())) >= PARALLEL_FROM:
-        return _in_workers(todo, workers), ""
-    return (structure_file(service_of(name), n, m) for name, shapes in todo.items() for n, m in shapes), ""
+        return _each_once(_in_workers(todo, workers)), ""
+    return _each_once(f for name, shapes in todo.items() for n, m in shapes
+                      for f in structure_files(service_of(name), n, m)), ""
+
+
+def _each_once(files: Iterator[tuple[str, bytes]]) -> Iterator[tuple[str, bytes]]:
+    """Each path once: a file every shape writes (the model's ablation file) must be the same bytes from each."""
+    seen: dict[str, bytes] = {}
+    for path, body in files:
+        if path in seen:
+            if seen[path] != body:
+                raise ValueError(f"{path} differs between the shapes that write it: it is not shape-independent")
+            continue
+        seen[path] = body
+        yield path, body

@@ -1,13 +1,15 @@
 """The browser's scene (static/local/scene.js `personalize`) is the server's, under Node: for 40 inputs over both
 models, training snapshots, every length, inputs whose worked row is chosen by the rule "any", inputs whose
-output departs from the reference (the loss overlay's marks) and a few ablations, the structure of the
-trace's shape (scene/structure.py `structure_for_shape`; for an ablation, the ablated graph's scene with the
-unablated shape's definitions) with the server's trace (its JSON body, the scene removed) gives the scene the
-server sent, every float equal. A planted error (two source tokens swapped in the trace) is caught; the
-structure of a shape equals the structure of real traces of that shape."""
+output departs from the reference (the loss overlay's marks) and seven ablation sets, the structure of the
+trace's shape (scene/structure.py `structure_for_shape`; for an ablation, that intact structure ablated by
+the shape's patch as the static build writes it: static/local/scene_source.js sceneOf) with the server's
+trace (its JSON body, the scene removed) gives the scene the server sent, every float equal. A planted error
+(two source tokens swapped in the trace) is caught; the structure of a shape equals the structure of real
+traces of that shape."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 import subprocess
@@ -18,6 +20,7 @@ import pytest
 
 from app.model_choice import _load
 from app.service import TraceRequest
+from app.site_scenes import patch_bodies
 from model import models
 from recorder import trace as record_trace
 from scene import build
@@ -31,7 +34,11 @@ TRAINED_2017 = (0, 7, 13, 45, 100, 512, 999, 4321, 70001, 101010, 123456, 999999
 TRAINED_MODERN = (3, 6, 8, 13, 17, 21, 4321, 87654, 250000, 999999)  # 3 … 17: the rule "any"
 SNAPSHOTS = ((0, 15), (0, 5), (25, 9), (25, 217), (100, 7), (100, 446), (100, 7781), (100, 36495),
              (1000, 31337), (1000, 600000))  # (step, input): long outputs, one row, "any", departures
-ABLATED = (("2017", 4321, ("enc.0.self.h1",)), ("2017", 58, ("dec.1.cross",)), ("modern", 777, ("enc.0.self",)))
+ABLATED = (("2017", 4321, ("enc.0.self.h1",)), ("2017", 58, ("dec.1.cross",)), ("modern", 777, ("enc.0.self",)),
+           ("2017", 305, ("enc.0.self.h1", "dec.1.cross.h2")),
+           ("2017", 90210, ("enc.0.ffn", "dec.0.self", "dec.1.cross.h0")),
+           ("modern", 4321, ("dec.0.cross", "dec.1.self.h3", "enc.1.ffn")),
+           ("2017", 777777, ("enc.0.self", "enc.1.self", "dec.0.self", "dec.0.cross", "dec.1.self", "dec.1.cross")))
 CASES = ([("2017", x, (), None) for x in TRAINED_2017] + [("modern", x, (), None) for x in TRAINED_MODERN]
          + [("2017", x, (), step) for step, x in SNAPSHOTS] + [(m, x, off, None) for m, x, off in ABLATED]
          + [("2017", x, (), None) for x in (20, 300, 8_000, 610_011, 47_000)])
@@ -61,13 +68,14 @@ def parity(client, tmp_path_factory):
         shape = f"s-{model}-{n}-{m}.json"
         doc = structures[shape] = structures.get(shape) or structure_for_shape(svc, n, m)
         key = shape
-        if ablation:  # the ablated graph's scene (a patch of the unablated one makes it: not this module's) with
-            # the unablated shape's definitions: they name blocks, and read where they are from the scene
-            t = record_trace(svc.translator.model, number, svc.params, ablation=ablation)
-            ablated = structure_document(t, svc.translator.model.cfg, svc.params, svc.tour)["scene"]
-            key, structures[f"s-{name}.json"] = f"s-{name}.json", {**doc, "scene": ablated}
+        row = {"name": name, "structure": key, "trace": f"t-{name}.json"}
+        if ablation:  # the intact shape's structure, ablated in the browser by the shape's patch as the build
+            # writes it (its parts and the model's rest: app/site_scenes.py), then personalized
+            parts, rest = (orjson.loads(gzip.decompress(b)) for b in patch_bodies(svc, n, m))
+            structures[f"p-{name}.json"] = {**rest, "parts": parts}
+            row |= {"patch": f"p-{name}.json", "ablation": head["ablation"]}
         (folder / f"t-{name}.json").write_bytes(body)
-        rows.append({"name": name, "structure": key, "trace": f"t-{name}.json"})
+        rows.append(row)
     planted = rows[7]
     rows.append({**planted, "name": PLANTED, "plant": structures[planted["structure"]]["personal"]["threads"]
                  ["ends"][0]["tokens"]})

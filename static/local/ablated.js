@@ -68,7 +68,8 @@ function labelsOf(scene, structure, patch, chosen) {
   const m = patch.measures, n = structure.blocks.length;
   const templates = new Map(structure.blocks.map((b, k) => [b.id, structure.labels[k]]));
   for (const p of chosen) patch.parts[p].blocks.forEach((b, k) => templates.set(b.id, patch.parts[p].labels[k]));
-  const out = scene.blocks.map((b) => ({ ...templates.get(b.id), x: b.x, y: b.y + m.label_lift }));
+  const fields = fieldsOf(structure.labels);  // a patch's label has no place: its fields in a label's order
+  const out = scene.blocks.map((b) => Object.assign({ ...fields }, templates.get(b.id), { x: b.x, y: b.y + m.label_lift }));
   const titled = scene.stations.filter((s) => s.id !== patch.layout.shared.station);
   structure.labels.slice(n).forEach((label, k) => {
     const s = titled[k];
@@ -111,9 +112,17 @@ function stepOf(s, info, scene, byId, patch) {
   return { ...s, subject, lit, view, animation, parts };
 }
 
+// the fields of a structure's items (its first), in their order, unset: what an item of a patch is written
+// over so that its fields come in the document's order (a scene is compared as JSON, key order included)
+const fieldsOf = (items) => Object.fromEntries(Object.keys(items[0] ?? {}).map((k) => [k, undefined]));
+
 function blocksOf(structure, patch, chosen) {
   const blocks = structure.blocks.map((b) => ({ ...b, inputs: [...b.inputs] }));
-  for (const p of chosen) blocks.push(...patch.parts[p].blocks.map((b) => ({ ...b, inputs: [...b.inputs], x: 0, y: 0 })));
+  // a patch's block with its fields in a structure block's order (the place among them, as Block's fields are)
+  const fields = fieldsOf(structure.blocks);
+  for (const p of chosen) {
+    blocks.push(...patch.parts[p].blocks.map((b) => Object.assign({ ...fields }, b, { inputs: [...b.inputs], x: 0, y: 0 })));
+  }
   const byId = new Map(blocks.map((b) => [b.id, b]));
   for (const p of chosen) for (const [id, k, now] of patch.parts[p].rewire) byId.get(id).inputs[k] = now;
   return { blocks, byId };
