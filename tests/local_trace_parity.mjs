@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import { decodeCompactTrace } from '../static/js/compact.js';
 import { COMPACT, traceUrl } from '../static/js/api.js';
 import { computeBeam, computeTrace, programUrl } from '../static/local/trace.js';
-import { compareBeam, compareTrace, ATOL, RTOL } from './engine_compare.mjs';
+import { compareBeam } from './engine_compare.mjs';
+import { canonical, headerProblems, near, nodeProblems } from './local_compare.mjs';
 
 const [base, casesFile, plant] = process.argv.slice(2);
 const cases = JSON.parse(readFileSync(casesFile, 'utf8'));
@@ -47,46 +48,6 @@ const fetcher = {
     return buffer;
   },
 };
-
-const canonical = v => JSON.stringify(v, (k, x) => (x && typeof x === 'object' && !Array.isArray(x)
-  ? Object.fromEntries(Object.keys(x).sort().map(key => [key, x[key]])) : x));
-const near = (a, b) => Math.abs(a - b) <= ATOL + RTOL * Math.abs(b);
-const kind = v => (v === null ? 'null' : typeof v);
-
-/** The header's differences: every field but scene and derived equal; the lens's top pieces to the rule:
- *  each slot's p near the server's, and its piece the server's unless the two are tied to the rule (our
- *  probability of the server's piece near the server's: float32 ties among pieces the model never writes,
- *  which torch's topk orders as it likes). `pieces`: the vocabulary. */
-function headerProblems(ours, theirs, pieces) {
-  const problems = [];
-  const keys = Object.keys(theirs).filter(k => !['scene', 'derived', 'nodes', 'lens'].includes(k));
-  if (canonical(Object.keys(ours)) !== canonical(Object.keys(theirs))) problems.push(`keys ${Object.keys(ours)} ≠ ${Object.keys(theirs)}`);
-  for (const k of keys) if (canonical(ours[k]) !== canonical(theirs[k])) problems.push(`${k}: ${canonical(ours[k])} ≠ ${canonical(theirs[k])}`);
-  const bare = l => l.map(({ top, ...rest }) => ({ ...rest, rows: top.map(row => row.length) }));
-  if (canonical(bare(ours.lens)) !== canonical(bare(theirs.lens))) return [...problems, `lens: ${canonical(bare(ours.lens))} ≠ ${canonical(bare(theirs.lens))}`];
-  ours.lens.forEach((l, i) => {
-    const probs = ours.nodes.find(x => x.id === l.probs), width = probs.shape.at(-1);
-    l.top.forEach((row, r) => row.forEach((x, j) => {
-      const want = theirs.lens[i].top[r][j], ourP = probs.data[r * width + pieces.indexOf(want.piece)];
-      if (!near(x.p, want.p)) problems.push(`lens ${i} row ${r} top ${j}: p ${x.p} ≠ ${want.p}`);
-      else if (x.piece !== want.piece && !near(ourP, want.p)) problems.push(`lens ${i} row ${r} top ${j}: ${x.piece} ≠ ${want.piece}`);
-    }));
-  });
-  return problems;
-}
-
-/** The nodes' differences: the engine's rule on the values, and the decoded form (null, number, boolean)
- *  and every non-float value exactly as the page's decoder gives them. */
-function nodeProblems(ours, theirs) {
-  const asNumbers = t => ({ ...t, nodes: t.nodes.map(x => ({ ...x, data: Float64Array.from(x.data, v => (v === null ? -Infinity : Number(v))) })) });
-  const problems = compareTrace(asNumbers(ours), theirs);
-  ours.nodes.slice(0, theirs.nodes.length).forEach((x, i) => {
-    const want = theirs.nodes[i].data;
-    if (x.data.length !== want.length || x.data.some((v, j) => kind(v) !== kind(want[j]))) problems.push(`node ${x.id}: not in the decoded form`);
-    else if (x.dtype !== 'float32' && canonical(x.data) !== canonical(want)) problems.push(`node ${x.id}: ${canonical(x.data)} ≠ ${canonical(want)}`);
-  });
-  return problems;
-}
 
 async function served(url, accept) {
   const r = await get(base + url, { headers: { Accept: accept } });
