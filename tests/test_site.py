@@ -6,7 +6,10 @@ served by http.server in a thread. Checked: every route of the app is built or n
 own; every page answers with the static-site tag; every local URL the pages, the styles and the bundle's
 modules name is a file of the folder, and none points off the site; the folder's size; Python's
 `site_path` and JavaScript's `sitePath` agree; and in Chromium the article page of the folder loads
-without a failed request or one leaving the folder.
+without a failed request or one leaving the folder. Then, on that one page, what a reader does (typing
+digits or words, a refused form, explaining a cell, the CSV/PNG/LaTeX exports, comparing, switching a head
+off, the time machine, beam search's table and its data, attention by word), and /?model=modern, each
+equal to the app's own answer for the same request; no request of them leaves the folder or fails.
 """
 
 from __future__ import annotations
