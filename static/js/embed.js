@@ -6,11 +6,12 @@
 import { loadTrace, traceSource } from "./api.js";
 import { answerSwitches } from "./ablation.js";
 import { readAddress } from "./page/address.js";
+import { addressedModel } from "./site.js";
 
 const DEFAULT_INPUT = "42";
 const main = document.querySelector("main.embed");
 const errorBox = document.getElementById("embed-error");
-const MODEL = main?.dataset.model || "";
+const MODEL = main?.dataset.model || addressedModel();  // the static folder: the address names it
 const address = readAddress(new URL(window.location.href));
 const step = Number(main?.dataset.step) || 1;  // the server's: a bad step= is step 1, with its message
 

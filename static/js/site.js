@@ -15,3 +15,12 @@ export function sitePath(url, { binary = false } = {}) {
 export function isStaticSite(doc = globalThis.document) {
   return doc?.querySelector?.('meta[name="anatomy-site"]')?.content === "static";
 }
+
+/** The model a page of the static folder draws: the address's ?model= ("" for none). The served app renders
+ *  the name into the page (data-model) after checking it; the folder has one page for every address, rendered
+ *  for the default model, so there the address is read here (a name the folder has no program for is refused
+ *  when its documents are asked). Elsewhere "". */
+export function addressedModel(doc = globalThis.document, href = globalThis.location?.href) {
+  if (!isStaticSite(doc) || !href) return "";
+  return (new URL(href).searchParams.get("model") || "").trim();
+}

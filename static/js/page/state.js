@@ -4,10 +4,13 @@
 // (compare=), the explained cell (cell=id:row:col) and the training snapshot (checkpoint=N), so a link
 // reproduces the picture.
 
+import { addressedModel } from "../site.js";
+
 export const DEFAULT_INPUT = "42";
-// ?model=: the server names the miniature the stage draws (data-model, absent for the default)
+// ?model=: the server names the miniature the stage draws (data-model, absent for the default); a page of
+// the static folder reads it from the address (site.js addressedModel)
 export const form = document.getElementById("input-form");
-export const MODEL = form?.dataset.model || "";
+export const MODEL = form?.dataset.model || addressedModel();
 export const field = document.getElementById("number-input");
 export const errorBox = document.getElementById("input-error");
 export const sections = [...document.querySelectorAll("section.step")];
