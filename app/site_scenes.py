@@ -171,7 +171,9 @@ def scene_files(service_of: Callable[[str], object], keep: Callable[[str, int, i
         return iter(()), f"scene structures not built: scene/structure.py is not in this tree ({e})"
     from model import models
 
-    todo = {name: [(n, m) for n, m in shapes_of(name) if keep is None or keep(name, n, m)] for name in models.NAMES}
+    # a kept shape's diff is read against its source length's base: that base's shape is kept with it
+    kept = {name: {(n, m) for n, m in shapes_of(name) if keep is None or keep(name, n, m)} for name in models.NAMES}
+    todo = {name: sorted(shapes | {(n, BASE_ROWS) for n, _ in shapes}) for name, shapes in kept.items()}
     workers = workers or min(len(os.sched_getaffinity(0)), MAX_WORKERS)
     if workers > 1 and sum(map(len, todo.values())) >= PARALLEL_FROM:
         return _each_once(_in_workers(todo, workers)), ""

@@ -113,27 +113,11 @@ def test_the_browsers_live_figures_equal_the_servers(parity, batch):
     assert failing(parity, batch, "derived") == []
 
 
-def not_offered_yet(request, live_server, parity, batch, ablated: bool) -> None:
-    """Strictly expected to fail while the served app does not offer what the browser's scene needs: the
-    shapes' structures (/site/scene/…, which scene_source.js reads) and, for a graph with parts switched off,
-    the layout patches (until then browserScene refuses it, in those words). Strict: once they are offered,
-    a pass is required, and this mark is to go."""
-    first = next(c for c in batch if bool(c["options"]["ablation"]) == ablated)
-    program = httpx.get(f"{live_server}/api/program", params={"model": first["options"]["model"]}).json()
-    probe = httpx.get(f"{live_server}/site/scene/{program['model']}/2-1.json.gz")
-    refused = [p for _, p in failing(parity, batch, "scene", ablated) if "no layout patches" in " ".join(p)]
-    if probe.status_code == 404 or (ablated and refused):
-        request.node.add_marker(pytest.mark.xfail(reason="the served app offers no scene structures (or patches) "
-                                                         "yet: branch s11-scene", strict=True))
-
-
-def test_the_scene_the_stage_draws_equals_the_servers(request, live_server, parity, batch):
-    not_offered_yet(request, live_server, parity, batch, ablated=False)
+def test_the_scene_the_stage_draws_equals_the_servers(parity, batch):
     assert failing(parity, batch, "scene", ablated=False) == []
 
 
-def test_the_scene_of_an_ablated_graph_equals_the_servers(request, live_server, parity, batch):
-    not_offered_yet(request, live_server, parity, batch, ablated=True)
+def test_the_scene_of_an_ablated_graph_equals_the_servers(parity, batch):
     assert failing(parity, batch, "scene", ablated=True) == []
     assert parity["scenes"] == COUNT
 

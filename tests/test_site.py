@@ -478,7 +478,6 @@ def test_comparing_two_inputs_draws_their_difference(static_page, client):
     assert page.errors == []
 
 
-@pytest.mark.xfail(strict=True, reason="the static build has no ablation patches yet (helper A, branch s11-scene)")
 def test_switching_a_head_off_recomputes_the_ablated_trace(static_page, client):
     page, _ = static_page
     part = "dec.0.cross.h3"
