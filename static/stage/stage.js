@@ -124,7 +124,14 @@ export class Stage {
   }
 
   rebuildDecor() {
-    if (this.decor) { this.world.remove(this.decor); this.decor.traverse(o => { o.geometry?.dispose(); o.material?.map?.dispose(); o.material?.dispose(); }); }
+    const old = this.decor;
+    if (old) {
+      this.world.remove(old);
+      // freed once the new decor has been drawn: three.js deletes a shader program as soon as no material
+      // holds it, so freeing the old materials first made every new input compile the labels' and the
+      // lines' programs again (360 ms a new input in software WebGL, bench/bench_new_input.py)
+      this.view.whenSettled(() => old.traverse(o => { o.geometry?.dispose(); o.material?.map?.dispose(); o.material?.dispose(); }));
+    }
     this.decor = new THREE.Group();
     this.labels = buildLabels(styleLabels(this.scene.labels, this.scene.palette.labels));
     this.connectors = buildConnectors(this.scene.connectors);
