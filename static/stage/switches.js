@@ -39,8 +39,8 @@ export class Switches {
       return { s, b, label: switchLabel(scene.labels, s, s.block ? this.stage.blockById.get(s.block) : null) };
     });
     this.el.replaceChildren(...this.buttons.map(x => x.b));
-    for (const x of this.buttons) x.width = x.b.offsetWidth;  // measured while shown: a hidden button has none
-    this.place();
+    // measured and placed by the next frame (place() follows every picture): measuring here laid the
+    // whole page out once more for every new input
   }
 
   /** The parts switched off after toggling one, in the scene's order. */
@@ -66,15 +66,20 @@ export class Switches {
     // is at its world size), and hidden with it
     const canvas = st.renderer.domElement, c = canvas.getBoundingClientRect();
     const drawn = new Map(labelRects(st.labels, cam, canvas, this.buttons.map(x => x.label).filter(i => i !== null)).map(r => [r.i, r]));
+    // every button measured before any is moved: a size read after a write lays the page out again, once
+    // per button (80 ms a new input)
+    for (const one of this.buttons) {
+      one.width = one.b.offsetWidth || one.width;  // its text may have changed (off · turn on)
+      one.height = one.b.offsetHeight;  // none while hidden: 16 below, as before
+    }
     for (const one of this.buttons) {
       const { s, b, label } = one;
-      one.width = b.offsetWidth || one.width;  // its text may have changed (off · turn on)
       const room = one.width || 60;  // the whole button inside the stage
       const r = label === null ? null : drawn.get(label);
       let [x, y, inFront] = px(s.x, s.y);
       if (r) { y = (r.top + r.bottom) / 2 - c.top; if (!s.block) x = Math.min(x, r.left - c.left - 6); }
       const inside = s.anchor === 'right' ? x - room > 0 && x < W : x > 0 && x + room < W;
-      const h = b.offsetHeight || 16, x0 = s.anchor === 'right' ? x - room : x;
+      const h = one.height || 16, x0 = s.anchor === 'right' ? x - room : x;
       let width = 0;
       if (s.block) {
         // the head's label sits at the left of the same block: the switch shows only where both fit
