@@ -322,11 +322,14 @@ function beamData(b, link) {
   return h("a", { href: beamFile, download: `beam-${b.number}.json` }, `${link} as computed in your browser`);
 }
 
+// The beam search (here or the server's) after the stage's next picture, which it held back 140 ms (bench_new_input.py)
+const afterNextFrame = () => new Promise((done) => { requestAnimationFrame(() => setTimeout(done, 0)); setTimeout(done, 250); });
 let beamSeq = 0;
 async function drawBeam(fig, number) {
   if (Number(fig.querySelector(".beam-best")?.dataset.number) === number) { fig.dataset.number = String(number); return; }
   const seq = ++beamSeq;
   fig.setAttribute("aria-busy", "true");
+  if ((await afterNextFrame(), seq !== beamSeq)) return;  // a newer input's table is on its way
   try {
     const b = await loadBeam(number);
     if (seq !== beamSeq) return;
