@@ -227,6 +227,22 @@ def test_a_new_input_redraws_the_new_values(page, live_server):
     assert page.errors == []
 
 
+PROGRAMS = "anatomyStage.stage.renderer.info.programs.map(p => p.id).sort((a, b) => a - b)"
+
+
+def test_a_new_input_compiles_no_shader_program_again(page):
+    """The labels and lines of a new input reuse the programs already built (compiling them again cost 360 ms
+    of a new input in software WebGL): three.js numbers each program it builds, so the same ids say so."""
+    page.evaluate("anatomyStage.idle()")
+    before = page.evaluate(PROGRAMS)
+    count = page.evaluate("anatomyStage.traceCount")
+    page.fill("#number-input", "305")
+    page.press("#number-input", "Enter")
+    page.wait_for_function(f"anatomyStage.traceCount > {count}", timeout=60_000)
+    page.evaluate("anatomyStage.idle()")
+    assert before and page.evaluate(PROGRAMS) == before
+
+
 def test_an_invalid_input_leaves_the_stage_intact(page):
     count = page.evaluate("anatomyStage.traceCount")
     cells = page.evaluate("anatomyStage.stats.cellsDrawn")
