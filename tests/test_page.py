@@ -220,6 +220,20 @@ def test_a_link_restores_input_and_step_and_arrows_move_between_steps(tab, live_
     assert page.evaluate("() => window.anatomy.step") == 7
 
 
+def test_changing_only_the_hash_goes_to_that_step_on_the_page_and_the_stage(tab, live_server):
+    """#step-7 → #step-16 in the address bar (or back and forward) reloads nothing: the page goes to step 16,
+    and the stage to step 16's view, as a link to it would."""
+    page = tab.open(live_server + "/?input=34#step-7")
+    page.wait_for_function("() => window.anatomy.step === 7 && window.anatomyStage && anatomyStage.ready")
+    page.evaluate("() => { location.hash = '#step-16'; }")
+    page.wait_for_function("() => window.anatomy.step === 16 && anatomyStage.stage.stepNo === 16", timeout=30_000)
+    top = page.evaluate("() => document.querySelector('[data-step=\"16\"]').getBoundingClientRect().top")
+    assert -5 < top < page.viewport_size["height"] / 2, top  # the step is scrolled into view
+    page.go_back()
+    page.wait_for_function("() => window.anatomy.step === 7 && anatomyStage.stage.stepNo === 7", timeout=30_000)
+    assert tab.errors == []
+
+
 def test_on_a_phone_the_stage_and_the_text_do_not_overlap(browser, live_server):
     tab = Page(browser, 390, 780)
     page = tab.open(live_server + "/#step-5")

@@ -48,10 +48,16 @@ async function applyLink(url) {
     if (!(await run(input ?? field.value, ablation))) return;
   }
   if (p.has("compare") || anatomy.compareTrace) await compareWith(p.get("compare"));
-  const m = /^#step-(\d+)$/.exec(url.hash);
+  goToHash(url.hash);
+  if (p.has("cell")) selectCell(parseCell(p.get("cell")));
+}
+
+// The step a hash names (#step-16), unless it is the one in view already: a link's, or the address bar's
+// own when only the hash changes (typed, or back and forward), which reloads nothing.
+function goToHash(hash) {
+  const m = /^#step-(\d+)$/.exec(hash);
   const section = m && sections.find((s) => s.dataset.step === m[1]);
   if (section && Number(m[1]) !== anatomy.step) goTo(section);
-  if (p.has("cell")) selectCell(parseCell(p.get("cell")));
 }
 
 function onLink(event) {
@@ -129,6 +135,7 @@ bindFacts();
 for (const box of [document.getElementById("stage"), document.querySelector("nav.progress")]) keepScrollOnFocus(box);
 bindExercises();
 document.addEventListener("click", onLink);
+window.addEventListener("hashchange", () => goToHash(window.location.hash));
 start();
 bindClassroom();
 bindPresent();  // after start(): presenter mode opens at the address's step
