@@ -10,7 +10,8 @@ those documents' files, which are built too.
 
 Where a thing lies in DIR:
 - a page at its path, as DIR/<path>/index.html (/ → DIR/index.html; the file server redirects
-  /ledger to /ledger/ and answers its index.html);
+  /ledger to /ledger/ and answers its index.html), every URL it names relative to its own file (`relative_urls`):
+  the folder works wherever a host puts it, at its root or under a path (/course/anatomy/);
 - a file the app serves (/static, /bundle, /vendor) at its own path;
 - an API document at `site_path(url)`: /api/a/b?y=2&x=1 → /site/api/a/b/x=1&y=2.json, the query's
   parameters sorted by name (none: index), .bin for a binary body (the weights as safetensors);
@@ -263,6 +264,39 @@ def site_links(page: bytes) -> tuple[bytes, list[Document]]:
     return API_LINK.sub(at_file, page.decode()).encode(), linked
 
 
+# Every URL a page names is written relative to the page's own file, and the page says where the folder's
+# root lies from it (<meta name="anatomy-root">, read by static/js/site.js siteUrl for what the scripts ask):
+# the folder then works at any path of a host (a course site's /~name/anatomy/, a project page's /<repo>/).
+SITE_TAG = '<meta name="anatomy-site" content="static">'
+ROOT_TAG = '<meta name="anatomy-root" content="{}">'
+LOCAL_URL = re.compile(r'(\s(?:href|src|action|data-url|poster)=")(/(?!/)[^"]*)"')
+IMPORT_MAP = re.compile(r'<script type="importmap">.*?</script>', re.S)
+MAPPED_URL = re.compile(r'"(/(?!/)[^"]*)"')
+
+
+def page_root(url: str) -> str:
+    """The folder's root as seen from the page at `url` (its file is <url>/index.html): ./, ../, ../../ …"""
+    return "../" * len([part for part in url.split("/") if part]) or "./"
+
+
+def relative_urls(page: bytes, url: str, pages: frozenset[str]) -> bytes:
+    """The page at `url` with each root-relative URL it names made relative to its file (a page's own path
+    with its closing slash, as its folder is answered), and the root's tag beside the site's."""
+    root = page_root(url)
+
+    def relative(address: str) -> str:
+        cut = min((i for i in (address.find("?"), address.find("#")) if i >= 0), default=len(address))
+        path, rest = address[:cut], address[cut:]
+        return root + (path + "/" if path in pages and path != "/" else path).lstrip("/") + rest
+
+    text = page.decode()
+    if SITE_TAG not in text:
+        raise BuildError(f"{url} does not say it is the static site's ({SITE_TAG})")
+    text = LOCAL_URL.sub(lambda m: f'{m.group(1)}{relative(m.group(2))}"', text)
+    text = IMPORT_MAP.sub(lambda m: MAPPED_URL.sub(lambda u: f'"{relative(u.group(1))}"', m.group(0)), text)
+    return text.replace(SITE_TAG, SITE_TAG + ROOT_TAG.format(root), 1).encode()
+
+
 @dataclass(frozen=True)
 class Options:
     source_maps: bool = False  # the bundle's .map files too (for a browser's devtools)
@@ -276,9 +310,10 @@ def write_site(site: InProcess, out: Folder, options: Options) -> tuple[dict[str
     from app.model_choice import chosen
 
     linked: list[Document] = []
-    for url in page_urls(site.app):
+    pages = frozenset(page_urls(site.app))
+    for url in sorted(pages):
         page, links = site_links(site.get(url, "text/html"))
-        out.write("pages", page_file(url), page)
+        out.write("pages", page_file(url), relative_urls(page, url, pages))
         linked += links
     for url in [*mounted_files(site.app, options.source_maps), *OWN_PATH]:
         out.write("files", url, site.get(url, "*/*"))

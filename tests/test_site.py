@@ -603,6 +603,62 @@ def test_the_modern_model_is_drawn_when_the_address_asks_for_it(browser, site, c
         ctx.close()
 
 
+@pytest.fixture(scope="module")
+def under_a_path(built, tmp_path_factory):
+    """The same folder served at /course/anatomy/ of a host (a course site, a GitHub project page), not at its
+    root: a file server over a folder holding it there."""
+    host = tmp_path_factory.mktemp("host")
+    (host / "course").mkdir()
+    (host / "course" / "anatomy").symlink_to(built[0], target_is_directory=True)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(host)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/course/anatomy"
+    server.shutdown()
+    server.server_close()
+
+
+def test_every_page_names_its_files_relative_to_itself(built):
+    """No page names a file from the host's root, so none depends on where the folder is put."""
+    rooted = {}
+    for path in built[0].rglob("*.html"):
+        parser = Links()
+        parser.feed(path.read_text())
+        rooted.update({u: path.name for u in parser.urls if u.startswith("/")})
+    assert not rooted, rooted
+
+
+def test_the_folder_works_under_a_path_of_its_host(browser, under_a_path, client):
+    """At /course/anatomy/: the article goes live on a trace computed in the browser, a new input of another
+    shape reads that shape's structure, the ledger's link and the exercises' style sheet are found, and no
+    request leaves /course/anatomy/ or fails."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = ctx.new_page()
+    requests = Requests(page, under_a_path)
+    errors = []
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(f"{under_a_path}/?input=42#step-7", wait_until="networkidle", timeout=90_000)
+        until(page, "anatomy.trace && anatomy.trace.scene && window.anatomyStage && anatomyStage.ready"
+                    " && anatomyStage.input && anatomyStage.input.number === 42", 90_000)
+        assert page.evaluate("anatomy.source") == "browser"
+        show(page, "731015", 731015)
+        trace = client.get("/api/trace", params={"input": "731015"}).json()
+        assert page.evaluate("anatomy.trace.output_tokens") == trace["output_tokens"]
+        assert any("/course/anatomy/site/scene/" in u for u in requests.ended), "the new shape's structure"
+        assert any(u.endswith("/course/anatomy/static/css/exercises.css") for u in requests.ended)
+        embed = page.evaluate("import('/course/anatomy/static/js/page/address.js')"
+                              ".then(m => m.embedAddress(new URL(location.href), 7).href)")
+        assert embed.startswith(f"{under_a_path}/embed?") and "input=731015" in embed, embed
+        page.click('a[href$="ledger/"] >> nth=0')
+        page.wait_for_load_state("networkidle")
+        assert page.url == f"{under_a_path}/ledger/" and page.locator("h1").count() == 1
+        assert not requests.outside() and not requests.bad() and errors == [], (requests.outside(), requests.bad(),
+                                                                               errors)
+    finally:
+        ctx.close()
+
+
 def test_no_request_of_the_readers_page_left_the_folder_or_failed(static_page):
     page, requests = static_page
     assert len(requests.ended) > 20

@@ -29,7 +29,7 @@
 //              (keepForOffline fetches them in idle time, after the stage is live). A refusal (422) is
 //              the server answering: it is shown as ever, and offline numbers.js gives the same words.
 import { decodeCompactTrace } from "./compact.js";
-import { isStaticSite, sitePath } from "./site.js";
+import { isStaticSite, sitePath, siteUrl } from "./site.js";
 
 const STREAM = "application/x-ndjson";
 export const COMPACT = "application/vnd.anatomy.trace";
@@ -45,8 +45,9 @@ async function refusal(response) {
     { status: response.status, unreachable: GATEWAY.has(response.status) });
 }
 
-/** Where a request goes: in the static build an API address is the folder's file (site.js); others as they are. */
-const located = (url, binary = false) => (STATIC && url.startsWith("/api/") ? sitePath(url, { binary }) : url);
+/** Where a request goes: in the static build an API address is the folder's file (site.js), and every address
+ *  lies under the folder's root; others as they are. */
+const located = (url, binary = false) => (STATIC ? siteUrl(url.startsWith("/api/") ? sitePath(url, { binary }) : url) : url);
 
 async function get(url, accept, signal) {
   let response;

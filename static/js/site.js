@@ -11,6 +11,14 @@ export function sitePath(url, { binary = false } = {}) {
   return `/site${at.pathname.replace(/\/$/, "")}/${name}${binary ? ".bin" : ".json"}`;
 }
 
+/** Where a root-relative address of this site (/site/…, /static/…, /embed) lies: in the static folder, under the
+ *  folder's root wherever a host put it (the page's <meta name="anatomy-root">, relative to the page, which
+ *  app/site.py writes); elsewhere the address as it is. */
+export function siteUrl(path, doc = globalThis.document, href = globalThis.location?.href) {
+  const root = isStaticSite(doc) && href ? doc.querySelector('meta[name="anatomy-root"]')?.content : null;
+  return root && path.startsWith("/") ? new URL(path.slice(1), new URL(root, href)).href : path;
+}
+
 /** Whether this page was rendered into the static build (its <meta name="anatomy-site">). */
 export function isStaticSite(doc = globalThis.document) {
   return doc?.querySelector?.('meta[name="anatomy-site"]')?.content === "static";

@@ -4,6 +4,7 @@
 // address (a slide or a course page may keep the fragment for itself); present=1 opens presenter mode.
 import { parseAblation } from "../ablation.js";
 import { parseCell } from "./compare.js";
+import { siteUrl } from "../site.js";
 
 // what an embed keeps of the article's query: the state, not the mode
 const STATE_KEYS = ["input", "ablate", "compare", "cell", "checkpoint", "model"];
@@ -22,7 +23,7 @@ export function readAddress(url) {
 
 /** The embed view's address for the article's state now (its query, and the step). */
 export function embedAddress(url, step) {
-  const embed = new URL("/embed", url.origin);
+  const embed = new URL(siteUrl("/embed"), url.origin);  // the static folder's, wherever it lies
   for (const k of STATE_KEYS) if (url.searchParams.get(k)) embed.searchParams.set(k, url.searchParams.get(k));
   if (step) embed.searchParams.set("step", String(step));
   return embed;

@@ -9,6 +9,7 @@
 // which inputs. anatomy.exercises() lists the boxes shown, for tests and the console.
 import { MODEL, anatomy } from "./state.js";
 import { selectCell } from "./compare.js";
+import { siteUrl } from "../site.js";
 
 const STORE = "anatomy-exercises";
 const boxes = new Map();  // exercise id → {ex, el, verdict, answered, input}
@@ -173,7 +174,7 @@ function onExplain(event) {
 
 function injectStyles() {
   if (document.querySelector("link[data-exercises-css]")) return;
-  const l = make("link", { rel: "stylesheet", href: "/static/css/exercises.css" });
+  const l = make("link", { rel: "stylesheet", href: siteUrl("/static/css/exercises.css") });
   l.dataset.exercisesCss = "";
   document.head.append(l);
 }
