@@ -266,9 +266,11 @@ def test_the_start_up_check_lists_every_library_file_the_pages_load(client):
         loaded |= set(re.findall(r"/vendor/[\w./-]+\.(?:js|css)", client.get(path).text))
     listed = {f"/vendor/{name}/{f}" for name, (_, files) in delivery.VENDOR.items() for f in files}
     assert loaded <= listed, loaded - listed
-    assert listed - loaded == {"/vendor/three/build/three.core.js"}  # imported by three.module.js
+    # three.core.js is imported by three.module.js; Chart.js is added by static/js/charts.js at the first chart
+    assert listed - loaded == {"/vendor/three/build/three.core.js", "/vendor/chartjs/chart.umd.min.js"}
     module = (main.NODE_MODULES / "three/build/three.module.js").read_text(encoding="utf-8")
     assert "from './three.core.js'" in module
+    assert '"/vendor/chartjs/chart.umd.min.js"' in (main.ROOT / "static/js/charts.js").read_text(encoding="utf-8")
 
 
 def test_without_its_browser_libraries_the_app_refuses_to_start(tmp_path, monkeypatch, capsys):

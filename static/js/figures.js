@@ -5,14 +5,15 @@
 // empty `.chart-slot` per chart (templates/figures/), so the page reads without scripts. Here
 // FIGURES[NAME](figure, data) draws a chart into each slot, keyed by the slot's data-chart; a figure
 // whose tables are the whole story (the rotation check, the parameter count, the head gallery) has
-// no slot. Charts use Chart.js (the UMD build, served from /vendor/chartjs, loaded before this module
-// as window.Chart); the positional-encoding heatmap is a canvas drawn by heatmap() below. Every value
+// no slot. Charts use Chart.js (the UMD build, loaded by ./charts.js before the first chart is drawn);
+// the positional-encoding heatmap is a canvas drawn by heatmap() below. Every value
 // drawn is real: nothing here computes a number the server did not send, except formatting.
 
 import { fetchJson, loadBeam, traceSource } from "./api.js";
+import { chartLibrary } from "./charts.js";
 import { formatNumber } from "./format.js";
 
-const Chart = window.Chart;
+let Chart = null;  // Chart.js, set (with the page's defaults) before the first chart is drawn
 document.documentElement.classList.add("js");  // chart slots keep room for their charts (article.css)
 const COLORS = { violet: "#7a3fb0", orange: "#c0661a", teal: "#1f7f74", ink: "#1d2024", muted: "#5b6470",
   blue: "#1f5aa6" };
@@ -23,7 +24,8 @@ const fixed3 = (v) => formatNumber(v, "fixed3");
 // An axis tick or a tooltip's value: whole numbers with thin-space thousands, others to 3 significant digits.
 const tick = (v) => (Number.isInteger(v) ? int(v) : formatNumber(v, "sig3"));
 
-if (Chart) {
+function chartDefaults(library) {
+  Chart = library;
   Chart.defaults.animation = false;
   Chart.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif';
   Chart.defaults.font.size = 12;
@@ -37,7 +39,6 @@ if (Chart) {
     return `${item.dataset.label ? `${item.dataset.label}: ` : ""}${tick(value)}`;
   };
 }
-
 // ---- small DOM helpers ---------------------------------------------------------------------------
 
 function h(tag, attrs = {}, ...children) {
@@ -82,7 +83,6 @@ function lineChart(canvas, { labels, datasets, x, y, y2, legend = true, logX = f
 const xy = (xs, ys) => xs.map((x, i) => ({ x, y: ys[i] }));
 
 // ---- the positional-encoding heatmap (Chart.js has none) -----------------------------------------
-
 function heatmap(canvas, values, { xLabel, yLabel }) {
   const rows = values.length, cols = values[0].length;
   const left = 34, top = 8, bottom = 34, right = 8;
@@ -360,7 +360,7 @@ async function drawFigure(fig) {
   if (!fig.querySelector(".chart-slot")) { fig.dataset.drawn = "true"; return; }  // tables only: the server drew them
   fig.dataset.drawn = "pending";
   try {
-    const { data } = await fetchJson(`/api/figures/${name}`);
+    const [{ data }] = await Promise.all([fetchJson(`/api/figures/${name}`), chartLibrary(chartDefaults)]);
     draw(fig, data);
     fig.dataset.drawn = "true";
   } catch (err) {  // the server's tables stay; only the chart is missing
