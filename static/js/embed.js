@@ -6,14 +6,17 @@
 import { loadTrace, traceSource } from "./api.js";
 import { answerSwitches } from "./ablation.js";
 import { readAddress } from "./page/address.js";
-import { addressedModel } from "./site.js";
+import { addressedModel, isStaticSite, siteUrl } from "./site.js";
 
 const DEFAULT_INPUT = "42";
 const main = document.querySelector("main.embed");
 const errorBox = document.getElementById("embed-error");
 const MODEL = main?.dataset.model || addressedModel();  // the static folder: the address names it
 const address = readAddress(new URL(window.location.href));
-const step = Number(main?.dataset.step) || 1;  // the server's: a bad step= is step 1, with its message
+// the server's (a bad step= is step 1, with its message); the static folder's one embed page was rendered for
+// step 1, so there the address names it, checked against the scene's steps once the first trace is in
+const STATIC = isStaticSite();
+const step = (STATIC ? address.step : Number(main?.dataset.step)) || 1;
 
 const anatomy = (window.anatomy = {
   trace: null, step, stepDetail: { step }, compareTrace: null, cell: null, cellDetail: address.cell,
@@ -37,11 +40,30 @@ async function draw(input, ablation) {
   }
 }
 
+// The static folder's caption, title and article link for the address's step (the server renders them
+// elsewhere: app/embed.py, whose message for a step it has not this repeats).
+function captionStep(steps) {
+  const numbers = steps.map((s) => s.step), first = numbers[0], last = numbers.at(-1);
+  if (!numbers.includes(anatomy.step)) {
+    say(`no step '${String(new URL(window.location.href).searchParams.get("step")).slice(0, 20)}' (the steps are ${first}–${last}); the stage shows step ${first}`);
+    anatomy.step = first; anatomy.stepDetail = { step: first };
+    announce("anatomy:step", anatomy.stepDetail);
+  }
+  const { title } = steps.find((s) => s.step === anatomy.step);
+  const query = new URLSearchParams(window.location.search);
+  for (const k of ["step", "present"]) query.delete(k);
+  document.querySelector(".embed-step").textContent = `Step ${anatomy.step}`;
+  document.querySelector(".embed-caption a").lastChild.textContent = ` ${title}`;
+  document.querySelector(".embed-caption a").href = `${siteUrl("/")}${query.size ? `?${query}` : ""}#step-${anatomy.step}`;
+  document.title = `Step ${anatomy.step}: ${title} · Anatomy of the Transformer`;
+}
+
 async function start() {
   const input = address.input || DEFAULT_INPUT;
   let ok = await draw(input, address.ablation);
   if (!ok && anatomy.checkpoint !== null) { anatomy.checkpoint = null; ok = await draw(input, address.ablation); }
   if (!ok && !anatomy.trace) ok = await draw(DEFAULT_INPUT, []);
+  if (STATIC && anatomy.trace) captionStep(anatomy.trace.scene.steps);
   if (ok && address.compare) {
     try {
       anatomy.compareTrace = await loadTrace(address.compare, { model: MODEL });
