@@ -14,6 +14,7 @@ equal to the app's own answer for the same request; no request of them leaves th
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gzip
 import html.parser
@@ -87,15 +88,23 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="session")
-def site(built):
-    """The folder served by the standard library's file server (python -m http.server), on a free port."""
-    folder = built[0]
+@contextlib.contextmanager
+def file_server(folder: Path):
+    """`folder` served by the standard library's file server (python -m http.server) on a free port: its origin."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def site(built):
+    """The folder served at the root of a file server."""
+    with file_server(built[0]) as origin:
+        yield origin
 
 
 # ---- what the folder holds ------------------------------------------------------------------------
@@ -657,11 +666,8 @@ def under_a_path(built, tmp_path_factory):
     host = tmp_path_factory.mktemp("host")
     (host / "course").mkdir()
     (host / "course" / "anatomy").symlink_to(built[0], target_is_directory=True)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(host)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/course/anatomy"
-    server.shutdown()
-    server.server_close()
+    with file_server(host) as origin:
+        yield f"{origin}/course/anatomy"
 
 
 def test_every_page_names_its_files_relative_to_itself(built):
