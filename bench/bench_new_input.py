@@ -28,17 +28,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench_site import serve_folder  # noqa: E402
+from bench_site import build, serve_folder  # noqa: E402
 from serving import p95, start_server, stop  # noqa: E402
 
 from tests.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
@@ -89,13 +88,6 @@ NEW_INPUT = """async (n) => {
 }"""
 
 
-def build(folder: Path) -> float:
-    t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "app.site", "build", str(folder)], cwd=ROOT, check=True,
-                   stdout=subprocess.DEVNULL)
-    return time.perf_counter() - t0
-
-
 def open_page(browser, url: str):
     ctx = browser.new_context(viewport={"width": 1280, "height": 800}, reduced_motion="reduce", bypass_csp=True)
     page = ctx.new_page()
@@ -117,8 +109,6 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=25)
     ap.add_argument("--port", type=int, default=8811, help="the file server's port; the app's is the next")
     a = ap.parse_args()
-    import random
-
     from playwright.sync_api import sync_playwright
 
     numbers = random.Random(a.seed).sample(range(100_000, 1_000_000), a.count)
@@ -127,7 +117,7 @@ def main() -> None:
         folder = a.site
         if folder is None:
             folder = Path(tmp) / "site"
-            print(f"build: {build(folder):.1f} s")
+            print(f"build: {build(folder)[0]:.1f} s")
         files, app = serve_folder(folder, a.port), start_server(a.port + 1)
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:

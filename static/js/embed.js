@@ -14,9 +14,11 @@ const errorBox = document.getElementById("embed-error");
 const MODEL = main?.dataset.model || addressedModel();  // the static folder: the address names it
 const address = readAddress(new URL(window.location.href));
 // the server's (a bad step= is step 1, with its message); the static folder's one embed page was rendered for
-// step 1, so there the address names it, checked against the scene's steps once the first trace is in
+// step 1, so there the address's step= is read as app/embed.py reads it, checked against the scene's steps
+// once the first trace is in
 const STATIC = isStaticSite();
-const step = (STATIC ? address.step : Number(main?.dataset.step)) || 1;
+const askedStep = new URLSearchParams(window.location.search).get("step") ?? "";
+const step = (STATIC ? /^\d+$/.test(askedStep) && Number(askedStep) : Number(main?.dataset.step)) || 1;
 
 const anatomy = (window.anatomy = {
   trace: null, step, stepDetail: { step }, compareTrace: null, cell: null, cellDetail: address.cell,
@@ -44,8 +46,8 @@ async function draw(input, ablation) {
 // elsewhere: app/embed.py, whose message for a step it has not this repeats).
 function captionStep(steps) {
   const numbers = steps.map((s) => s.step), first = numbers[0], last = numbers.at(-1);
-  if (!numbers.includes(anatomy.step)) {
-    say(`no step '${String(new URL(window.location.href).searchParams.get("step")).slice(0, 20)}' (the steps are ${first}–${last}); the stage shows step ${first}`);
+  if (askedStep !== "" && !(/^\d+$/.test(askedStep) && numbers.includes(Number(askedStep)))) {
+    say(`no step '${askedStep.slice(0, 20)}' (the steps are ${first}–${last}); the stage shows step ${first}`);
     anatomy.step = first; anatomy.stepDetail = { step: first };
     announce("anatomy:step", anatomy.stepDetail);
   }

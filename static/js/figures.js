@@ -13,7 +13,7 @@ import { fetchJson, loadBeam, traceSource } from "./api.js";
 import { chartLibrary } from "./charts.js";
 import { formatNumber } from "./format.js";
 
-let Chart = null;  // Chart.js, set (with the page's defaults) before the first chart is drawn
+let Chart = null;  // Chart.js (./charts.js), set before the first chart is drawn
 document.documentElement.classList.add("js");  // chart slots keep room for their charts (article.css)
 const COLORS = { violet: "#7a3fb0", orange: "#c0661a", teal: "#1f7f74", ink: "#1d2024", muted: "#5b6470",
   blue: "#1f5aa6" };
@@ -21,24 +21,7 @@ const SERIES = [COLORS.violet, COLORS.orange, COLORS.teal, COLORS.blue, "#a23b5b
 
 const int = (v) => formatNumber(v, "int");
 const fixed3 = (v) => formatNumber(v, "fixed3");
-// An axis tick or a tooltip's value: whole numbers with thin-space thousands, others to 3 significant digits.
-const tick = (v) => (Number.isInteger(v) ? int(v) : formatNumber(v, "sig3"));
 
-function chartDefaults(library) {
-  Chart = library;
-  Chart.defaults.animation = false;
-  Chart.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif';
-  Chart.defaults.font.size = 12;
-  Chart.defaults.color = COLORS.ink;
-  Chart.defaults.maintainAspectRatio = false;
-  // Chart.js would print numbers with the browser's locale (1,024); the page's formats instead.
-  Chart.defaults.scales.linear.ticks.callback = tick;
-  Chart.defaults.scales.logarithmic.ticks.callback = tick;
-  Chart.defaults.plugins.tooltip.callbacks.label = (item) => {
-    const value = item.chart.options.indexAxis === "y" ? item.parsed.x : item.parsed.y;
-    return `${item.dataset.label ? `${item.dataset.label}: ` : ""}${tick(value)}`;
-  };
-}
 // ---- small DOM helpers ---------------------------------------------------------------------------
 
 function h(tag, attrs = {}, ...children) {
@@ -83,6 +66,7 @@ function lineChart(canvas, { labels, datasets, x, y, y2, legend = true, logX = f
 const xy = (xs, ys) => xs.map((x, i) => ({ x, y: ys[i] }));
 
 // ---- the positional-encoding heatmap (Chart.js has none) -----------------------------------------
+
 function heatmap(canvas, values, { xLabel, yLabel }) {
   const rows = values.length, cols = values[0].length;
   const left = 34, top = 8, bottom = 34, right = 8;
@@ -360,7 +344,8 @@ async function drawFigure(fig) {
   if (!fig.querySelector(".chart-slot")) { fig.dataset.drawn = "true"; return; }  // tables only: the server drew them
   fig.dataset.drawn = "pending";
   try {
-    const [{ data }] = await Promise.all([fetchJson(`/api/figures/${name}`), chartLibrary(chartDefaults)]);
+    const [{ data }, library] = await Promise.all([fetchJson(`/api/figures/${name}`), chartLibrary(COLORS.ink)]);
+    Chart = library;
     draw(fig, data);
     fig.dataset.drawn = "true";
   } catch (err) {  // the server's tables stay; only the chart is missing
