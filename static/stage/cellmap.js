@@ -7,11 +7,20 @@
 /** The same cell in the other convention: drawn (r, c) → tensor (row, col) and back, with the tensor
  *  element's flat index when (a, b) are drawn coordinates. */
 export function cellMap(block, a, b) {
-  const shape = block.shape;
-  if (shape.length === 0) return { row: 0, col: 0, flat: 0 };
-  if (shape.length === 1) { const k = Math.max(a, b); return block.rows === 1 ? { row: 0, col: k, flat: k } : { row: k, col: 0, flat: k }; }
+  const shape = block.shape, flat = flatIndex(block, a, b);
+  if (shape.length === 0) return { row: 0, col: 0, flat };
+  if (shape.length === 1) return block.rows === 1 ? { row: 0, col: flat, flat } : { row: flat, col: 0, flat };
   const [row, col] = block.transposed ? [b, a] : [a, b];
-  return { row, col, flat: row * shape[1] + col };
+  return { row, col, flat };
+}
+
+/** The tensor element's flat index of drawn cell (r, c), cellMap's `flat` without an object (the stage
+ *  reads every cell of every block this way for each new input). */
+export function flatIndex(block, r, c) {
+  const shape = block.shape;
+  if (shape.length === 0) return 0;
+  if (shape.length === 1) return Math.max(r, c);
+  return block.transposed ? c * shape[1] + r : r * shape[1] + c;
 }
 
 /** Tensor coordinates of a drawn cell: {row, col, flat}. */

@@ -1,5 +1,5 @@
 // The numbers the stage draws: the trace's nodes (per input) and the parameters (fetched once).
-import { tensorIndex } from './cellmap.js';
+import { flatIndex } from './cellmap.js';
 import { float32Decimal } from '../js/format.js';
 import { fetchWeightBytes } from '../js/api.js';
 
@@ -59,7 +59,7 @@ export function traceTensors(trace) {
 
 /** A block's values in drawn (row, column) order. */
 export function drawnValues(block, tensor) {
-  const out = new Float64Array(block.rows * block.cols);
-  for (let r = 0, i = 0; r < block.rows; r++) for (let c = 0; c < block.cols; c++, i++) out[i] = tensor.data[tensorIndex(block, r, c).flat];
+  const rows = block.rows, cols = block.cols, data = tensor.data, out = new Float64Array(rows * cols);
+  for (let r = 0, i = 0; r < rows; r++) for (let c = 0; c < cols; c++, i++) out[i] = data[flatIndex(block, r, c)];
   return out;
 }
