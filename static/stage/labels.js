@@ -17,9 +17,20 @@ function segments(text) {
 
 function font(k, weight) { return `${weight} ${k ? Math.round(PX * 0.5) : Math.round(PX * 0.72)}px ${FONT}`; }
 
+// A segment's width by font and text, kept for the page's life: most labels are the same from one input to
+// the next, and measuring each one again took 3 ms of a new input's atlas. A font that loads later
+// changes them: then they are measured again.
+const widths = new Map();
+globalThis.document?.fonts?.addEventListener?.('loadingdone', () => widths.clear());
+function segmentWidth(ctx, text, font) {
+  const key = `${font}|${text}`;
+  if (!widths.has(key)) { ctx.font = font; widths.set(key, ctx.measureText(text).width); }
+  return widths.get(key);
+}
+
 function measure(ctx, text, weight) {
   let w = 0;
-  for (const seg of segments(text)) { ctx.font = font(seg.k, weight); w += ctx.measureText(seg.s).width; }
+  for (const seg of segments(text)) w += segmentWidth(ctx, seg.s, font(seg.k, weight));
   return Math.ceil(w) + 8;
 }
 
@@ -133,10 +144,11 @@ function drawAtlas(labels) {
     // a dark outline keeps a label legible where it overlaps cells or lines
     ctx.fillStyle = l.color || '#e8e6e1'; ctx.strokeStyle = 'rgba(16, 18, 22, 0.9)'; ctx.lineWidth = 7; ctx.lineJoin = 'round';
     for (const seg of segments(l.text)) {
-      ctx.font = font(seg.k, l.weight || 500);
+      const f = font(seg.k, l.weight || 500);
+      ctx.font = f;
       const ty = s.y + PX * 0.74 - seg.k * PX * 0.28;
       ctx.strokeText(seg.s, cx, ty); ctx.fillText(seg.s, cx, ty);
-      cx += ctx.measureText(seg.s).width;
+      cx += segmentWidth(ctx, seg.s, f);
     }
   });
   return { canvas, slots };
