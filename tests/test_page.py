@@ -227,7 +227,11 @@ def test_changing_only_the_hash_goes_to_that_step_on_the_page_and_the_stage(tab,
     page.wait_for_function("() => window.anatomy.step === 7 && window.anatomyStage && anatomyStage.ready")
     page.evaluate("() => { location.hash = '#step-16'; }")
     page.wait_for_function("() => window.anatomy.step === 16 && anatomyStage.stage.stepNo === 16", timeout=30_000)
+    # and it stays there: the linked step 7 was still held while the page settled (steps resizing as they
+    # come into view), and the hold pulled the page back to step 7 once the sections around 16 were laid out
+    page.wait_for_timeout(2500)
     top = page.evaluate("() => document.querySelector('[data-step=\"16\"]').getBoundingClientRect().top")
+    assert page.evaluate("() => [window.anatomy.step, location.hash]") == [16, "#step-16"]
     assert -5 < top < page.viewport_size["height"] / 2, top  # the step is scrolled into view
     page.go_back()
     page.wait_for_function("() => window.anatomy.step === 7 && anatomyStage.stage.stepNo === 7", timeout=30_000)

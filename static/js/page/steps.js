@@ -26,6 +26,7 @@ let heading = null, headingTimer = 0;
 export function goTo(section) {
   if (!section) return;
   releasePlace();
+  unpin();  // another step chosen while a linked one is held: the hold would pull the page back to it
   setStep(section);
   heading = section;
   clearTimeout(headingTimer);
@@ -49,13 +50,15 @@ function arrive() {
 // drawn figures above it change the heights after the first scroll. Every change of a section's size
 // re-anchors the step; the pin lets go when the reader scrolls, types or clicks, or once nothing has
 // moved for three seconds (at most thirty after the load).
-let pinned = null;
+let pinned = null, unpin = () => {};
 
 export function pin(section) {
+  unpin();
   pinned = section;
   let quiet = null;
   const release = () => {
     pinned = null;
+    unpin = () => {};
     resize.disconnect();
     clearTimeout(quiet); clearTimeout(cap);
     for (const e of events) window.removeEventListener(e, release, true);
@@ -73,6 +76,7 @@ export function pin(section) {
   const events = ["wheel", "touchstart", "keydown", "pointerdown"];
   for (const e of events) window.addEventListener(e, release, { capture: true, passive: true });
   const cap = setTimeout(release, 30000);
+  unpin = release;
   settle();
 }
 
