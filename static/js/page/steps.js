@@ -47,8 +47,8 @@ function arrive() {
 }
 
 // A linked step stays at the top while the page settles: fonts, formulas, live values and the lazily
-// drawn figures above it change the heights after the first scroll. Every change of a section's size
-// re-anchors the step; the pin lets go when the reader scrolls, types or clicks, or once nothing has
+// drawn figures above it change the heights after the first scroll. Every change of the size of a
+// section above it re-anchors the step; the pin lets go when the reader scrolls, types or clicks, or once nothing has
 // moved for three seconds (at most thirty after the load).
 let pinned = null, unpin = () => {};
 
@@ -70,7 +70,10 @@ export function pin(section) {
     if (anatomy.step !== Number(pinned.dataset.step)) setStep(pinned);
     settle();
   };
-  const resize = new ResizeObserver(hold);
+  // only a step above the held one moves it: those below come and go from layout as the page scrolls (they
+  // are laid out only near the screen), and a scroll to them must not be pulled back
+  const above = (e) => e.target.compareDocumentPosition(pinned) & Node.DOCUMENT_POSITION_FOLLOWING;
+  const resize = new ResizeObserver((entries) => { if (pinned && entries.some(above)) hold(); });
   for (const s of sections) resize.observe(s);
   document.fonts?.ready.then(hold);
   const events = ["wheel", "touchstart", "keydown", "pointerdown"];
