@@ -175,8 +175,8 @@ export class CellField {
     this.count = 0;
   }
 
-  /** Lays out every block's cells. values(block) → numbers in drawn order; the previous layout (if any)
-   *  supplies each cell's old value and position, so the change animates (blocks' t goes 0 → 1). */
+  /** Lays out every block's cells. values(block) → a Float64Array in drawn order (−∞: masked); the previous
+   *  layout (if any) supplies each cell's old value and position, so the change animates (blocks' t goes 0 → 1). */
   build(blocks, values) {
     const old = this.index, headGap = this.cell.head_gap;
     let n = 0;
@@ -195,7 +195,7 @@ export class CellField {
         const y = b.y - r - 0.5, py0 = pb ? pb.y - r - 0.5 : 0;
         for (let c = 0; c < cols; c++, k++) {
           const x = xs[c], v = vs[r * cols + c];
-          const nv = v === -Infinity || v === null ? NEG_INF : v;
+          const nv = v === -Infinity ? NEG_INF : v;
           let px = x, py = y, pv = nv;
           if (drawnBefore) {
             if (r < pRows && c < pCols) {
