@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException
 
-from app import api, embed, figures, live_route, onnx_route, pages, program_route, scene_route
+from app import api, embed, figures, live_route, onnx_route, pages, prerender, program_route, scene_route
 from app.api import json_response
 from app.bundle import require_bundle
 from app.content import load_content
@@ -47,9 +47,12 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     if not hasattr(state, "service"):
         state.service = ModelService.load()
     svc: ModelService = state.service
-    default = await svc.trace(int(pages.DEFAULT_INPUT))
-    state.content = load_content(live={**svc.figures, **default.derived})
     loaded(state)[models.DEFAULT] = ChosenModel.of(svc)  # its card and weights bodies, made once
+    if getattr(state, "documents_only", False):  # app/prerender.py: the API alone, asked in this process
+        yield
+        return
+    # the article's numbers for the default input, as the page's own code computed them (app/prerender.py)
+    state.content = load_content(live={**svc.figures, **prerender.default_figures(svc.name, svc.version)})
     state.facts_body = dumps(svc.facts_doc(state.content.facts))
     state.figure_bodies = figures.compute_model_figures(svc.translator.model, svc.attention)
     yield

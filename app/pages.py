@@ -10,7 +10,6 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from app import figures
-from app.content import fill_live
 from app.deeper import deeper_page
 from app.deps import InputError, check_trace
 from app.model_choice import ModelNameError, chosen, parse_model
@@ -22,7 +21,7 @@ from article.format import format_number
 from model import ids, models
 from model.parse import MAX_INPUT_CHARS
 from recorder import trace
-from scene import build_scene
+from scene.build import structure_of
 
 ROOT = Path(__file__).resolve().parent.parent
 templates = Jinja2Templates(directory=ROOT / "templates")  # autoescapes .html templates
@@ -39,11 +38,11 @@ _figure1: dict[str, dict[str, figure1.PlacedBox]] = {}
 
 
 def figure1_boxes(svc: ModelService) -> dict[str, figure1.PlacedBox]:
-    """Figure 1's boxes with their steps for the served model, placed on its scene (of 42: the blocks and
-    the tour do not depend on the input), once per weights version."""
+    """Figure 1's boxes with their steps for the served model, placed on its scene's structure (of 42: the
+    blocks and the tour do not depend on the input), once per weights version."""
     if svc.version not in _figure1:
         model = svc.translator.model
-        scene = build_scene(trace(model, 42, svc.params, svc.version), model.cfg, svc.params, svc.tour)
+        scene = structure_of(trace(model, 42, svc.params, svc.version), model.cfg, svc.params, svc.tour)
         _figure1[svc.version] = figure1.place(scene)
     return _figure1[svc.version]
 
@@ -64,14 +63,13 @@ async def index(request: Request, input: str | None = None, ablate: str | None =
     state = request.app.state
     content, text, number = state.content, DEFAULT_INPUT, int(DEFAULT_INPUT)
     model_name, req, error = await checked_page_request(state, input, ablate, checkpoint, model)
+    # the article's live numbers are the default input's (app/prerender.py); the page's script computes
+    # another input's (and the parts switched off, the snapshot) and fills them in
     steps = [(s, s.html) for s in content.steps]
     if input is not None or ablate or checkpoint:
         text = (input if input is not None else DEFAULT_INPUT)[:MAX_INPUT_CHARS]
-        if req is not None:  # the article's numbers are the 2017 model's, whichever model the stage draws
+        if req is not None:
             number = req.number
-            entry = await state.service.trace(req)
-            live = {**state.service.figures, **entry.derived}
-            steps = [(s, fill_live(s.html, live)) for s in content.steps]
     # every figure's data as tables in the HTML (readable without scripts); the beam for this input
     names = {n for _, html in steps for n in figures.PLACEHOLDER.findall(html)}
     rendered = {n: h for n in names if (h := figures.figure_html(templates.env, state, n)) is not None}
@@ -88,6 +86,8 @@ async def index(request: Request, input: str | None = None, ablate: str | None =
     html = page(request, "index.html", content=content, steps=steps, input_value=text, input_error=error,
                 model=svc.figures, training=svc.training, version=svc.version,
                 figure_names=figures.NAMES, deeper_input=number,
+                live_pending=model_name == models.DEFAULT and req is not None
+                and (number != int(DEFAULT_INPUT) or bool(req.ablation) or req.checkpoint is not None),
                 figure1_map=str(fig1.map(boxes, layers)),
                 model_name=model_name if model_name != models.DEFAULT else "",
                 model_title=models.TITLES[model_name])

@@ -1,8 +1,9 @@
 """Every document the API sends, defined once; FastAPI publishes them at /docs and /openapi.json.
 
 What is sent is built from these definitions, never from a dict written beside them:
-- the trace's header is recorder/record.py's `TraceHeader` (a dataclass), sent with the scene as
-  `ServedTraceHeader`; orjson serialises the dataclasses as they are, and pydantic documents them;
+- the trace's header is recorder/record.py's `TraceHeader` (a dataclass), sent with the model's name and
+  the weights it ran as `ServedTraceHeader` (the article's figures and the scene are the page's to
+  compute); orjson serialises the dataclasses as they are, and pydantic documents them;
 - the beam, the model card, the fact ledger and the health answer are `Document`s that the service
   builds and dumps (an unknown field is refused when it is built, not sent undocumented);
 - the weights are `Weights` (a dataclass), built by `Weights.of` for the shipped model and a training
@@ -24,7 +25,6 @@ from app.content import Fact
 from model import models
 from model.transformer import Config
 from recorder import TraceHeader, described
-from scene import Scene
 
 Number = float | int | bool | None
 
@@ -167,10 +167,9 @@ def weights_url(model: str = models.DEFAULT, checkpoint: int | None = None) -> s
 
 @dataclass(kw_only=True)
 class ServedTraceHeader(TraceHeader):
-    """The trace's header as the service sends it: the model's TraceHeader and the scene drawn from it."""
+    """The trace's header as the service sends it: the recorder's TraceHeader and which weights ran."""
 
-    scene: Scene = described("what the stage draws for this trace: blocks, stations, connectors, labels, colours "
-                             "and each step's subject and view (scene/layout.py)")
+    model: str = field(default="2017", metadata={"description": "the name of the model that ran (?model=)"})
     checkpoint: int | None = field(default=None, metadata={
         "description": "the training step of the snapshot whose weights ran (0: the initialisation); "
                        "null for the trained, averaged model"})

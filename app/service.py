@@ -37,7 +37,6 @@ from app.schemas import (
 from app.serialize import dumps
 from app.time_machine import Checkpoints
 from app.trace_bytes import CachedTrace
-from article.derived import with_figures
 from article.stats import attention_peaks_per_head, model_figures, training_summary
 from article.tour import TourStep, load_tour
 from model import models
@@ -48,7 +47,6 @@ from model.transformer import EncoderDecoder
 from model.translate import Translator
 from model.vocab import VOCAB
 from recorder import parameters, trace, weights_version
-from scene import build_scene
 
 BEAM_SIZE, BEAM_ALPHA = 4, 0.6
 LENGTH_PENALTY = "lp(Y) = ((5 + |Y|) / 6)^alpha, |Y| counting </s>; score = log p / lp(Y)"
@@ -163,9 +161,8 @@ class ModelService:
         hit = self.traces.get(key)
         if hit is not None:
             return hit
-        t = with_figures(trace(model, req.number, params, version, ablation=req.ablation), model)
-        scene = build_scene(t, model.cfg, params, self.tour)  # what the stage draws
-        header = ServedTraceHeader.of(t.header(), scene=scene, checkpoint=req.checkpoint,
+        t = trace(model, req.number, params, version, ablation=req.ablation)
+        header = ServedTraceHeader.of(t.header(), model=self.name, checkpoint=req.checkpoint,
                                       weights_url=weights_url(self.name, req.checkpoint))
         entry = CachedTrace.build(header, t.nodes)
         self.traces.put(key, entry, entry.nbytes)

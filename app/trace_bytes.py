@@ -21,7 +21,7 @@ from __future__ import annotations
 import struct
 import threading
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import numpy as np
 import orjson
@@ -81,7 +81,6 @@ class CachedTrace:
     head_span: tuple[int, int]  # the header's JSON (everything but the nodes) in `compact`
     nodes_span: tuple[int, int]  # the nodes' listing in `compact`
     node_count: int
-    derived: dict = field(default_factory=dict)  # the article's live figures for this input
     br: bytes | None = None  # the JSON body Brotli-compressed, made on first asking (app/delivery.py)
     br_writes: list[bytes] | None = None  # the NDJSON stream's writes, Brotli-compressed on first asking
     _json: tuple[bytes, list[tuple[int, int]]] | None = None
@@ -90,7 +89,7 @@ class CachedTrace:
     @classmethod
     def build(cls, header: ServedTraceHeader, nodes: list[Node]) -> CachedTrace:
         compact, head_span, nodes_span = compact_body(header, nodes)
-        return cls(compact, head_span, nodes_span, len(nodes), asdict(header.derived) if header.derived else {})
+        return cls(compact, head_span, nodes_span, len(nodes))
 
     @property
     def nbytes(self) -> int:

@@ -27,7 +27,7 @@ def optional(description: str) -> Any:
     return field(default=None, metadata={"description": description})
 
 
-TRACE_FORMAT = "anatomy-trace/1"
+TRACE_FORMAT = "anatomy-trace/2"
 
 
 @dataclass(kw_only=True)
@@ -204,8 +204,6 @@ class TraceHeader:
     output_tokens: list[str] = described("what each decoder row predicts")
     memory: str | None = described("the node that is the encoder's memory z")
     parameters: list[str] = described("parameter ids the nodes refer to (see /api/weights)")
-    derived: Derived | None = optional("the article's live figures for this input (article/derived.py); "
-                                       "null in a trace recorded without them")
     ablation: list[str] = described("the parts switched off (model/ablation.py), in the model's order; "
                                      "each is a `part.gate` zero constant and a `part.off` node in the graph")
     lens: list[LensLayer] = described("the logit lens per decoder layer: side nodes `lens.dec.L.*`, "
@@ -220,7 +218,6 @@ class Trace:
     output_tokens: list[str]  # what each decoder row predicts (ends with </s> when the model stops)
     nodes: list[Node]
     parameter_ids: list[str]
-    derived: dict = field(default_factory=dict)  # the article's live figures (article/derived.py), once computed
     weights_version: str = ""
     memory: str | None = None  # the encoder's output z: the last layer's, or pre-norm the final norm
     ablation: list[str] = field(default_factory=list)  # parts switched off
@@ -238,7 +235,6 @@ class Trace:
                              german=join_german(pieces), reference_pieces=reference, correct=pieces == reference),
             source_tokens=self.source_tokens, target_tokens=self.target_tokens, output_tokens=self.output_tokens,
             memory=self.memory, parameters=self.parameter_ids,
-            derived=Derived(**self.derived) if self.derived else None,
             ablation=list(self.ablation), lens=list(self.lens))
 
     def to_json(self) -> dict:

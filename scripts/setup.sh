@@ -42,4 +42,7 @@ npm ci --no-audit --no-fund --loglevel=error
 echo "setup: the page's JavaScript bundle"
 npm run --silent build
 
+echo "setup: the default input's figures, computed by the page's code (app/prerender.py)"
+"$PYTHON" -m app.prerender
+
 echo "setup: done"

@@ -84,19 +84,21 @@ export async function fetchCompactTrace(url, { onHeader, signal } = {}) {
   return trace;
 }
 
-/** One input's trace (the page; the stage on its own): from the server in the compact form, else
- *  computed here (the static build; the served app whose server cannot be reached). */
+/** One input's trace (the page; the stage on its own) with what the page shows for it: the tensors from
+ *  the server in the compact form, else computed here (the static build; the served app whose server cannot
+ *  be reached); the live figures and the scene always computed here, by ../local/page_parts.js. */
 export async function loadTrace(input, options = {}, callbacks = {}) {
   if (STATIC) return computedTrace(input, options, callbacks, "browser");
   if (globalThis.navigator?.onLine === false) return computedTrace(input, options, callbacks, "offline");
+  let trace;
   try {
-    const trace = await fetchCompactTrace(traceUrl(input, options), callbacks);
-    setSource("server");
-    return trace;
+    trace = await fetchCompactTrace(traceUrl(input, options), callbacks);
   } catch (err) {
     if (!err.unreachable) throw err;  // a refusal is the server's answer
     return computedTrace(input, options, callbacks, "offline");
   }
+  setSource("server");
+  return (await pageParts()).withPageParts(trace, options.model || "", keptDocuments);
 }
 
 /** The beam search of step 19 for a number (the /api/beam document), from the server or computed here. */
@@ -186,9 +188,11 @@ function setSource(next) {
   globalThis.document?.dispatchEvent(new CustomEvent("anatomy:source", { detail: { source } }));
 }
 
-// the computation in the browser, its own chunk of the bundle: loaded at need, or ahead by keepForOffline
-let local = null;
+// the computation in the browser, its own chunk of the bundle: loaded at need, or ahead by keepForOffline; the
+// page's parts of a trace (figures, scene) another, smaller one that the served page loads with its first trace
+let local = null, parts = null;
 const localModule = () => (local ??= import("../local/trace.js").catch((e) => { local = null; throw e; }));
+const pageParts = () => (parts ??= import("../local/page_parts.js").catch((e) => { parts = null; throw e; }));
 
 /** `what` (computeTrace, computeBeam) of ../local/trace.js run over the kept documents; `how` is the source said. */
 async function computed(what, args, how) {

@@ -1,7 +1,7 @@
-// One input's whole trace, and its beam search, computed here instead of asked of the server (issue 25):
-// the very objects static/js/api.js `loadTrace` and GET /api/beam give for the same request.
+// One input's whole trace, and its beam search, computed in the page instead of asked of the server: the
+// very objects static/js/api.js `loadTrace` and GET /api/beam give for the same request.
 //
-//   computeTrace(input, { ablation, checkpoint, model, derived, scene }, fetcher) → Promise<trace>
+//   computeTrace(input, { ablation, checkpoint, model, parts }, fetcher) → Promise<trace>
 //   computeBeam(input, { model }, fetcher) → Promise</api/beam's document>
 //
 // `fetcher` = { json(url), bytes(url) } answers the API's own URLs ("/api/program?model=modern",
@@ -10,21 +10,14 @@
 // and URL. A request is read as the API reads it (./refusals.js: the same refusals, err.status 422).
 // The numbers: static/engine/decode.js over the program and the weights; the header's facts come from the
 // program document (its `trace`, `decoding`, `lens`, `weights`) and the weights' own metadata (their
-// version). The trace's article figures and scene come from two functions given in the options,
-// `derived(trace, context)` and `scene(trace, context)` (each may answer a promise; `scene` sees the
-// trace's `derived`; context = { fetcher, program, request, model }: what they fetch with, the model's
-// program (its name at program.model), the request as read, and the model as asked: "" for the default,
-// whose documents are asked without ?model=); without them both are null. They are the
-// browser's static/local/derived.js derivedFigures over the model's recipe (/api/live?model=…) and
-// static/local/scene.js personalize over the shape's structure (static/local/ablated.js for the parts
-// switched off), wired where those land.
+// version). Then, as for a trace the server sent, the page's own parts (./page_parts.js: the live figures
+// and the scene), unless `parts` is false.
 import { numberWords } from "../js/numbers.js";
 import { float32Decimal } from "../js/format.js";
 import { parseSafetensors } from "../stage/data.js";
 import { beamSearch, browserTrace, lengthPenalty } from "../engine/decode.js";
 import { readNumber, readRequest } from "./refusals.js";
-import { liveFigures } from "./derived.js";
-import { browserScene } from "./scene_source.js";
+import { withPageParts } from "./page_parts.js";
 
 export const NUMBERS_URL = "/api/numbers";
 
@@ -115,24 +108,22 @@ function assemble(program, words, request, computed, weights, url) {
     input: inputOf(request.number, computed.output_tokens, program, words),
     source_tokens: computed.source_tokens, target_tokens: computed.target_tokens,
     output_tokens: computed.output_tokens, memory: computed.memory, parameters: [...program.parameters],
-    derived: null, ablation: computed.ablation, lens, scene: null, checkpoint: request.checkpoint, weights_url: url,
+    ablation: computed.ablation, lens, model: program.model, checkpoint: request.checkpoint, weights_url: url,
     nodes: computed.nodes.map(({ data, ...node }) => ({ ...node, data: decodedValues(data, node.dtype) })),
   };
 }
 
-/** One input's trace, computed here: what loadTrace(input, { ablation, checkpoint, model }) resolves to. */
+/** One input's trace, computed here: what loadTrace(input, { ablation, checkpoint, model }) resolves to. With
+ *  `parts: false`, the trace alone, as /api/trace sends it (without the page's figures and scene). */
 export async function computeTrace(input, options = {}, fetcher) {
-  const { ablation = [], checkpoint = null, model = "", derived = liveFigures, scene = browserScene } = options;
+  const { ablation = [], checkpoint = null, model = "", parts = true } = options;
   const program = await programOf(fetcher, model), words = await wordsOf(fetcher);
   const request = readRequest(program, words, { input, ablation, checkpoint });
   const url = weightsUrl(program, request.checkpoint), weights = await weightsOf(fetcher, url);
   const draft = words.ids(words.germanPieces(request.number));  // greedy's guess, checked in one pass (as the server's)
   const computed = browserTrace(program, weights.tensors, words.sourceIds(request.number), new Set(request.ablation), draft);
   const trace = assemble(program, words, request, computed, weights, url);
-  const context = { fetcher, program, request, model };
-  if (derived) trace.derived = await derived(trace, context);
-  if (scene) trace.scene = await scene(trace, context);
-  return trace;
+  return parts ? withPageParts(trace, model, fetcher) : trace;
 }
 
 /** Beam search over one input with the trained model: GET /api/beam's document (app/service.py beam_doc). */

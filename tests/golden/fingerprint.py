@@ -90,6 +90,7 @@ ADDED_KEYS: list[str] = [
     "scene.steps.*.parts",  # issue 21 item 1: the parts of a step a phone's stage frames (and their windows)
     "scene.blocks.*.rows_named_by",  # issue 21 item 1: rows the token labels of an ids column beside them name
     "derived.exercises",  # issue 24 item 1: predict, then reveal; each step's question about the input, answered
+    "model",  # the trace names the model that ran, now that the page computes its figures and scene from it
 ]
 
 
@@ -117,15 +118,33 @@ def _scene_structure(scene: dict) -> list:
     return [[b.get("id"), b.get("kind"), b.get("position"), b.get("size")] for b in scene.get("blocks", [])]
 
 
+def _numbers_as_read(obj):
+    """`obj` with every whole float as its integer: JSON has one kind of number, and the page's JavaScript
+    writes 2.0 as 2, so a hash of a document either side wrote must not tell them apart."""
+    if isinstance(obj, float) and obj.is_integer():
+        return int(obj)
+    if isinstance(obj, list):
+        return [_numbers_as_read(x) for x in obj]
+    if isinstance(obj, dict):
+        return {k: _numbers_as_read(v) for k, v in obj.items()}
+    return obj
+
+
+# The header's fields that are not the recording's: the figures and the scene (the page's, compared on their
+# own), the format's version and the model's name (which the trace has named since the page computes them)
+NOT_HEADER = ("nodes", "scene", "derived", "format", "model")
+
+
 def fingerprint(trace: dict) -> dict:
-    """What identifies a trace document as the API sends it (a parsed JSON body)."""
+    """What identifies a trace document as the page holds it (a parsed JSON body, with the live figures
+    and the scene the page computed from it)."""
     trace = pinned_part(trace)
-    header = {k: v for k, v in trace.items() if k not in ("nodes", "scene")}
+    header = {k: v for k, v in trace.items() if k not in NOT_HEADER}
     scene = trace.get("scene")
     return {
         "header": _sha(header),
         "derived": trace.get("derived"),
-        "scene": _sha(scene),
+        "scene": _sha(_numbers_as_read(scene)),
         "scene_blocks": _scene_structure(scene or {}),
         "nodes": [[n["id"], n["op"], n["inputs"], n["attrs"], n["shape"], n["dtype"], _sha(n["data"]),
                    _moments(n["data"])] for n in trace["nodes"]],
@@ -169,7 +188,15 @@ REPINNED_ISSUE_21 = ("the worked row chosen from the trace; views keep room for 
 # 9's subject is the weights, outputs and V (steps[9].subject, lit, view; its scores lit) and its parts put the
 # worked head over its columns of V
 REPINNED_ISSUE_21_V = "the heads stand over V; step 9's view holds V"
-REPINNED = {case_key(*c): "; ".join(filter(None, (REPINNED.get(case_key(*c)), REPINNED_ISSUE_21, REPINNED_ISSUE_21_V)))
+# Pinned again in session 13, when the page began to compute the live figures and the scene from the served
+# trace (which no longer carries them): the scene's hash is taken over numbers as JSON reads them (a whole
+# float as its integer), from Python's scene of each case, first shown equal to the pin before under the old
+# hash (25 of 25); the header's hash over the recording's own fields (the figures, the format's version and
+# the model's name left out), from the API's answer, which passed the old pin at the commit before. The
+# nodes, the live figures and the blocks' places are the pin before, untouched.
+REPINNED_PAGE = "the page computes the figures and the scene; the scene's hash over numbers as JSON reads them"
+REPINNED = {case_key(*c): "; ".join(filter(None, (REPINNED.get(case_key(*c)), REPINNED_ISSUE_21, REPINNED_ISSUE_21_V,
+                                                  REPINNED_PAGE)))
             for c in CASES}
 
 
