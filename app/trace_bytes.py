@@ -8,8 +8,8 @@ multiple of 8), then the data. The JSON header is
 "nodes": [<each node's id, op, inputs, attrs, shape and dtype>, …]}`; a float32 node has `data_offsets`
 [start, end) into the data, which holds its values as little-endian float32 in row-major order (−∞ stays
 −∞: JSON's null), and any other node (token ids, masks) has its `data` written in the header as JSON
-writes it. Reading the float32 values back as their shortest decimal digits (static/js/compact.js) gives
-the very numbers JSON gives: the JSON form writes each float32 in its shortest digits too.
+writes it. The page (static/js/compact.js) reads the float32 values straight into Float32Arrays: the very
+float32s whose shortest digits the JSON form writes.
 
 **The JSON body and the NDJSON stream** are made from the compact form when a client first asks for them
 (their bytes are exactly those of serialising each node with `dumps`, tests/test_trace_bytes.py): a cold

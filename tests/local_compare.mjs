@@ -76,15 +76,19 @@ export function headerProblems(ours, theirs, pieces) {
   return problems;
 }
 
-/** The nodes' differences: the engine's rule on the values, and the decoded form (null, number, boolean)
- *  and every non-float value exactly as the page's decoder gives them. */
+/** The nodes' differences: the engine's rule on the values, and the page's form as its decoder gives it
+ *  (static/js/compact.js: a float32 node's data a Float32Array, −∞ as −Infinity; any other node's the
+ *  JSON's array, every value exactly). */
 export function nodeProblems(ours, theirs) {
-  const asNumbers = t => ({ ...t, nodes: t.nodes.map(x => ({ ...x, data: Float64Array.from(x.data, v => (v === null ? -Infinity : Number(v))) })) });
+  const asNumbers = t => ({ ...t, nodes: t.nodes.map(x => ({ ...x, data: Float64Array.from(x.data, Number) })) });
   const problems = compareTrace(asNumbers(ours), theirs);
   ours.nodes.slice(0, theirs.nodes.length).forEach((x, i) => {
-    const want = theirs.nodes[i].data;
-    if (x.data.length !== want.length || x.data.some((v, j) => kind(v) !== kind(want[j]))) problems.push(`node ${x.id}: not in the decoded form`);
-    else if (x.dtype !== 'float32' && canonical(x.data) !== canonical(want)) problems.push(`node ${x.id}: ${canonical(x.data)} ≠ ${canonical(want)}`);
+    const want = theirs.nodes[i].data, float32 = x.dtype === 'float32';
+    if (x.data.length !== want.length || float32 !== x.data instanceof Float32Array
+        || float32 !== want instanceof Float32Array) problems.push(`node ${x.id}: not in the page's form`);
+    else if (!float32 && (canonical(x.data) !== canonical(want) || x.data.some((v, j) => kind(v) !== kind(want[j])))) {
+      problems.push(`node ${x.id}: ${canonical(x.data)} ≠ ${canonical(want)}`);
+    }
   });
   return problems;
 }

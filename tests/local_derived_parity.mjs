@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { derivedFigures, liveFigures, liveUrl } from "../static/local/derived.js";
+import { pageTrace } from "../static/js/compact.js";
 import { differences, FIGURES_RELATIVE } from "./local_compare.mjs";
 
 const dir = process.argv[2];
@@ -22,9 +23,10 @@ const report = [];
 for (const c of read("cases.json")) {
   let problems;
   try {
-    const ours = await liveFigures(c.trace, { fetcher, model: c.asked });
+    const trace = pageTrace(c.trace);  // the JSON body in the page's form, as loadTrace gives a trace
+    const ours = await liveFigures(trace, { fetcher, model: c.asked });
     problems = differences(ours, c.trace.derived, "derived", [], { relative: FIGURES_RELATIVE });
-    const direct = derivedFigures(c.trace, read(`recipe-${c.asked}.json`));
+    const direct = derivedFigures(trace, read(`recipe-${c.asked}.json`));
     if (JSON.stringify(direct) !== JSON.stringify(ours)) problems.push("liveFigures ≠ derivedFigures");
   } catch (err) {
     problems = [`threw: ${err.stack}`];

@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beziers } from '../static/local/curves.js';
 import { sceneOf } from '../static/local/scene_source.js';
+import { pageTrace } from '../static/js/compact.js';
 
 const dir = process.argv[2];
 const read = name => JSON.parse(readFileSync(join(dir, name), 'utf8'));
@@ -15,7 +16,7 @@ const frozen = (x) => { if (x && typeof x === 'object') { Object.values(x).forEa
 const structures = {}, scenes = {};
 for (const c of read('cases.json')) {
   structures[c.structure] ??= frozen(read(c.structure));
-  const trace = read(c.trace);
+  const trace = pageTrace(read(c.trace));  // the JSON body in the page's form, as loadTrace gives a trace
   delete trace.scene;  // the server's scene is not the browser's to read
   if (c.plant) {
     const ids = trace.nodes.find(n => n.id === c.plant).data;

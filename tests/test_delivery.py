@@ -303,8 +303,9 @@ PAGE_PARSE = """async () => {
 
 
 def test_the_page_reads_the_safetensors_weights_as_the_json_weights(browser, live_server):
-    """Every one of the 61 472 numbers the stage holds is the same float64 by either route (the JSON's
-    shortest float32 decimal), so a cell is inspected and exported with the same digits."""
+    """Every one of the 61 472 numbers the stage holds is the same float64 by either route: the float32 the
+    safetensors hold, which the JSON's shortest decimal reads back as (not the decimal itself), so a cell is
+    inspected, explained and exported from the same float32s the server computed with."""
     ctx = browser.new_context()
     try:
         page = ctx.new_page()

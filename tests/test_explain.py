@@ -41,14 +41,21 @@ pytestmark = pytest.mark.skipif(not has_chromium(), reason="Debian chromium is n
 
 # ---- data, independent of the browser ---------------------------------------------------------
 
-def exact(tensor: dict) -> np.ndarray:
-    """A tensor of the API (trace node or parameter) with its numbers as JSON gave them (float64, as the
-    browser holds them; null meaning −∞), ids and booleans in their own dtype."""
+def written(tensor: dict) -> np.ndarray:
+    """A tensor of the API (trace node or parameter) with its numbers as the JSON form writes them (float32's
+    shortest decimal, read as float64; null meaning −∞), ids and booleans in their own dtype."""
     dtype = tensor.get("dtype", "float32")
     if dtype.startswith("float"):
         data = [-math.inf if v is None else v for v in tensor["data"]]
         return np.array(data, dtype=np.float64).reshape(tensor["shape"])
     return as_array(tensor)
+
+
+def exact(tensor: dict) -> np.ndarray:
+    """A tensor of the API as the browser holds it: each float32 value the very float32 the JSON's digits
+    stand for (static/js/compact.js, static/stage/data.js), widened to float64; ids and booleans as they are."""
+    values = written(tensor)
+    return values.astype(np.float32).astype(np.float64) if values.dtype == np.float64 else values
 
 
 @pytest.fixture(scope="module")
@@ -447,7 +454,14 @@ def test_a_link_restores_input_step_cell_and_comparison(page, browser, traces):
     assert page.evaluate("anatomyStage.stage.comparing") is False
 
 
+def shortest(values: np.ndarray) -> list[float]:
+    """Each value's float32 in its shortest digits (what the JSON form writes), read back as float64."""
+    return [float(str(v)) for v in np.asarray(values).astype(np.float32).ravel()]
+
+
 def test_csv_of_a_block_is_the_traces_data_with_labels(page, traces, weights):
+    """The CSV holds the block's float32s in the JSON form's digits (not the float64 expansion the page
+    holds them as), −∞ as -Infinity, rows and columns labelled."""
     show(page, "42")
     trace = traces["42"]
     page.evaluate("anatomyStage.select('enc.0.self.h1.weights', 1, 2)")
@@ -460,7 +474,8 @@ def test_csv_of_a_block_is_the_traces_data_with_labels(page, traces, weights):
     tokens = trace["source_tokens"]
     assert rows[0] == ["enc.0.self.h1.weights", *(f"{j} {t}" for j, t in enumerate(tokens))]
     assert [r[0] for r in rows[1:]] == [f"{i} {t}" for i, t in enumerate(tokens)]
-    assert np.array([[float(x) for x in r[1:]] for r in rows[1:]]).tolist() == node.astype(np.float64).tolist()
+    assert [float(x) for r in rows[1:] for x in r[1:]] == shortest(node) == written(next(
+        n for n in trace["nodes"] if n["id"] == "enc.0.self.h1.weights")).ravel().tolist()
     for bid, want in [("enc.0.ffn.W_2", weights["enc.0.ffn.W_2"]), ("dec.0.self.h0.masked", None), ("tgt.ids", None),
                       ("enc.0.self.b_q", weights["enc.0.self.b_q"])]:
         got = page.evaluate("i => anatomyStage.csv(i)", bid)
@@ -468,7 +483,7 @@ def test_csv_of_a_block_is_the_traces_data_with_labels(page, traces, weights):
         data = np.array([[float(x) for x in r[1:]] for r in rows[1:]])
         if want is None:
             want = exact(next(n for n in trace["nodes"] if n["id"] == bid))
-        assert data.reshape(want.shape).tolist() == want.astype(np.float64).tolist(), bid  # W_2 as (d_ff, d_model)
+        assert data.ravel().tolist() == shortest(want), bid  # W_2 as (d_ff, d_model)
     assert rows[0] == ["enc.0.self.b_q", *map(str, range(32))]
 
 

@@ -1,7 +1,8 @@
 """A trace's compact form (app/trace_bytes.py) against its JSON form: the same trace, read back in Python and by
-the page's own decoder (static/js/compact.js through static/js/api.js, run in Node against a real server), for
-several inputs, ablations, both models and a training snapshot; refusals stay JSON; and the JSON body and
-NDJSON lines made from the compact form are byte for byte what serialising each node gives."""
+the page's own decoder (static/js/compact.js through static/js/api.js, run in Node against a real server: each
+float32 node a Float32Array of the very float32s the JSON's digits stand for), for several inputs, ablations,
+both models and a training snapshot; refusals stay JSON; and the JSON body and NDJSON lines made from the
+compact form are byte for byte what serialising each node gives."""
 
 from __future__ import annotations
 
@@ -114,8 +115,8 @@ def test_the_json_body_and_stream_lines_made_from_the_compact_form_are_byte_for_
 node = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node to run static/js/api.js")
 
 READ = """
-import { isDeepStrictEqual } from 'node:util';
 import { fetchCompactTrace, fetchJson } from './static/js/api.js';
+import { formProblems } from './tests/page_form.mjs';
 const [base, ...urls] = process.argv.slice(1);
 const out = [];
 for (const url of urls) {
@@ -123,9 +124,11 @@ for (const url of urls) {
     let header = null;
     const compact = await fetchCompactTrace(base + url, { onHeader: (h) => { header = h; } });
     const doc = await fetchJson(base + url);
-    const bad = doc.nodes.filter((n, i) => !isDeepStrictEqual(n, compact.nodes[i])).map((n) => n.id);
-    out.push({ same: isDeepStrictEqual(compact, doc), bad, count: header?.node_count, nodes: doc.nodes.length,
-               keys: JSON.stringify(compact) === JSON.stringify(doc) });
+    const float32 = compact.nodes.filter((n) => n.dtype === 'float32');
+    out.push({ problems: formProblems(compact, doc).slice(0, 5), count: header?.node_count, nodes: doc.nodes.length,
+               float32: float32.length, typed: float32.every((n) => n.data instanceof Float32Array),
+               masked: float32.reduce((k, n) => k + n.data.filter((v) => v === -Infinity).length, 0),
+               nulls: doc.nodes.reduce((k, n) => k + n.data.filter((v) => v === null).length, 0) });
   } catch (err) {
     out.push({ error: err.message, status: err.status ?? null });
   }
@@ -141,17 +144,55 @@ def node_read(base: str, urls: list[str]) -> list[dict]:
 
 
 @node
-def test_the_pages_decoder_gives_the_object_json_parse_gives(live_server):
-    """Deep-equal, every value the same double (so the panel and the CSV show the same digits), keys in the
-    same order; the header callback sees node_count; a refusal keeps the server's message and status."""
+def test_the_pages_decoder_gives_the_json_forms_float32s_in_typed_arrays(live_server):
+    """The header and every node's fields as JSON.parse gives them, keys in the same order; each float32 node's
+    data a Float32Array whose every value is exactly Math.fround of the JSON's number, −∞ where the JSON has
+    null (every masked score); integer and bool nodes the JSON's arrays; the header callback sees node_count;
+    a refusal keeps the server's message and status."""
     from urllib.parse import urlencode
 
     urls = [f"/api/trace?{urlencode(p)}" for p in REQUESTS] + ["/api/trace?input=minus%20one"]
     *got, refused = node_read(live_server, urls)
     for params, g in zip(REQUESTS, got):
-        assert g["same"] and g["keys"] and not g["bad"], (params, g)
-        assert g["count"] == g["nodes"] > 200
+        assert g["problems"] == [], (params, g)
+        assert g["count"] == g["nodes"] > 200 and g["float32"] > 150 and g["typed"]
+        assert g["masked"] == g["nulls"] > 0, (params, g)
     assert refused["status"] == 422 and "accepted" in refused["error"].lower()
+
+
+ALIGN = """
+import { decodeCompactTrace } from './static/js/compact.js';
+const [url] = process.argv.slice(1);
+const body = await (await fetch(url, { headers: { Accept: 'application/vnd.anatomy.trace' } })).arrayBuffer();
+const n = Number(new DataView(body).getBigUint64(0, true));
+// one space more after the header's JSON: the data then start at an odd byte, where no Float32Array can view them
+const padded = new Uint8Array(body.byteLength + 1);
+padded.set(new Uint8Array(body, 0, 8 + n));
+padded[8 + n] = 0x20;
+padded.set(new Uint8Array(body, 8 + n), 9 + n);
+new DataView(padded.buffer).setBigUint64(0, BigInt(n + 1), true);
+const floats = (t) => t.nodes.filter((x) => x.dtype === 'float32');
+const a = floats(decodeCompactTrace(body).trace), b = floats(decodeCompactTrace(padded.buffer).trace);
+console.log(JSON.stringify({
+  count: a.length,
+  views: a.every((x) => x.data instanceof Float32Array && x.data.buffer === body),
+  copies: b.every((x) => x.data instanceof Float32Array && x.data.buffer !== padded.buffer),
+  same: a.length === b.length && a.every((x, i) => x.data.length === b[i].data.length
+    && x.data.every((v, j) => Object.is(v, b[i].data[j]))),
+  masked: b.some((x) => x.data.includes(-Infinity)),
+}));
+"""
+
+
+@node
+def test_the_decoder_views_aligned_float32s_and_copies_unaligned_ones(live_server):
+    """A float32 node's data is a Float32Array over the body itself where its bytes are 4-byte aligned (the
+    server aligns them), and a copy with the same values (−∞ kept) where they are not."""
+    run = subprocess.run(["node", "--input-type=module", "-e", ALIGN, f"{live_server}/api/trace?input=731015"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    got = json.loads(run.stdout)
+    assert got == {"count": got["count"], "views": True, "copies": True, "same": True, "masked": True}
+    assert got["count"] > 150
 
 
 FLOATS = """
@@ -175,8 +216,9 @@ console.log(JSON.stringify(out));
 
 @node
 def test_float32_decimal_gives_the_json_forms_number_for_each_float32():
-    """For any float32 the page's decoder gives the double of the digits the JSON form writes (numpy's
-    shortest float32 digits, which orjson's writer agrees with: an exact half to even)."""
+    """For any float32, float32Decimal (what the stage's CSV export writes a float32 value with) gives the
+    double of the digits the JSON form writes (numpy's shortest float32 digits, which orjson's writer agrees
+    with: an exact half to even), so a downloaded block shows the JSON's digits, not a float64 expansion."""
     run = subprocess.run(["node", "--input-type=module", "-e", FLOATS], cwd=ROOT, capture_output=True, text=True,
                          timeout=120, check=True)
     got = json.loads(run.stdout)

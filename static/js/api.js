@@ -5,18 +5,20 @@
 //   fetchCompactTrace(url, { onHeader, signal }) → Promise<trace>
 //
 // /api/trace sent with Accept: application/vnd.anatomy.trace answers the compact form (app/trace_bytes.py:
-// a JSON header, then each float32 node's values as float32 bytes), read back by ./compact.js into the
-// very object the JSON form parses to, in about half the bytes and without parsing 55 000 numbers. The
+// a JSON header, then each float32 node's values as float32 bytes), read back by ./compact.js with each
+// float32 node's values a Float32Array over those bytes (the page's one form of a trace: −∞ as −Infinity),
+// in about half the bytes of the JSON form and without parsing or converting 55 000 numbers. The
 // page and the stage ask for it (loadTrace); onHeader(header) is called as with the stream.
 //
 //   readTraceStream(url, { onHeader, onNode, signal }) → Promise<trace>
 //
 // /api/trace/stream (or /api/trace sent with Accept: application/x-ndjson) answers newline-delimited
 // JSON: a header (the trace without its nodes, plus node_count), then one node per line in the order
-// computed. The reader resolves to the same object /api/trace sends ({...header, nodes}, without
-// node_count); onHeader(header) is called with the first line as sent (node_count included) and
-// onNode(node, index) with each node as it arrives, so a caller may draw before the end. A stream cut
-// short rejects too.
+// computed. The reader resolves to the trace /api/trace sends ({...header, nodes}, without node_count),
+// each float32 node brought to the page's form (./compact.js pageNode: a Float32Array, −∞ as −Infinity,
+// as the compact form decodes); onHeader(header) is called with the first line as sent (node_count
+// included) and onNode(node, index) with each node as it arrives, so a caller may draw before the end. A
+// stream cut short rejects too.
 
 //   loadTrace(input, options, callbacks) → Promise<trace>;  loadBeam(number, options) → Promise<beam>
 //
@@ -28,7 +30,7 @@
 //              the same computation here, over the documents the page kept from the server's answers
 //              (keepForOffline fetches them in idle time, after the stage is live). A refusal (422) is
 //              the server answering: it is shown as ever, and offline numbers.js gives the same words.
-import { decodeCompactTrace } from "./compact.js";
+import { decodeCompactTrace, pageNode } from "./compact.js";
 import { isStaticSite, sitePath, siteUrl } from "./site.js";
 
 const STREAM = "application/x-ndjson";
@@ -130,8 +132,8 @@ export async function readTraceStream(url, { onHeader, onNode, signal } = {}) {
       trace = { ...rest, nodes: [] };
       onHeader?.(header);
     } else {
-      trace.nodes.push(obj);
-      onNode?.(obj, trace.nodes.length - 1);
+      trace.nodes.push(pageNode(obj));  // float32 values as the compact form gives them (./compact.js)
+      onNode?.(trace.nodes.at(-1), trace.nodes.length - 1);
     }
   };
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();

@@ -55,7 +55,7 @@ function panel(head, index, axis, row) {
   svg.append(el("text", { x: 56, y: qy, "text-anchor": "end", class: "aw-query" }, query));
   words.forEach((word, j) => {
     const y = top + step * j + 4, value = w[j];
-    const masked = value === null;  // −∞ scores never reach a softmax; kept for safety
+    const masked = value === -Infinity;  // −∞ scores never reach a softmax; kept for safety
     const weight = masked ? 0 : value;
     svg.append(el("line", { x1: 60, y1: qy - 3, x2: 104, y2: y - 3, "stroke-width": MAX_WIDTH * weight,
       class: "aw-line", "data-key": j, "data-weight": weight }));

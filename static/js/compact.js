@@ -1,29 +1,43 @@
-// The compact form of a trace (app/trace_bytes.py) read back into the very object the JSON form parses to.
+// The compact form of a trace (app/trace_bytes.py) read straight into typed arrays.
 //
 //   decodeCompactTrace(buffer) → { head, trace }
+//   pageNode(node) → node;  pageTrace(trace) → trace
 //
 // The body: an 8-byte little-endian header length N, N bytes of JSON ({format, head, nodes}), then the
-// data. A node with `data_offsets` holds little-endian float32 values there; each becomes the number
-// JSON.parse gives for the JSON form's text of it (float32's shortest digits: float32Decimal), and −∞
-// becomes null as in the JSON. Any other node has its `data` in the header already. `trace` is
-// {...head, nodes} with each node's keys in the JSON form's order.
-import { float32Decimal } from "./format.js";
+// data. A node with `data_offsets` holds little-endian float32 values there; its `data` becomes a
+// Float32Array over those bytes (a view where the bytes are aligned and the machine little-endian, else a
+// copy), −∞ (masked scores) staying −Infinity. Any other node has its `data` in the header already.
+// `trace` is {...head, nodes} with each node's keys in the JSON form's order.
+//
+// One representation for the whole page: a float32 node's `data` is a Float32Array, −∞ as −Infinity;
+// integer and bool nodes are plain arrays, as JSON gives them. The compact form decodes to it, the
+// in-page engine's trace (static/local/trace.js) is assembled in it, and a JSON-form node (the NDJSON
+// stream, a JSON document read by a test) is brought to it by pageNode: its float32 values, written as
+// their shortest decimal (null for −∞), become the very float32s the compact form holds. Nothing on the
+// page converts float32s back to decimals to read them; the shortest decimal is the JSON form's alone.
 
 export const COMPACT_FORMAT = "anatomy-trace-compact/1";
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
-// A float32 node's values as the JSON form's numbers (null for −∞, as JSON writes it).
+/** `count` little-endian float32s at byte `at` of `buffer`: a view, or a copy where a view cannot read them. */
 function values(buffer, at, count) {
-  const f32 = LITTLE_ENDIAN && at % 4 === 0 ? new Float32Array(buffer, at, count) : null;
-  const view = f32 ? null : new DataView(buffer, at, 4 * count);
-  const out = new Array(count);
-  for (let i = 0; i < count; i++) {
-    const v = f32 ? f32[i] : view.getFloat32(4 * i, true);
-    out[i] = Number.isFinite(v) ? float32Decimal(v) : null;
-  }
+  if (LITTLE_ENDIAN && at % 4 === 0) return new Float32Array(buffer, at, count);
+  const view = new DataView(buffer, at, 4 * count), out = new Float32Array(count);
+  for (let i = 0; i < count; i++) out[i] = view.getFloat32(4 * i, true);
   return out;
 }
+
+/** A node as the page holds it: a float32 node's JSON values (null for −∞) as a Float32Array; others as sent. */
+export function pageNode(node) {
+  if (node.dtype !== "float32" || node.data instanceof Float32Array) return node;
+  const data = new Float32Array(node.data.length);
+  for (let i = 0; i < data.length; i++) { const v = node.data[i]; data[i] = v === null ? -Infinity : v; }
+  return { ...node, data };
+}
+
+/** A JSON-form trace with its nodes as the page holds them (pageNode). */
+export const pageTrace = (trace) => ({ ...trace, nodes: trace.nodes.map(pageNode) });
 
 /** A compact body (an ArrayBuffer) as { head, trace }: head is the trace without its nodes. */
 export function decodeCompactTrace(buffer) {

@@ -5,7 +5,8 @@
 // address at the start and same-page links in place.
 //
 // Events for the stage (static/stage/main.js), the beam figure and the progress bar:
-//   anatomy:trace    detail = the whole trace JSON (as /api/trace returns it), after each new input
+//   anatomy:trace    detail = the whole trace as loadTrace gives it (float32 nodes as Float32Arrays:
+//                    ./compact.js), after each new input
 //   anatomy:step     detail = {step}, when the step in view changes
 //   anatomy:compare  detail = the pinned input's trace (compare mode), or null
 //   anatomy:select   detail = {id, row, col}: a linked cell to explain

@@ -1,5 +1,6 @@
-// A trace's nodes as the live figures read them: each value the float32 the server computed (a JSON number
-// is float32's shortest decimal, which Math.fround reads back exactly; null is −∞), rows as plain arrays.
+// A trace's nodes as the live figures read them: each value the float32 the server computed (a float32
+// node's data is a Float32Array, −∞ as −Infinity: static/js/compact.js), rows as plain arrays of numbers
+// (true and false as 1 and 0), so that a figure may map them to anything.
 import { f32 } from "./numpy.js";
 
 /** The trace's nodes by id: has(id), node(id) (as sent), tensor(id) → {shape, data, row(i), rows(), at(i, j)}. */
@@ -14,7 +15,7 @@ export function nodesOf(trace) {
   const tensor = (id) => {
     if (!tensors.has(id)) {
       const { shape, data } = node(id);
-      const values = Array.from(data, (v) => v === null ? -Infinity : Math.fround(v));
+      const values = Array.from(data, Number);
       const width = shape.length > 1 ? shape[shape.length - 1] : values.length;
       const row = (i) => values.slice(i * width, (i + 1) * width);
       tensors.set(id, {

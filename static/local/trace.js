@@ -13,7 +13,6 @@
 // version). Then, as for a trace the server sent, the page's own parts (./page_parts.js: the live figures
 // and the scene), unless `parts` is false.
 import { numberWords } from "../js/numbers.js";
-import { float32Decimal } from "../js/format.js";
 import { parseSafetensors } from "../stage/data.js";
 import { beamSearch, browserTrace, lengthPenalty } from "../engine/decode.js";
 import { readNumber, readRequest } from "./refusals.js";
@@ -65,15 +64,12 @@ const weightsOf = (fetcher, url) => once(fetcher, `weights ${url}`, async () => 
 export const weightsUrl = (program, checkpoint) =>
   (checkpoint === null ? program.weights.trained : program.weights.checkpoints[String(checkpoint)]);
 
-// A node's values as the compact trace decodes them (static/js/compact.js): a float32 one's as float32's
-// shortest decimal, −∞ as null; booleans as JSON's true and false; other integers as they are.
+// A node's values as the compact trace decodes them (static/js/compact.js): a float32 one's as a Float32Array
+// (each value rounded to float32, −∞ kept); booleans as JSON's true and false; other integers as they are.
 function decodedValues(data, dtype) {
+  if (dtype === "float32") return new Float32Array(data);
   const out = new Array(data.length);
-  for (let i = 0; i < data.length; i++) {
-    const v = data[i];
-    if (dtype === "float32") out[i] = v === -Infinity ? null : float32Decimal(Math.fround(v));
-    else out[i] = dtype === "bool" ? v !== 0 : v;
-  }
+  for (let i = 0; i < data.length; i++) out[i] = dtype === "bool" ? data[i] !== 0 : data[i];
   return out;
 }
 

@@ -18,7 +18,7 @@ function argmax(values, from, count) {
 
 /** Of every row of every head, the row whose largest weight falls on another word of the input (not its own
  * position, not the end token), the largest such weight; ties to the first head, then row. No such row: the
- * row with the largest weight of all (rule "any"). Comparisons only, so the JSON's float32 digits suffice. */
+ * row with the largest weight of all (rule "any"). Comparisons only, on the float32s themselves. */
 export function chooseWorked(definition, trace, node) {
   const tokens = trace.source_tokens, rows = [];
   definition.weights.forEach((id, head) => {

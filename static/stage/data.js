@@ -1,6 +1,5 @@
 // The numbers the stage draws: the trace's nodes (per input) and the parameters (fetched once).
 import { flatIndex } from './cellmap.js';
-import { float32Decimal } from '../js/format.js';
 import { fetchWeightBytes } from '../js/api.js';
 
 const parsed = new Map();
@@ -13,15 +12,17 @@ export function fetchWeights(url = '/api/weights') {
   return parsed.get(url);
 }
 
-/** /api/weights' JSON document ({parameters: [{id, shape, data}]}) as tensors by id. The numbers are kept as
- *  JSON gave them (float64), like the trace's: a cell is explained and exported with the same digits. */
+/** /api/weights' JSON document ({parameters: [{id, shape, data}]}) as tensors by id. Each number is read back
+ *  as the float32 the JSON's shortest digits stand for (held in a Float64Array, as parseSafetensors gives it),
+ *  like the trace's values (static/js/compact.js): a cell is explained from the very float32s the server used. */
 export function parseWeights(json) {
-  return new Map(json.parameters.map(p => [p.id, { id: p.id, shape: p.shape, data: Float64Array.from(p.data) }]));
+  const float32s = p => new Float64Array(Float32Array.from(p.data));
+  return new Map(json.parameters.map(p => [p.id, { id: p.id, shape: p.shape, data: float32s(p) }]));
 }
 
 /** /api/weights as safetensors (an 8-byte little-endian header length, a JSON header of dtype, shape and
  *  byte offsets, then the data, here float32 little-endian) as tensors by id, in the order the header's
- *  metadata lists (the JSON document's); each value the number the JSON document gives (float32Decimal). */
+ *  metadata lists (the JSON document's); each value the float32 itself, held in a Float64Array. */
 export function parseSafetensors(buffer) {
   const view = new DataView(buffer);
   const headerLength = Number(view.getBigUint64(0, true));
@@ -34,19 +35,15 @@ export function parseSafetensors(buffer) {
     if (t.dtype !== 'F32') throw new Error(`weights: ${id} is ${t.dtype}, not F32`);
     const [start, end] = t.data_offsets, at = 8 + headerLength + start;
     const data = new Float64Array((end - start) / 4);
-    for (let i = 0; i < data.length; i++) data[i] = float32Decimal(view.getFloat32(at + 4 * i, true));
+    for (let i = 0; i < data.length; i++) data[i] = view.getFloat32(at + 4 * i, true);
     out.set(id, { id, shape: t.shape, data });
   }
   return out;
 }
 
-/** A node's values as a Float64Array: null (masked, −∞) becomes -Infinity, true and false 1 and 0. (A plain loop:
- *  Float64Array.from with a map function took five times as long, 5 ms a trace.) */
-function tensorData(values) {
-  const data = new Float64Array(values.length);
-  for (let i = 0; i < values.length; i++) { const v = values[i]; data[i] = v === null ? -Infinity : v; }
-  return data;
-}
+/** A node's values as a Float64Array: a float32 node's Float32Array (static/js/compact.js) widened exactly, −∞
+ *  kept; true and false become 1 and 0. */
+const tensorData = values => new Float64Array(values);
 
 /** A trace's nodes as tensors (op, inputs, attrs, shape, dtype, data). */
 export function traceTensors(trace) {

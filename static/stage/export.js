@@ -3,17 +3,20 @@
 // model (the server builds it: /api/trace.onnx, for Netron), text to the clipboard. The ONNX file is the
 // server's alone (Python writes it for each input): where the browser computes the trace (the static
 // build, or the server out of reach) the button stays, marked unavailable, and says why.
-import { formatNumber } from '../js/format.js';
+import { float32Decimal, formatNumber } from '../js/format.js';
 import { traceSource } from '../js/api.js';
 
 const quote = s => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 const label = (i, tokens) => (tokens && tokens[i] !== undefined ? `${i} ${tokens[i]}` : String(i));
 
 /** A block's tensor as CSV text: the top-left cell is the tensor's id, the first row the column labels,
- *  the first column the row labels; values in full precision (−∞ as -Infinity). A vector is one row
- *  when the stage lays it as a row, one column when it stands as a column; a scalar is one cell. */
+ *  the first column the row labels; values in full precision (−∞ as -Infinity), a float32 (a parameter, a
+ *  float32 node) in the digits the JSON form writes for it, its shortest decimal (float32Decimal), not the
+ *  float64 expansion the page holds it as. A vector is one row when the stage lays it as a row, one column
+ *  when it stands as a column; a scalar is one cell. */
 export function blockCsv(scene, block, tensor) {
-  const shape = block.shape, axes = scene.axes, v = x => formatNumber(x, 'text');
+  const float32 = !tensor.dtype || tensor.dtype === 'float32', shape = block.shape, axes = scene.axes;
+  const v = x => formatNumber(float32 ? float32Decimal(x) : x, 'text');
   // the scene's axes are the drawn ones; a block drawn transposed has them swapped
   const [rowAxis, colAxis] = block.transposed ? [block.col_axis, block.row_axis] : [block.row_axis, block.col_axis];
   let header, rows;

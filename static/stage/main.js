@@ -4,6 +4,7 @@
 import { Stage } from './stage.js';
 import { fetchWeights, parseWeights } from './data.js';
 import { loadTrace } from '../js/api.js';
+import { pageTrace } from '../js/compact.js';
 import { answerSwitches } from '../js/ablation.js';
 import { overlayRects } from './overlay.js';
 import { stepPictures } from './pictures.js';
@@ -99,11 +100,12 @@ Object.assign(api, {
   load: async (input) => {
     try { const t = await loadTrace(input); return !!(t.nodes && api.stage && (api.stage.setTrace(t), api.traceCount++, api.input = t.input, true)); } catch { return false; }
   },
-  /** Draws another model (a research variant, say): its trace (with its scene) and its weights document. */
+  /** Draws another model (a research variant, say): its trace (with its scene) and its weights document, as
+   *  JSON documents (the trace brought to the page's form: ../js/compact.js pageTrace). */
   drawModel: (trace, weights) => {
     const s = api.stage;
     if (!s) return false;
-    s.setWeights(parseWeights(weights)); s.setTrace(trace);
+    s.setWeights(parseWeights(weights)); s.setTrace(pageTrace(trace));
     api.traceCount++; api.input = trace.input;
     return true;
   },
@@ -145,11 +147,12 @@ Object.assign(api, {
   /** The rings on cells now ({id, row, col, kind, …}) and the cells outlined as their row's largest. */
   marked: () => api.stage?.marks.marked() ?? null,
   outlined: (id) => api.stage?.cells.outlined(id) ?? null,
-  /** Compare mode with a trace (or an input to fetch); null turns it off. Resolves to false on a bad input. */
+  /** Compare mode with a trace (a JSON document or the page's form; or an input to fetch); null turns it off.
+   *  Resolves to false on a bad input. */
   compare: async (what) => {
     if (!api.stage) return false;
     if (what === null || what === undefined) { api.stage.setCompare(null); return true; }
-    try { api.stage.setCompare(typeof what === 'object' ? what : await loadTrace(what)); return true; } catch { return false; }
+    try { api.stage.setCompare(typeof what === 'object' ? pageTrace(what) : await loadTrace(what)); return true; } catch { return false; }
   },
   /** A block as CSV text (rows and columns labelled), the stage as a PNG data URL. */
   csv: (id) => api.stage?.csv(id) ?? null,
