@@ -40,6 +40,7 @@ class DeeperPage:
     tables: list[Table] = field(default_factory=list)  # rendered here
     page_tables: bool = False  # the topic's tables are the page's (static/js/deeper.js computes them)
     pending: bool = False  # ... and the script is to compute them: none rendered here
+    default: int = DEFAULT_INPUT  # the input whose page has them for a reader without JavaScript (when Node ran)
 
 
 _cache: OrderedDict[tuple, list[Table]] = OrderedDict()
