@@ -2,7 +2,7 @@
 server can render it for a reader without JavaScript. Each kind is a Node script, scripts/prerender-KIND.mjs,
 run over the API documents computing a trace needs (the default model's program, the number words, its live
 recipe, its weights), written to a temporary folder at the files the static build writes them to
-(app/site.py `site_path`, which the scripts read through static/js/site.js sitePath); the script prints JSON.
+(app/site_paths.py `site_path`, which the scripts read through static/js/site.js sitePath); the script prints JSON.
 
 The result is kept in bundle/prerendered/KIND.json (not committed: `python -m app.prerender`, which
 scripts/setup.sh runs after `npm run build`, writes it; `npm run build` empties bundle/, so a rebuilt page
@@ -28,7 +28,7 @@ from app.numbers_doc import number_words_body
 from app.program_route import program_body
 from app.schemas import weights_url
 from app.service import ModelService
-from app.site import site_path
+from app.site_paths import site_path
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDER = ROOT / "bundle" / "prerendered"
