@@ -35,6 +35,18 @@ COPY scripts/build-js.mjs scripts/
 COPY templates templates
 COPY static static
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+# The default input's live figures and go-deeper tables, computed ahead by the page's own JavaScript under Node
+# (app/prerender.py, into bundle/prerendered/), which the server renders for a reader without JavaScript: the
+# final image has no Node.
+COPY app app
+COPY model model
+COPY recorder recorder
+COPY scene scene
+COPY article article
+COPY content content
+COPY research research
+COPY scripts/prerender-figures.mjs scripts/prerender-topics.mjs scripts/
+RUN /opt/venv/bin/python -m app.prerender
 
 FROM ${BASE_IMAGE}
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PATH=/opt/venv/bin:$PATH

@@ -42,6 +42,8 @@ class LiveRecipe(Document):
         description="every sentence of the figures (article/sentences.py): a template with {name}, "
                     "{name:.Nm} (N decimals, a true minus), {name:.Nf} or {name:g} (Python's formats); a list "
                     "is {item, sep}")
+    topics: dict[str, Any] = Field(description="what the go-deeper pages' tables for one input read "
+                                               "(static/local/topic_tables.js): node ids and constants")
 
 
 def live_body(svc: ModelService) -> bytes:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,7 +17,7 @@ from app import api, embed, figures, live_route, onnx_route, pages, prerender, p
 from app.api import json_response
 from app.bundle import require_bundle
 from app.content import load_content
-from app.delivery import VENDOR, add_compression, require_vendor, vendor_files
+from app.delivery import STARTUP_FAILURE, VENDOR, add_compression, require_vendor, vendor_files
 from app.deps import InputError
 from app.head import HeadAsGet
 from app.model_choice import ACCEPTED_MODELS, ChosenModel, ModelNameError, loaded
@@ -41,6 +43,17 @@ def error(status: int, message: str, headers: dict[str, str] | None = None, acce
     return json_response(dumps(ErrorResponse(detail=ErrorDetail(message=message, accepted=accepted))), headers, status)
 
 
+def default_figures(svc: ModelService) -> dict:
+    """The default input's live figures, computed by the page's code (kept in bundle/prerendered/, or
+    computed now under Node); without them the article would show empty numbers: one line and exit 3."""
+    try:
+        return prerender.prerendered("figures", svc)["figures"]
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
+        print(f"anatomy: the article's numbers for the default input could not be computed ({e}); run "
+              "`python3 -m app.prerender` where Node is installed (scripts/setup.sh does)", file=sys.stderr)
+        raise SystemExit(STARTUP_FAILURE) from None
+
+
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     state = app.state
@@ -48,11 +61,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         state.service = ModelService.load()
     svc: ModelService = state.service
     loaded(state)[models.DEFAULT] = ChosenModel.of(svc)  # its card and weights bodies, made once
-    if getattr(state, "documents_only", False):  # app/prerender.py: the API alone, asked in this process
-        yield
-        return
-    # the article's numbers for the default input, as the page's own code computed them (app/prerender.py)
-    state.content = load_content(live={**svc.figures, **prerender.default_figures(svc.name, svc.version)})
+    # the article's numbers for the default input, as the page's own code computes them (app/prerender.py)
+    state.content = load_content(live={**svc.figures, **default_figures(svc)})
     state.facts_body = dumps(svc.facts_doc(state.content.facts))
     state.figure_bodies = figures.compute_model_figures(svc.translator.model, svc.attention)
     yield

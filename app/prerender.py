@@ -1,134 +1,112 @@
-"""What the page computes for the default input, computed once when the bundle is built, by the page's own
-code under Node: so that a reader without JavaScript sees the article's live numbers, and the first
-paint of the page has them before any script runs. The page computes every per-input figure itself
-(static/local/page_parts.js); the server keeps no second copy of those rules.
+"""What the page's own JavaScript computes for one input, computed ahead for the default input, so that the
+server can render it for a reader without JavaScript. Each kind is a Node script, scripts/prerender-KIND.mjs,
+run over the API documents computing a trace needs (the default model's program, the number words, its live
+recipe, its weights), written to a temporary folder at the files the static build writes them to
+(app/site_paths.py `site_path`, which the scripts read through static/js/site.js sitePath), and the input's
+trace as the server sends it (its compact form, at TRACE_FILE); the script prints JSON.
 
-`python3 -m app.prerender` (scripts/setup.sh runs it after `npm run build`, the Dockerfile too) asks the
-app in this process for the documents the page would fetch for the default input — its compact trace,
-the model's recipe (/api/live) and the scene structure of its shape — writes them to a scratch folder,
-and runs scripts/prerender.mjs over them, which decodes the trace and computes its figures exactly as
-the page does (static/js/compact.js, then withPageParts). The result lands in bundle/prerendered.json
-beside the bundle it was computed with, keyed by each model's weights version: the app refuses to start
-without it, or with one computed for other weights (one line naming the command, as for the bundle).
-"""
+The result is kept in bundle/prerendered/KIND.json (not committed: `python -m app.prerender`, which
+scripts/setup.sh runs after `npm run build`, writes it; `npm run build` empties bundle/, so a rebuilt page
+is prerendered again). A kept file serves while its weights version and input are the service's; otherwise
+`prerendered` computes it again and keeps it. Kinds today: "figures" (static/local/page_parts.js over the
+served trace: the article's live figures, which app/main.py fills into the article at start-up) and
+"topics" (static/local/topic_tables.js, the go-deeper pages' tables; app/deeper.py)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
+import argparse
+import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import orjson
 
-from app.bundle import BUNDLE
-from app.delivery import STARTUP_FAILURE
-from model import models
+from app.delivery import weights_body
+from app.live_route import live_body
+from app.numbers_doc import number_words_body
+from app.program_route import program_body
+from app.schemas import weights_url
+from app.service import ModelService
+from app.site_paths import site_path
 
-ROOT = Path(__file__).resolve().parent.parent
-PRERENDERED = BUNDLE / "prerendered.json"
-FORMAT = "anatomy-prerendered/1"
-DEFAULT_INPUT = 42
-COMMAND = "python3 -m app.prerender"
-COMPACT = "application/vnd.anatomy.trace"
-
-
-def _query(name: str) -> str:
-    return "" if name == models.DEFAULT else f"?model={name}"
-
-
-def _documents(site, name: str, folder: Path) -> dict[str, str]:
-    """The documents the page fetches for the default input of model `name`, written to `folder`; their
-    URLs (as the page asks them) → file names."""
-    q = _query(name)
-    trace_url = f"/api/trace?input={DEFAULT_INPUT}" + (f"&model={name}" if q else "")
-    head = site.json(trace_url)  # the shape of the default input: its source length and decoder rows
-    n, m = len(head["source_tokens"]), len(head["target_tokens"])
-    urls = {trace_url: COMPACT, f"/api/live{q}": "application/json",
-            f"/site/scene/{name}/{n}.json.gz": "application/gzip",
-            f"/site/scene/{name}/{n}-{m}.diff.json.gz": "application/gzip"}
-    index = {}
-    for k, (url, accept) in enumerate(urls.items()):
-        (folder / f"{name}-{k}").write_bytes(site.get(url, accept))
-        index[url] = f"{name}-{k}"
-    return index
+ROOT = Path(__file__).resolve().parents[1]
+FOLDER = ROOT / "bundle" / "prerendered"
+DEFAULT_INPUT = 42  # the page's default input (app/pages.py DEFAULT_INPUT, which tests hold equal)
+KINDS = ("figures", "topics")
+TRACE_FILE = "trace.compact"  # the input's trace as /api/trace sends it to the page (app/trace_bytes.py)
+TIMEOUT_S = 120
+_lock = threading.Lock()
 
 
-def compute(app=None, names: tuple[str, ...] = (models.DEFAULT,)) -> dict:
-    """The prerendered document: for each model named, its weights version and the default input's live
-    figures as the page computes them."""
-    from app.main import create_app
-    from app.site import InProcess
-
-    app = app or create_app()
-    app.state.documents_only = True  # the article's own start-up needs what is being made here
-    out = {"format": FORMAT, "input": DEFAULT_INPUT, "bundle": bundle_stamp(), "models": {}}
-    with InProcess(app) as site, tempfile.TemporaryDirectory() as scratch:
-        folder = Path(scratch)
-        for name in names:
-            index = _documents(site, name, folder)
-            trace_url = next(u for u in index if u.startswith("/api/trace"))
-            job = {"folder": str(folder), "index": index, "trace": trace_url, "model": _query(name) and name}
-            run = subprocess.run(["node", "--no-warnings", str(ROOT / "scripts" / "prerender.mjs")],
-                                 input=json.dumps(job), capture_output=True, text=True, timeout=120, cwd=ROOT)
-            if run.returncode != 0:
-                raise RuntimeError(f"scripts/prerender.mjs failed: {run.stderr.strip()[-2000:]}")
-            version = site.json(f"/api/model{_query(name)}")["weights_version"]
-            out["models"][name] = {"weights_version": version, "figures": json.loads(run.stdout)["figures"]}
-    return out
+def script(kind: str) -> Path:
+    path = ROOT / "scripts" / f"prerender-{kind}.mjs"
+    if not path.is_file():
+        raise ValueError(f"no prerender script for {kind!r} ({path.relative_to(ROOT)})")
+    return path
 
 
-def bundle_stamp() -> str:
-    """The bundle the figures were computed with (its manifest's digest): other page code, other figures."""
-    try:
-        return hashlib.sha256((BUNDLE / "manifest.json").read_bytes()).hexdigest()
-    except OSError:
-        return ""
+def service_documents(svc: ModelService, number: int) -> dict[str, bytes]:
+    """The documents a trace of the service's model is computed from, by their file in the static build, and
+    the served trace of `number`."""
+    return {site_path("/api/program"): program_body(svc), site_path("/api/live"): live_body(svc),
+            site_path("/api/numbers"): number_words_body(),
+            site_path(weights_url(svc.name), binary=True): weights_body(svc.params, svc.version, binary=True),
+            TRACE_FILE: svc.trace_sync(number).compact}
 
 
-def write(doc: dict, path: Path = PRERENDERED) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
+def prerender(kind: str, svc: ModelService, number: int = DEFAULT_INPUT) -> dict:
+    """Run scripts/prerender-KIND.mjs for `number` over the service's documents; its JSON."""
+    node = shutil.which("node")
+    if node is None:
+        raise RuntimeError("prerendering needs Node (node is not on the PATH)")
+    with tempfile.TemporaryDirectory(prefix="anatomy-prerender-") as folder:
+        for path, body in service_documents(svc, number).items():
+            target = Path(folder) / path.lstrip("/")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(body)
+        out = subprocess.run([node, "--no-warnings", str(script(kind)), folder, str(number)], cwd=ROOT,
+                             capture_output=True, timeout=TIMEOUT_S, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"prerender-{kind}.mjs failed: {out.stderr.decode(errors='replace')[-2000:]}")
+    return orjson.loads(out.stdout)
 
 
-def problem(doc: dict | None, name: str, version: str) -> str:
-    """What is wrong with `doc` for model `name` at weights `version`: "" when it answers for them."""
-    if doc is None or doc.get("format") != FORMAT:
-        return f"there are no prerendered figures in {PRERENDERED}"
-    if doc.get("bundle") != bundle_stamp():
-        return f"{PRERENDERED} was computed with another build of the page's JavaScript"
-    entry = doc["models"].get(name)
-    if entry is None:
-        return f"{PRERENDERED} has no figures of the model {name}"
-    if entry["weights_version"] != version:
-        return f"{PRERENDERED} was computed with other weights than the model {name}'s ({version})"
-    return ""
+def prerendered(kind: str, svc: ModelService, number: int = DEFAULT_INPUT, folder: Path = FOLDER) -> dict:
+    """The kept result of `kind` for the service's weights and `number`, computed and kept when missing or stale."""
+    path = folder / f"{kind}.json"
+    with _lock:
+        try:
+            kept = orjson.loads(path.read_bytes())
+            if kept.get("weights_version") == svc.version and kept.get("input") == number:
+                return kept
+        except (OSError, orjson.JSONDecodeError):
+            pass
+        doc = prerender(kind, svc, number)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".partial")
+        partial.write_bytes(orjson.dumps(doc))
+        partial.replace(path)  # whole or not at all, for a server reading it at the same time
+        return doc
 
 
-def read(path: Path = PRERENDERED) -> dict | None:
-    try:
-        return orjson.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return None
-
-
-def default_figures(name: str, version: str) -> dict:
-    """The default input's live figures of model `name`; without them (or stale), one line and exit 3."""
-    doc = read()
-    why = problem(doc, name, version)
-    if why:
-        print(f"anatomy: {why}: run `{COMMAND}` (scripts/setup.sh does)", file=sys.stderr)
-        raise SystemExit(STARTUP_FAILURE)
-    return doc["models"][name]["figures"]
-
-
-def main() -> int:
-    write(compute())
-    print(f"prerendered the default input's figures into {PRERENDERED.relative_to(ROOT)}")
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="python -m app.prerender", description="Compute what the page computes for "
+                                "the default input, for readers without JavaScript, into bundle/prerendered/.")
+    p.add_argument("kinds", nargs="*", default=list(KINDS), help=f"what to prerender (default: {' '.join(KINDS)})")
+    args = p.parse_args(argv)
+    svc = ModelService.load()
+    for kind in args.kinds:
+        try:
+            doc = prerendered(kind, svc)
+        except (RuntimeError, ValueError, subprocess.TimeoutExpired) as e:
+            print(f"anatomy: prerendering {kind} failed: {e}", file=sys.stderr)
+            return 1
+        print(f"prerendered {kind} for input {doc['input']} into {FOLDER.relative_to(ROOT)}/{kind}.json")
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))

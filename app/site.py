@@ -37,12 +37,13 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
+from urllib.parse import quote, unquote, urlencode, urlsplit
 
 import anyio.from_thread
 import orjson
 
 from app.serialize import dumps
+from app.site_paths import site_path
 from app.site_scenes import scene_files
 
 SITE_FORMAT = "anatomy-site/1"
@@ -61,20 +62,6 @@ OWN_PATH = ("/openapi.json",)  # documents a page asks for by their own path (Sw
 # The values a page route's path parameters take: every topic the content has
 PAGE_PARAMETERS: dict[str, Callable[[object], list[str]]] = {"slug": lambda state: sorted(state.content.topics)}
 BINARY = "application/octet-stream"
-# What a URL's path keeps as it is (the WHATWG URL standard's path percent-encode set is the rest of
-# ASCII: controls, space, " # < > ? ` { }, and every other character, as UTF-8)
-URL_PATH_SAFE = "".join(c for c in map(chr, range(0x21, 0x7F)) if c not in '"#<>?`{}')
-
-
-def site_path(url: str, binary: bool = False) -> str:
-    """The file of the static folder that holds the answer to `url` (a path of this site, with its query)."""
-    parts = urlsplit(url)
-    # sorted as JavaScript compares strings (by UTF-16 code unit), the path percent-encoded as a URL's is
-    params = sorted(parse_qsl(parts.query, keep_blank_values=True), key=lambda kv: kv[0].encode("utf-16-be"))
-    name = "&".join(f"{k}={v}" for k, v in params) if params else "index"
-    return f"/site{quote(parts.path, safe=URL_PATH_SAFE).rstrip('/')}/{name}{'.bin' if binary else '.json'}"
-
-
 def model_query(name: str) -> str:
     """`?model=` as the page asks it (static/js/page.js; app/schemas.py weights_url): none for the default."""
     from model import models  # here, not at the top: model/ imports torch, which site_path's users need not

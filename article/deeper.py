@@ -1,14 +1,13 @@
-"""The "Go deeper" pages' figures: for each topic, tables computed for the reader's own input, from the
-trace of that input (its nodes' values), the model's parameters and config, the shipped training log and
-the beam search the app ran for the same number.
+"""The "Go deeper" pages' figures computed in Python: for each topic, tables from the model's shapes, its
+config, the shipped training log and the beam search the app ran for the reader's number
+(article/deeper_model.py). The tables read off one input's trace (its tokens, an attention row, …) are the
+page's own, computed in JavaScript (static/local/topic_tables.js), in the same form;
+article/topic_figures.py says which topic draws which.
 
 A figure is a `Table`: a title, a caption saying what to notice (true for every input), columns with
 their number format (article/format.py) and rows of plain values. templates/deeper.html draws it as an
 HTML table, with a bar beside each value of a column marked `bar` (a weight in 0…1). The numbers are
 kept as numbers, so that tests/test_deeper.py can recompute each of them from the model on its own.
-
-The figures themselves live in article/deeper_trace.py (read off the trace) and article/deeper_model.py
-(the config, the log, the beam); article/topic_figures.py says which figures each topic page draws.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@ to compute a trace's `derived` block itself (static/local/derived.js) while know
 model and no sentence. It names the nodes the figures read (article/live_nodes.py), the reader's names of the
 blocks the exercises ask about, the constants (ε, the tie, the shape numbers the questions quote, the
 vocabulary, the pieces the reordering figures look for), the one exercise that depends on the parameters
-alone (step 25's count), and the sentence table (article/sentences.py) that Python formats from too."""
+alone (step 25's count), the sentence table (article/sentences.py) that Python formats from too, and what the
+"go deeper" pages' tables for one input read (static/local/topic_tables.js): their nodes and constants."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from article.lessons import UND, UNITS_BEFORE_UND, worked_blocks
 from article.loss import EPSILON
 from article.sentences import SENTENCES
 from model import ids
-from model.transformer import EncoderDecoder
+from model.transformer import NORM_EPSILON, EncoderDecoder
 from model.vocab import EOS, VOCAB
 from recorder import parameters
 
@@ -40,6 +41,22 @@ def _names(nodes: dict, n_layers: int) -> dict[str, str]:
     return {i: ids.parse(i).reader_name() for i in named}
 
 
+TEMPERATURES = (0.5, 1.0, 2.0)  # the softmax-and-logits page's temperatures
+TOP_LOGITS = 5  # the rows of that table: the largest logits
+PE_COLUMNS = 4  # the first few columns of the PE table (fast waves), beside the last two (the slowest pair)
+
+
+def _topics(n_layers: int) -> dict:
+    """The nodes and constants of the go-deeper pages' per-input tables (a node a layout lacks is absent)."""
+    sides = ("src", "tgt")
+    nodes = {**{f"{s}_{part}": ids.join(s, part) for s in sides for part in ("ids", "scaled", "pe")},
+             "output_embedding": ids.join("out", "ET"), "dec_mask": ids.join("dec", "mask"),
+             "last_cross": at.last_cross(n_layers)}
+    return {"nodes": nodes, "constants": {"norm_epsilon": NORM_EPSILON, "n_layers": n_layers,
+                                          "temperatures": list(TEMPERATURES), "top_logits": TOP_LOGITS,
+                                          "pe_columns": PE_COLUMNS}}
+
+
 def live_recipe(model: EncoderDecoder) -> dict:
     """The recipe for traces of `model` (its training snapshots share its shapes, so its recipe)."""
     cfg = model.cfg
@@ -50,5 +67,5 @@ def live_recipe(model: EncoderDecoder) -> dict:
                       "n_heads": cfg.n_heads, "dropout": cfg.dropout, "eos": EOS, "und": UND,
                       "units_before_und": UNITS_BEFORE_UND, "vocabulary": list(VOCAB.tokens)},
         "parameters_exercise": station_parameters(parameters(model), cfg.n_layers),
-        "sentences": SENTENCES,
+        "sentences": SENTENCES, "topics": _topics(cfg.n_layers),
     }

@@ -3,7 +3,9 @@
 #   Python dependencies (torch pinned to the 2.13.0 CPU wheel) and the package itself, editable;
 #   the browser libraries from npm (three.js, KaTeX, Swagger UI), exactly as package-lock.json says, and the
 #   page's JavaScript bundled and minified from them and static/ by esbuild into bundle/ (`npm run build`,
-#   about a second; the app refuses to start without it, app/bundle.py);
+#   about a second; the app refuses to start without it, app/bundle.py), then the default input's go-deeper
+#   tables computed ahead by that JavaScript under Node (`python3 -m app.prerender`, bundle/prerendered/), which
+#   the server renders for a reader without JavaScript;
 #   with --with-browser, Debian's Chromium for the browser tests (never `playwright install`) and the
 #   optional extras `notebook` (pythreejs, ipywidgets, nbclient, ipykernel) that tests/test_notebook.py
 #   needs and `research` (Ray) for tests/test_research_ray.py: the test command installs them, the app
@@ -42,7 +44,7 @@ npm ci --no-audit --no-fund --loglevel=error
 echo "setup: the page's JavaScript bundle"
 npm run --silent build
 
-echo "setup: the default input's figures, computed by the page's code (app/prerender.py)"
+echo "setup: the default input's figures and tables, computed ahead by the page's own code (app/prerender.py)"
 "$PYTHON" -m app.prerender
 
 echo "setup: done"

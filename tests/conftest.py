@@ -21,22 +21,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def pytest_configure(config: pytest.Config) -> None:
     """The suite runs against the bundle readers get (app/bundle.py): when it is missing or older than the
-    sources, it is built once here (`npm run build`, about a second), before any worker imports the app;
-    so are the default input's figures the page's code computes (app/prerender.py, a few seconds)."""
-    from app import prerender
+    sources, it is built once here (`npm run build`, about a second), before any worker imports the app."""
     from app.bundle import BUILD, problems
 
-    if hasattr(config, "workerinput"):
+    if hasattr(config, "workerinput") or not problems(ROOT):
         return
-    if problems(ROOT):
-        run = subprocess.run(BUILD.split(), cwd=ROOT, capture_output=True, text=True, timeout=300)
-        if run.returncode != 0 or problems(ROOT):
-            raise pytest.UsageError(f"`{BUILD}` failed: {(run.stderr or run.stdout)[-2000:]}")
-    if prerender.read() is None or prerender.read().get("bundle") != prerender.bundle_stamp():
-        run = subprocess.run([sys.executable, "-m", "app.prerender"], cwd=ROOT, capture_output=True, text=True,
-                             timeout=600)
-        if run.returncode != 0:
-            raise pytest.UsageError(f"`{prerender.COMMAND}` failed: {(run.stderr or run.stdout)[-2000:]}")
+    run = subprocess.run(BUILD.split(), cwd=ROOT, capture_output=True, text=True, timeout=300)
+    if run.returncode != 0 or problems(ROOT):
+        raise pytest.UsageError(f"`{BUILD}` failed: {(run.stderr or run.stdout)[-2000:]}")
 
 
 @pytest.fixture(scope="session")

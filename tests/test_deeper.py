@@ -2,7 +2,13 @@
 and every number in them is recomputed here on its own, from the torch model run forward (its attention
 weights, its LayerNorm's input, its logits), the formulas, the training log, /api/model and /api/beam;
 the page's cells must say the same, to the last printed digit. The article's links carry the input; a bad
-input gets the API's own message, beside the figures for the default input, as on the article."""
+input gets the API's own message, beside the figures for the default input, as on the article.
+
+The tables read off one input's trace are the page's (static/local/topic_tables.js): for the default input
+they are checked as the server renders them for a reader without JavaScript (computed ahead by the same
+module, app/prerender.py), for the other inputs as the module computes them under Node from the API's trace
+and recipe (tests/topic_tables.mjs), each cell formatted as the page formats it. tests/test_deeper_page.py
+checks the page's script in a browser."""
 
 from __future__ import annotations
 
@@ -10,76 +16,42 @@ import html
 import json
 import math
 import re
-from html.parser import HTMLParser
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
+from article.topic_figures import PAGE_TOPICS
 from model import train
 from model.train import ARTIFACTS, learning_rate
 from model.vocab import VOCAB
+from tests.deeper_pages import check, figures_of, forward, module_tables, shown, shown_tables, softmax
 
 ROOT = Path(__file__).resolve().parents[1]
 TOPICS = sorted(p.stem for p in (ROOT / "content" / "topics").glob("*.md"))
-INPUTS = (7, 305, 731015)
-
-
-class Figures(HTMLParser):
-    """The page's go-deeper figures: per data-deeper key, its title, caption, column labels and cells' text."""
-
-    def __init__(self):
-        super().__init__()
-        self.figs, self.cur, self.cell, self.where, self.svg = {}, None, None, None, 0
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "figure" and "data-deeper" in a:
-            self.cur = self.figs[a["data-deeper"]] = {"title": "", "caption": "", "head": [], "rows": []}
-        elif self.cur is not None and tag in ("h3", "figcaption"):
-            self.where = "title" if tag == "h3" else "caption"
-        elif self.cur is not None and tag == "tr":
-            self.cur["rows"].append([])
-        elif self.cur is not None and tag in ("th", "td"):
-            self.cell = []
-        self.svg += tag == "svg"
-
-    def handle_endtag(self, tag):
-        if self.cur is None:
-            return
-        if tag in ("th", "td") and self.cell is not None:
-            self.cur["rows"][-1].append(re.sub(r"[ \t\r\n]+", " ", "".join(self.cell)).strip())  # not the thin space
-            self.cell = None
-        elif tag in ("h3", "figcaption"):
-            self.where = None
-        elif tag == "figure":
-            self.cur["head"] = self.cur["rows"].pop(0)
-            self.cur = None
-        self.svg -= tag == "svg"
-
-    def handle_data(self, data):
-        if self.cell is not None and not self.svg:
-            self.cell.append(data)
-        elif self.where:
-            self.cur[self.where] += data
-
-
-def figures_of(html: str) -> dict:
-    p = Figures()
-    p.feed(html)
-    return p.figs
+DEFAULT = 42  # the page's default input: its tables are rendered by the server
+INPUTS = (7, DEFAULT, 305, 731015)
 
 
 @pytest.fixture(scope="module")
-def pages(client) -> dict:
-    """Every topic page for every input, fetched once: (slug, number) → its figures."""
+def computed(client, tmp_path_factory) -> dict:
+    if shutil.which("node") is None:
+        pytest.skip("needs Node to run static/local/topic_tables.js")
+    return module_tables(client, tmp_path_factory.mktemp("topics"), INPUTS)
+
+
+@pytest.fixture(scope="module")
+def pages(client, computed) -> dict:
+    """Every topic page for every input, once: (slug, number) → its figures, as the server renders them, except
+    a page's own tables for an input other than the default, which are the module's."""
     out = {}
     for n in INPUTS:
         for slug in TOPICS:
             r = client.get(f"/topics/{slug}?input={n}")
             assert r.status_code == 200, (slug, n)
-            out[slug, n] = figures_of(r.text)
+            mine = slug in PAGE_TOPICS and n != DEFAULT
+            out[slug, n] = shown_tables(computed[n][slug]) if mine else figures_of(r.text)
     return out
 
 
@@ -92,58 +64,6 @@ def model(client):
 def runs(client, model) -> dict:
     """Per input: the API's trace header and the torch model run forward on the same rows, with what it kept."""
     return {n: forward(model, client.get(f"/api/trace?input={n}").json()) for n in INPUTS}
-
-
-@torch.no_grad()
-def forward(model, doc: dict) -> dict:
-    src = torch.tensor([VOCAB.ids(doc["source_tokens"])])
-    tgt = torch.tensor([VOCAB.ids(doc["target_tokens"])])
-    seen = {}
-    enc0 = model.encoder_layers[0]
-    hooks = [enc0.sublayer[0].norm.register_forward_hook(lambda m, i, o: seen.update(sum=i[0][0], ln=o[0])),
-             enc0.self_attn.register_forward_pre_hook(lambda m, i: seen.update(x0=i[0])),
-             model.decoder_layers[-1].register_forward_hook(lambda m, i, o: seen.update(h=o[0]))]
-    model.eval()
-    logits = model(src, tgt)[0].double()
-    for h in hooks:
-        h.remove()
-    a = enc0.self_attn
-    q, k = (a.split_heads(lin(seen["x0"]))[0].double() for lin in (a.w_q, a.w_k))
-    return {"doc": doc, "src": doc["source_tokens"], "tgt": doc["target_tokens"], "logits": logits.numpy(),
-            "enc_w": enc0.self_attn.weights[0].double().numpy(), "q": q.numpy(), "k": k.numpy(),
-            "dec_self_w": model.decoder_layers[0].self_attn.weights[0].double().numpy(),
-            "cross_w": model.decoder_layers[-1].src_attn.weights[0].double().numpy(),
-            "x0": seen["x0"][0].double().numpy(), "sum": seen["sum"].double().numpy(),
-            "ln": seen["ln"].double().numpy(), "h": seen["h"].double().numpy()}
-
-
-def shown(text: str, value, fmt: str) -> bool:
-    """The cell says `value` in `fmt`, to its last digit (a float's last digit may round either way)."""
-    if value is None:
-        return text == "–"
-    if isinstance(value, str):
-        return text == value
-    if fmt in ("text", "int"):
-        return text == (str(value) if fmt == "text" else f"{value:,}".replace(",", "\u2009"))
-    m = re.fullmatch(r"(fixed|pct|sig)(\d)", fmt)
-    digits = int(m.group(2))
-    if m.group(1) == "sig":
-        return math.isclose(float(text.replace("·10^", "e")), value, rel_tol=0.5 * 10 ** (1 - digits) + 1e-9)
-    number, scale = (float(text.rstrip("%")), 100) if m.group(1) == "pct" else (float(text), 1)
-    return abs(number - scale * value) <= 0.5 * 10 ** -digits + 1e-6
-
-
-def check(fig: dict, expected: list[list], fmts: list[str]) -> None:
-    assert len(fig["rows"]) == len(expected), fig["title"]
-    for got, want in zip(fig["rows"], expected, strict=True):
-        assert len(got) == len(want) == len(fmts)
-        for text, value, fmt in zip(got, want, fmts, strict=True):
-            assert shown(text, value, fmt), (fig["title"], got, want)
-
-
-def softmax(z):
-    e = np.exp(z - z.max())
-    return e / e.sum()
 
 
 # ---- the pages, their links and their input -------------------------------------------------------
@@ -178,6 +98,40 @@ def test_a_typed_input_in_words_is_the_same_page_as_its_digits(client):
     assert figures_of(words) == figures_of(digits)
 
 
+def test_the_default_inputs_tables_are_rendered_for_a_reader_without_javascript(client):
+    from app.prerender import prerendered
+
+    ahead = prerendered("topics", client.app.state.service)["topics"]  # the page's module, run under Node
+    for slug in PAGE_TOPICS:
+        for url in (f"/topics/{slug}", f"/topics/{slug}?input={DEFAULT}"):
+            text = client.get(url).text
+            assert f'data-topic-tables="{slug}" data-state="rendered"' in text and "data-needs-js" not in text, url
+            figs = figures_of(text)
+            assert figs and figs == shown_tables(ahead[slug]), url
+            assert any(re.fullmatch(r"-?\d[\d.\u2009]*", c) for f in figs.values() for row in f["rows"] for c in row)
+
+
+def test_another_inputs_tables_are_left_to_the_page_script_and_the_page_says_so(client):
+    for slug in PAGE_TOPICS:
+        text = client.get(f"/topics/{slug}?input=731015").text
+        assert f'data-topic-tables="{slug}" data-state="pending"' in text and not figures_of(text), slug
+        said = re.search(r"<p class=\"deeper-needs-js\" data-needs-js>([^<]*)<a href=\"([^\"]+)\"", text)
+        assert said and "731\u2009015" in said.group(1) and "need JavaScript" in said.group(1), slug
+        assert said.group(2) == f"/topics/{slug}" and '<script type="module" src="/bundle/js/deeper.js">' in text
+    model_page = client.get("/topics/flops?input=731015").text  # the model's tables: the server's, for any input
+    assert figures_of(model_page) and "data-topic-tables" not in model_page and "deeper.js" not in model_page
+
+
+def test_the_page_topics_are_the_modules_and_every_topic_has_its_tables_somewhere(computed):
+    from app import pages, prerender
+    from article import topic_figures
+
+    assert set(computed[DEFAULT]) == set(PAGE_TOPICS)
+    assert set(PAGE_TOPICS) | set(topic_figures.TOPICS) == set(TOPICS) and not set(PAGE_TOPICS) & set(
+        topic_figures.TOPICS)
+    assert prerender.DEFAULT_INPUT == int(pages.DEFAULT_INPUT) == DEFAULT
+
+
 # ---- each topic's figures, recomputed ------------------------------------------------------------
 
 @pytest.mark.parametrize("n", INPUTS)
@@ -205,8 +159,12 @@ def test_embedding_rows_and_the_tied_output(pages, runs, model, n):
             for i in ("out.logits", node["out.logits"]["inputs"][0]))  # the trace's own float32 numbers
     tied = [[f"row {i}", VOCAB.tokens[k], r["logits"][i, k], r["h"][i] @ e[k], abs(z[i, k] - h[i] @ e[k])]
             for i, k in enumerate(written)]
-    check(figs["tied-output"], tied, ["text", "text", "fixed3", "fixed3", "sig2"])
+    # the difference is float32's rounding, of whichever engine computed the page's trace (the server's, the
+    # page's own for the default input's tables, rendered ahead): its size is checked, not its digits
+    check({**figs["tied-output"], "rows": [row[:-1] for row in figs["tied-output"]["rows"]]},
+          [row[:-1] for row in tied], ["text", "text", "fixed3", "fixed3"])
     assert max(row[-1] for row in tied) < 1e-4
+    assert all(float(row[-1].replace("·10^", "e")) < 1e-4 for row in figs["tied-output"]["rows"])
 
 
 @pytest.mark.parametrize("n", INPUTS)
@@ -222,11 +180,22 @@ def test_positional_encoding_rows(pages, runs, model, n):
     check(pages["positional-encoding", n]["pe-rows"], want, ["text"] * 3 + ["fixed3"] * 7)
 
 
+def worked(w: np.ndarray, src: list[str]) -> tuple[int, int]:
+    """The article's worked row (steps 6–9), by its rule written out: of all heads' rows of encoder 1's
+    self-attention, the one resting most on another word (not itself, not </s>); else the largest weight."""
+    best, found = (0, 0), -1.0
+    for h, rows in enumerate(w):
+        for i, row in enumerate(rows):
+            j = int(row.argmax())
+            if j != i and src[j] != "</s>" and row[j] > found:
+                best, found = (h, i), row[j]
+    return best if found >= 0 else np.unravel_index(int(w.max(-1).argmax()), w.shape[:2])
+
+
 @pytest.mark.parametrize("n", INPUTS)
 def test_the_worked_attention_row_and_its_heads(pages, runs, model, n):
     r = runs[n]
-    der = r["doc"]["derived"]
-    h, row, dk = der["worked_head"] - 1, der["worked_row"], model.cfg.d_k
+    (h, row), dk = worked(r["enc_w"], r["src"]), model.cfg.d_k
     dots = r["q"][h, row] @ r["k"][h].T
     w = r["enc_w"][h, row]
     assert np.allclose(w, softmax(dots / math.sqrt(dk)))
