@@ -2,7 +2,7 @@
 // Reads a job on stdin ({folder, index: {url: file}, cases: [{trace: its compact url, model: as asked}]}),
 // decodes each trace as the page does (static/js/compact.js) and adds the page's parts to it
 // (static/local/page_parts.js). Writes {cases: [{derived, scene}]} as JSON to the file named in `out`.
-/* global process */
+/* global TextDecoder */  // run by Node (tests/in_page.py)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeCompactTrace } from '../static/js/compact.js';

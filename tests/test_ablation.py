@@ -11,12 +11,12 @@ import orjson
 import pytest
 import torch
 
-from article.derived import derived_figures, with_figures
 from model.ablation import ablated, parse_ablation, parts
 from model.data import heldout_numbers
 from model.vocab import VOCAB
 from recorder import parameters, trace, weights_version
 from research.part_ablation import correct, has_und, score
+from tests.in_page import PageRequest, page_parts
 from tests.onnx_numpy import as_array, reexecute
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -173,34 +173,38 @@ def test_the_lens_after_the_first_layer_is_that_layers_output_through_e_transpos
         best = np.argsort(-row)[:len(top)]
         assert [p.piece for p in top] == VOCAB.tokens_of(best.tolist())
         assert np.allclose([p.p for p in top], row[best])
-    # the article's live line: each layer's argmax piece and its probability, position by position
-    said = derived_figures(t, model)["logit_lens"].split("; ")
-    assert len(said) == len(t.lens)
-    for la, line in zip(t.lens, said, strict=True):
-        p = t.node(la.probs).value
-        words = [f"{tok} ({p[r, i]:.2f})" for r, (tok, i) in
-                 enumerate(zip(VOCAB.tokens_of(t.node(la.tokens).value.tolist()), t.node(la.tokens).value))]
-        assert line == f"after decoder {la.layer + 1}: " + " ".join(words)
 
 
-def test_the_scene_draws_the_lens_in_its_own_stations_and_offers_every_part_as_a_switch(model, params):
-    from article.tour import load_tour
-    from scene import build_scene
+def test_the_articles_lens_line_names_each_layers_argmax_piece_and_its_probability(client):
+    """The page's live line, position by position, read against the served trace's own lens nodes."""
+    page = page_parts(client, ["731015"])[0]
+    nodes = {n["id"]: n for n in page["trace"]["nodes"]}
+    said = page["derived"]["logit_lens"].split("; ")
+    assert len(said) == len(page["trace"]["lens"])
+    for la, line in zip(page["trace"]["lens"], said, strict=True):
+        p = np.array(nodes[la["probs"]]["data"], dtype=np.float32).reshape(nodes[la["probs"]]["shape"])
+        chosen = nodes[la["tokens"]]["data"]
+        words = [f"{tok} ({p[r, i]:.2f})" for r, (tok, i) in enumerate(zip(VOCAB.tokens_of(chosen), chosen))]
+        assert line == f"after decoder {la['layer'] + 1}: " + " ".join(words)
 
-    t = trace(model, 42, params, ablation=["dec.1.cross.h3", "dec.0.ffn"])
-    scene = build_scene(t, model.cfg, params, load_tour())
-    lens_blocks = [b for b in scene.blocks if b.id.startswith("lens.")]
-    assert {b.id for b in lens_blocks} == set(scene.lens) and len(lens_blocks) == 3 * model.cfg.n_layers
-    assert {b.station for b in lens_blocks} == {f"lens.dec.{i}" for i in range(model.cfg.n_layers)}
-    assert [s.id for s in scene.switches] == [p.id for p in parts(model.cfg)]
-    assert [s.id for s in scene.switches if s.off] == ["dec.0.ffn", "dec.1.cross.h3"]
-    assert scene.block("dec.1.cross.h3.off").station == "dec.1.cross"
-    assert scene.block("dec.0.ffn.gate").station == "dec.0.ffn"
+
+def test_the_scene_draws_the_lens_in_its_own_stations_and_offers_every_part_as_a_switch(client, model):
+    off = "dec.1.cross.h3,dec.0.ffn"
+    page = page_parts(client, [PageRequest("42", ablate=off)])[0]
+    scene, trace_ = page["scene"], page["trace"]
+    blocks = {b["id"]: b for b in scene["blocks"]}
+    lens_blocks = [b for b in scene["blocks"] if b["id"].startswith("lens.")]
+    assert {b["id"] for b in lens_blocks} == set(scene["lens"]) and len(lens_blocks) == 3 * model.cfg.n_layers
+    assert {b["station"] for b in lens_blocks} == {f"lens.dec.{i}" for i in range(model.cfg.n_layers)}
+    assert [s["id"] for s in scene["switches"]] == [p.id for p in parts(model.cfg)]
+    assert trace_["ablation"] == ["dec.0.ffn", "dec.1.cross.h3"]
+    assert blocks["dec.1.cross.h3.off"]["station"] == "dec.1.cross"
+    assert blocks["dec.0.ffn.gate"]["station"] == "dec.0.ffn"
     # the lens's argmax is labelled with its own pieces, not the output's
-    first = VOCAB.tokens_of(t.node("lens.dec.0.tokens").value.tolist())
-    b = scene.block("lens.dec.0.tokens")
-    assert [la.text for la in scene.labels if la.role == "token" and la.x > b.x + b.w and b.y - b.rows < la.y < b.y] \
-        == first
+    first = VOCAB.tokens_of(next(n for n in trace_["nodes"] if n["id"] == "lens.dec.0.tokens")["data"])
+    b = blocks["lens.dec.0.tokens"]
+    assert [la["text"] for la in scene["labels"] if la["role"] == "token" and la["x"] > b["x"] + b["w"]
+            and b["y"] - b["rows"] < la["y"] < b["y"]] == first
 
 
 # ---- the committed table of the shipped model ------------------------------------------------------------
@@ -240,10 +244,9 @@ def test_the_api_traces_the_ablation_and_keeps_it_apart_in_cache_and_etag(client
     assert off.status_code == 200 and off.headers["etag"] != plain.headers["etag"]
     doc = off.json()
     assert doc["ablation"] == ["enc.0.ffn", "dec.1.cross.h3"]
-    assert [s["id"] for s in doc["scene"]["switches"] if s["off"]] == doc["ablation"]
     model = svc.translator.model
-    reference = as_json(with_figures(trace(model, 42, svc.params, svc.version, ablation=doc["ablation"]), model))
-    assert {k: v for k, v in doc.items() if k not in ("scene", "checkpoint", "weights_url")} == reference
+    reference = as_json(trace(model, 42, svc.params, svc.version, ablation=doc["ablation"]))
+    assert {k: v for k, v in doc.items() if k not in ("model", "checkpoint", "weights_url")} == reference
     same = client.get("/api/trace", params={"input": "forty-two", "ablate": "dec.1.cross.h3, enc.0.ffn"})
     assert same.content == off.content  # any spelling and order: one cached trace
     stream = client.get("/api/trace/stream", params={"input": "42", "ablate": "enc.0.ffn,dec.1.cross.h3"})
@@ -269,11 +272,15 @@ def test_bad_ablations_get_422_naming_the_accepted_forms_and_change_nothing(clie
 
 
 def test_the_page_keeps_the_ablation_in_its_live_numbers(client, table):
+    """The page asked for a part switched off computes its numbers from the ablated trace: the article's
+    German is the broken model's (the server renders the default input's and leaves the rest to the page)."""
     part = "dec.0.cross.h3"
     number = broken_number(table, part, und=True)
     page = client.get("/", params={"input": str(number), "ablate": part})
-    broken = client.get("/api/trace", params={"input": str(number), "ablate": part}).json()
-    assert page.status_code == 200 and broken["derived"]["german"] in page.text
+    computed = page_parts(client, [PageRequest(str(number), ablate=part)])[0]
+    broken = computed["trace"]["input"]
+    assert not broken["correct"] and computed["derived"]["german"] == broken["german"]
+    assert page.status_code == 200 and 'class="article-page live-pending"' in page.text
     bad = client.get("/", params={"input": "42", "ablate": "dec.9.self"})
     assert bad.status_code == 200 and "cannot switch off" in bad.text
 

@@ -20,9 +20,7 @@ import pytest
 from app.schemas import ServedTraceHeader, TraceStreamHeader, weights_url
 from app.serialize import dumps
 from app.trace_bytes import COMPACT_FORMAT, CachedTrace
-from article.derived import with_figures
 from recorder import trace
-from scene import build_scene
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPACT = {"Accept": "application/vnd.anatomy.trace"}
@@ -100,9 +98,8 @@ def test_a_refused_compact_request_answers_json(client, params):
 @pytest.mark.parametrize("number", [42, 731015])
 def test_the_json_body_and_stream_lines_made_from_the_compact_form_are_byte_for_byte_the_old_ones(svc, number):
     model = svc.translator.model
-    t = with_figures(trace(model, number, svc.params, svc.version), model)
-    header = ServedTraceHeader.of(t.header(), scene=build_scene(t, model.cfg, svc.params, svc.tour),
-                                  checkpoint=None, weights_url=weights_url(svc.name, None))
+    t = trace(model, number, svc.params, svc.version)
+    header = ServedTraceHeader.of(t.header(), model=svc.name, checkpoint=None, weights_url=weights_url(svc.name, None))
     entry = CachedTrace.build(header, t.nodes)
     nodes = [dumps(n.to_json()) for n in t.nodes]
     assert entry.body == dumps(header)[:-1] + b',"nodes":[' + b",".join(nodes) + b"]}"
