@@ -10,7 +10,7 @@
 import { exercises } from "./exercises.js";
 import { teachingFigures } from "./lessons.js";
 import { lossFigures } from "./loss.js";
-import { argmax, argmin, mean, std } from "./numpy.js";
+import { argmax, argmin, mean, std } from "./reductions.js";
 import { sentences } from "./sentences.js";
 import { crossMean, nodesOf } from "./tensors.js";
 
@@ -50,7 +50,7 @@ export function derivedFigures(trace, recipe) {
     source_tokens: trace.source_tokens, target_tokens: trace.target_tokens, output_tokens: trace.output_tokens,
     n_source: trace.source_tokens.length, n_target: trace.target_tokens.length,
     first_token: trace.source_tokens[0],
-    first_token_mean: mean(firstSum, true), first_token_std: std(firstSum, true),
+    first_token_mean: mean(firstSum), first_token_std: std(firstSum),
     ffn_zero_fraction: hidden.filter((x) => x === 0).length / hidden.length,
     ...outputFigures(trace, t, recipe, say),
     ...teachingFigures(trace, t, recipe, say),

@@ -4,7 +4,7 @@
 // parameters alone, so the recipe brings it made.
 import { chooseWorked } from "./lessons.js";
 import { lossFigures } from "./loss.js";
-import { argmax, argmin, max, norm, softmax, sum } from "./numpy.js";
+import { argmax, argmin, max, norm, softmax, sum } from "./reductions.js";
 
 const cell = (id, row, col) => ({ id, row, col });
 const indices = (values, keep) => values.flatMap((x, i) => keep(x) ? [i] : []);

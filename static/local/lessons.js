@@ -1,8 +1,8 @@
 // The teaching steps' live figures (article/lessons.py teaching_figures): the worked attention row of steps
 // 6–9, chosen by the same rule (choose_worked), step 14's decoder pairs, step 16's reordering, and the
 // encoder's first sub-layer's sizes.
-import { argmax, argmin, max, mean, norm, softmax, std } from "./numpy.js";
-import { pythonRound } from "./sentences.js";
+import { argmax, argmin, max, mean, norm, softmax, std } from "./reductions.js";
+import { formatNumber } from "../js/format.js";
 import { crossMean } from "./tensors.js";
 
 const pairs = (say, tokens, values, digits = 3) => say.listed(digits === 3 ? "pairs" : "pairs_2",
@@ -91,7 +91,7 @@ function layoutFigures(trace, t, recipe, say) {
   if (t.has(n.scaled)) {  // the paper's embedding: √d·E[token] + PE
     const pe = t.tensor(t.node(n.x0).inputs[1]).rows();
     figures.scaled_row_norms = pairs(say, trace.source_tokens, rowNorms(t.tensor(n.scaled).rows()), 2);
-    figures.pe_row_norm = pythonRound(mean(rowNorms(pe)), 4);
+    figures.pe_row_norm = Number(formatNumber(mean(rowNorms(pe)), "fixed4"));
   }
   if (t.has(n.first_ln)) {  // post-LN: the first sub-layer's LayerNorm output
     const row = t.tensor(n.first_ln).row(0);

@@ -1,6 +1,6 @@
 // Step 20's figures (article/loss.py loss_figures): each decoder row's smoothed target beside the model's p,
 // the row's loss while it reads the reference, and the sums over those rows.
-import { max, sum } from "./numpy.js";
+import { max, sum } from "./reductions.js";
 
 /** q over the vocabulary for one position: ε/V everywhere, plus 1 − ε on the reference piece. */
 function smoothedTarget(reference, size, eps) {

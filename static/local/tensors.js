@@ -1,7 +1,6 @@
 // A trace's nodes as the live figures read them: each value the float32 the server computed (a float32
 // node's data is a Float32Array, −∞ as −Infinity: static/js/compact.js), rows as plain arrays of numbers
 // (true and false as 1 and 0), so that a figure may map them to anything.
-import { f32 } from "./numpy.js";
 
 /** The trace's nodes by id: has(id), node(id) (as sent), tensor(id) → {shape, data, row(i), rows(), at(i, j)}. */
 export function nodesOf(trace) {
@@ -28,11 +27,10 @@ export function nodesOf(trace) {
   return { has: (id) => byId.has(id), node, tensor };
 }
 
-/** The last decoder layer's cross-attention weights averaged over its heads, in float32 as numpy does. */
+/** The last decoder layer's cross-attention weights averaged over its heads. */
 export function crossMean(t, ids) {
   const heads = ids.map((id) => t.tensor(id).data);
-  const total = heads[0].map((_, i) => heads.reduce((acc, h) => f32(acc + h[i]), 0));
   const width = t.tensor(ids[0]).shape.at(-1);
-  const meanOf = total.map((x) => f32(x / heads.length));
+  const meanOf = heads[0].map((_, i) => heads.reduce((acc, h) => acc + h[i], 0) / heads.length);
   return Array.from({ length: meanOf.length / width }, (_, r) => meanOf.slice(r * width, (r + 1) * width));
 }

@@ -14,7 +14,7 @@
 // string or null (printed as a dash).
 import { chooseWorked } from "./lessons.js";
 import { lossFigures } from "./loss.js";
-import { argmax, argmin, max, mean, norm, softmax, std, sum } from "./numpy.js";
+import { argmax, argmin, max, mean, norm, softmax, std, sum } from "./reductions.js";
 import { sentences } from "./sentences.js";
 import { nodesOf } from "./tensors.js";
 
