@@ -1,5 +1,5 @@
-"""GET /api/live: the recipe of the article's live figures (article/recipe.py), for a client that computes a
-trace's `derived` block itself (issue 25: static/local/derived.js, from the trace it computed in the browser).
+"""GET /api/live: the recipe of the article's live figures (article/recipe.py), for the page, which computes a
+trace's figures itself (static/local/derived.js), whether the server or the page ran the network.
 
 One document per model (?model=, checked by app/deps.py's `ChosenModelDep`; a bad name is a 422 JSON error),
 built on first asking and kept; its ETag is the weights version, so a client's copy is revalidated with 304.
@@ -27,7 +27,7 @@ _bodies: dict[str, bytes] = {}  # by weights version: the recipe's JSON body
 
 
 class LiveRecipe(Document):
-    """What a client needs to compute a trace's live figures (the trace's `derived`) from its nodes."""
+    """What a client needs to compute a trace's live figures from its nodes."""
 
     format: str = Field(description=RECIPE_FORMAT)
     nodes: dict[str, Any] = Field(description="the ids of the nodes the figures read: single nodes, each "
@@ -36,12 +36,12 @@ class LiveRecipe(Document):
     names: dict[str, str] = Field(description="the reader's name of each block a question names, by id")
     constants: dict[str, Any] = Field(description="ε_ls, the tie, d_model, d_k, heads, dropout, the end marker, "
                                                   "the vocabulary, the pieces step 16 looks for")
-    parameters_exercise: dict[str, Any] = Field(description="step 25's exercise, which the parameters alone "
-                                                            "answer (the same for every input)")
+    parameters: dict[str, Any] = Field(description="step 25's station and its tensors (id, the article's "
+                                                   "symbol, size), which the question counts")
     sentences: dict[str, str | dict[str, str]] = Field(
-        description="every sentence of the figures (article/sentences.py): a template with {name}, "
-                    "{name:.Nm} (N decimals, a true minus), {name:.Nf} or {name:g} (Python's formats); a list "
-                    "is {item, sep}")
+        description="every sentence of the figures (article/sentence_table.py): a template with {name}, "
+                    "{name:.Nm} (N decimals, a true minus), {name:.Nf} (N decimals) or {name:g} (six "
+                    "significant digits); a list is {item, sep}")
     topics: dict[str, Any] = Field(description="what the go-deeper pages' tables for one input read "
                                                "(static/local/topic_tables.js): node ids and constants")
 

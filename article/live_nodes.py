@@ -1,6 +1,6 @@
-"""The trace nodes the article's live figures read (article/derived.py and the modules it reads), named once:
-the figures read them here, and /api/live (article/recipe.py) sends them to the browser, which computes the
-same figures (static/local/derived.js) knowing no id."""
+"""The trace nodes the article's live figures read, named once: /api/live (article/recipe.py) sends them to the
+page, which computes the figures (static/local/derived.js) knowing no id, and the scene's structure names the
+worked row's blocks by the same ids (scene/structure.py)."""
 
 from __future__ import annotations
 
@@ -26,3 +26,16 @@ def last_cross(n_layers: int) -> str:
 def last_cross_weights(n_layers: int, n_heads: int) -> list[str]:
     """Each head's weights of the last decoder layer's cross-attention."""
     return [ids.head_id(last_cross(n_layers), h, "weights") for h in range(n_heads)]
+
+
+def worked_blocks(station: str = WORKED_STATION, head: int = 0) -> dict[str, str]:
+    """The trace nodes of the worked row: the head's columns of Q, K and V, its scores, weights and output."""
+    p = f"{station}.h{head}"
+    return {"q": f"{station}.q.h{head}", "k": f"{station}.k.h{head}", "v": f"{station}.v.h{head}",
+            "scores": f"{p}.scores", "weights": f"{p}.weights", "out": f"{p}.out", "v_full": f"{station}.v"}
+
+
+def head_weight_ids(t, station: str = WORKED_STATION) -> list[str]:
+    """The weights nodes of every head of a self-attention sub-layer, head by head."""
+    return sorted((n.id for n in t.nodes if n.id.startswith(f"{station}.h") and n.id.endswith(".weights")),
+                  key=lambda i: int(i[len(station) + 2:].split(".")[0]))

@@ -1,24 +1,32 @@
-"""The recipe of the article's live figures, one document per model (GET /api/live): what the browser needs
-to compute a trace's `derived` block itself (static/local/derived.js) while knowing no id, no fact about the
-model and no sentence. It names the nodes the figures read (article/live_nodes.py), the reader's names of the
-blocks the exercises ask about, the constants (ε, the tie, the shape numbers the questions quote, the
-vocabulary, the pieces the reordering figures look for), the one exercise that depends on the parameters
-alone (step 25's count), the sentence table (article/sentences.py) that Python formats from too, and what the
-"go deeper" pages' tables for one input read (static/local/topic_tables.js): their nodes and constants."""
+"""The recipe of the article's live figures, one document per model (GET /api/live): what the page needs to
+compute a trace's live figures itself (static/local/derived.js, the one place they are computed) while knowing
+no id, no fact about the model and no sentence. It names the nodes the figures read (article/live_nodes.py),
+the reader's names of the blocks the exercises ask about, the constants (ε, the tie, the shape numbers the
+questions quote, the vocabulary, the pieces the reordering figures look for), the tensors step 25's count
+reads, the sentence table (article/sentence_table.py), and what the "go deeper" pages' tables for one input
+read (static/local/topic_tables.js): their nodes and constants."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from article import live_nodes as at
-from article.exercises import TIE, station_parameters
-from article.lessons import UND, UNITS_BEFORE_UND, worked_blocks
-from article.loss import EPSILON
-from article.sentences import SENTENCES
+from article.live_nodes import worked_blocks
+from article.sentence_table import SENTENCES
 from model import ids
+from model.train import TrainConfig
 from model.transformer import NORM_EPSILON, EncoderDecoder
 from model.vocab import EOS, VOCAB
 from recorder import parameters
 
-RECIPE_FORMAT = "anatomy-live/1"
+RECIPE_FORMAT = "anatomy-live/2"
+EPSILON = TrainConfig().label_smoothing  # ε_ls of the shipped recipe (training_log.json says the same)
+TIE = 0.005  # a weight within this of a row's largest counts as its largest too (the stage cannot tell them apart)
+UND = "und"  # the German piece that joins a unit to its tens: ein und zwanzig
+# the unit pieces written before "und" and the English word each translates
+UNITS_BEFORE_UND = {"eins": "one", "ein": "one", "zwei": "two", "drei": "three", "vier": "four", "fünf": "five",
+                    "sechs": "six", "sieben": "seven", "acht": "eight", "neun": "nine"}
+SYMBOLS = {"gamma": "γ", "beta": "β"}  # parameters the article writes as a Greek letter
 
 
 def _nodes(n_layers: int, n_heads: int) -> dict:
@@ -57,6 +65,20 @@ def _topics(n_layers: int) -> dict:
                                           "pe_columns": PE_COLUMNS}}
 
 
+def _symbol(role: str) -> str:
+    """W_q → W^Q, b_o → b^O, gamma → γ: a parameter as the article writes it."""
+    head, _, tail = role.partition("_")
+    return SYMBOLS.get(role, f"{head}^{tail.upper()}" if tail else role)
+
+
+def station_parameters(params: dict[str, np.ndarray], n_layers: int) -> dict:
+    """Step 25's question is about the last decoder layer's cross-attention: its tensors, as data (the page
+    counts them and says the question, static/local/exercises.js)."""
+    station = at.last_cross(n_layers)
+    return {"station": station, "tensors": [{"id": k, "symbol": _symbol(ids.parse(k).role), "size": int(v.size)}
+                                            for k, v in params.items() if ids.parse(k).station == station]}
+
+
 def live_recipe(model: EncoderDecoder) -> dict:
     """The recipe for traces of `model` (its training snapshots share its shapes, so its recipe)."""
     cfg = model.cfg
@@ -66,6 +88,6 @@ def live_recipe(model: EncoderDecoder) -> dict:
         "constants": {"label_smoothing": EPSILON, "tie": TIE, "d_model": cfg.d_model, "d_k": cfg.d_k,
                       "n_heads": cfg.n_heads, "dropout": cfg.dropout, "eos": EOS, "und": UND,
                       "units_before_und": UNITS_BEFORE_UND, "vocabulary": list(VOCAB.tokens)},
-        "parameters_exercise": station_parameters(parameters(model), cfg.n_layers),
+        "parameters": station_parameters(parameters(model), cfg.n_layers),
         "sentences": SENTENCES, "topics": _topics(cfg.n_layers),
     }

@@ -1,7 +1,7 @@
-// Issue 24's "predict, then reveal" questions about the reader's input (article/exercises.py), each answered
-// from the trace: the question, the right values, the answer said, why, and the cell that is the evidence.
-// Asked only of the paper's layout (a trace with the scaled embedding); step 25's count depends on the
-// parameters alone, so the recipe brings it made.
+// The "predict, then reveal" questions about the reader's input, each answered from the trace: the question,
+// the right values, the answer said, why, and the cell that is the evidence. Asked only of the paper's layout
+// (a trace with the scaled embedding); step 25's count reads the parameters' sizes, which the recipe sends.
+import { formatNumber } from "../js/format.js";
 import { chooseWorked } from "./lessons.js";
 import { lossFigures } from "./loss.js";
 import { argmax, argmin, max, norm, softmax, sum } from "./reductions.js";
@@ -164,6 +164,17 @@ function dropoutScale(ctx) {
   return numberQuestion(say, 22, "dropout", q, why, ans, Math.max(0.01, 0.01 * Math.abs(ans)), cell(block, 0, 0));
 }
 
+/** Step 25: how many parameters a station holds, counted from its tensors' sizes (the recipe's `parameters`). */
+function parameterCount(ctx) {
+  const { say, recipe } = ctx, { station, tensors } = recipe.parameters;
+  const total = sum(tensors.map((x) => x.size)), count = formatNumber(total, "int");
+  const q = say.say("parameters_question", { station: ctx.name(station) });
+  const sizes = say.listed("parameters_sizes", tensors.map((x) => ({ symbol: x.symbol,
+    size: formatNumber(x.size, "int") })));
+  const why = say.say("parameters_why", { sizes, total: count });
+  return numberQuestion(say, 25, "parameters", q, why, total, 0, cell(tensors[0].id, 0, 0), count);
+}
+
 /** Every exercise for the trace, in the order of the steps; none for a trace of another layout. */
 export function exercises(trace, t, recipe, say) {
   if (!t.has(recipe.nodes.scaled)) return [];
@@ -173,5 +184,5 @@ export function exercises(trace, t, recipe, say) {
   const worked = chooseWorked(trace, t, recipe);
   return [scale(ctx), queryPeak(ctx, worked), weightsPeak(ctx, worked), unscaled(ctx, worked),
     nearestValue(ctx, worked), reluZero(ctx), maskFirst(ctx), crossFirst(ctx), firstProbability(ctx), turns(ctx),
-    smoothedOrPlain(ctx), dropoutScale(ctx), recipe.parameters_exercise];
+    smoothedOrPlain(ctx), dropoutScale(ctx), parameterCount(ctx)];
 }

@@ -1,13 +1,12 @@
-"""Every sentence the article's live figures say (article/derived.py and the modules it reads), as data:
-Python formats them here (`say`, `listed`), and the browser formats the same table, which /api/live sends
-(static/local/sentences.js), so no sentence is written twice.
+"""Every sentence the article's live figures say, as data: /api/live sends the table (article/recipe.py), and
+the page fills it in (static/local/sentences.js), the one place it is filled.
 
-A template's placeholders (nothing else of Python's format language is used):
+A template's placeholders (checked here, so that a template the page cannot fill fails at import):
 
     {name}       the value as text (a string, or an int)
-    {name:.Nm}   a number with N decimals and a true minus sign: the page's way (lessons.num)
-    {name:.Nf}   Python's own fixed format (a hyphen-minus), as the figures first printed losses
-    {name:g}     Python's general format (a rate such as 0.1)
+    {name:.Nm}   a number with N decimals and a true minus sign
+    {name:.Nf}   a number with N decimals (a hyphen-minus)
+    {name:g}     six significant digits (a rate such as 0.1)
 
 A list entry is {"item": template, "sep": text}: each item formatted with its own values, joined by sep.
 """
@@ -15,7 +14,6 @@ A list entry is {"item": template, "sep": text}: each item formatted with its ow
 from __future__ import annotations
 
 import re
-import string
 
 PLACEHOLDER = re.compile(r"\{(\w+)(?::(\.\d[mf]|g))?\}")  # what a template may hold, and nothing else in braces
 
@@ -151,32 +149,3 @@ def _check(template: str) -> str:
 
 for _entry in SENTENCES.values():
     _check(_entry if isinstance(_entry, str) else _entry["item"])
-
-
-class _Formatter(string.Formatter):
-    def format_field(self, value: object, spec: str) -> str:
-        if spec.endswith("m"):  # the page's number: fixed decimals, a true minus sign
-            return f"{value:.{spec[1:-1]}f}".replace("-", "\u2212")
-        return format(value, spec)
-
-
-_FORMATTER = _Formatter()
-
-
-def fill(template: str, values: dict) -> str:
-    """A template with its placeholders filled in."""
-    return _FORMATTER.vformat(template, (), values)
-
-
-def say(entry: str, /, **values: object) -> str:
-    """The sentence `entry` of the table with its placeholders filled in."""
-    template = SENTENCES[entry]
-    assert isinstance(template, str), f"{entry} is a list: use `listed`"
-    return fill(template, values)
-
-
-def listed(entry: str, items: list[dict], /) -> str:
-    """The list `entry` of the table: each of `items` (a dict of the item's values) formatted, then joined."""
-    table = SENTENCES[entry]
-    assert isinstance(table, dict), f"{entry} is a sentence: use `say`"
-    return table["sep"].join(fill(table["item"], item) for item in items)
