@@ -90,6 +90,7 @@ ADDED_KEYS: list[str] = [
     "scene.steps.*.parts",  # issue 21 item 1: the parts of a step a phone's stage frames (and their windows)
     "scene.blocks.*.rows_named_by",  # issue 21 item 1: rows the token labels of an ids column beside them name
     "derived.exercises",  # issue 24 item 1: predict, then reveal; each step's question about the input, answered
+    "scene.blocks.*.part", "scene.labels.*.part",  # session 13: a gate's block and label name its part
 ]
 
 
@@ -169,7 +170,13 @@ REPINNED_ISSUE_21 = ("the worked row chosen from the trace; views keep room for 
 # 9's subject is the weights, outputs and V (steps[9].subject, lit, view; its scores lit) and its parts put the
 # worked head over its columns of V
 REPINNED_ISSUE_21_V = "the heads stand over V; step 9's view holds V"
-REPINNED = {case_key(*c): "; ".join(filter(None, (REPINNED.get(case_key(*c)), REPINNED_ISSUE_21, REPINNED_ISSUE_21_V)))
+# Pinned again in session 13 (25 of 25 cases: header, derived and nodes equal to the pin before): a shape's
+# structure is the same whatever parts are switched off, every part's gate (part.gate, part.off) keeping its
+# place in it (scene/gates.py), so scene_blocks lists every part's two gate blocks in every case, the blocks
+# above a gate stand higher, and with them the labels, connectors, switches and views move (the scene's hash)
+REPINNED_GATES = "every part's gate keeps its place in the structure, drawn only while the part is off"
+REPINNED = {case_key(*c): "; ".join(filter(None, (REPINNED.get(case_key(*c)), REPINNED_ISSUE_21, REPINNED_ISSUE_21_V,
+                                                  REPINNED_GATES)))
             for c in CASES}
 
 
