@@ -4,7 +4,8 @@ tower on the right, each station over the one before it.
 
 One layout serves every config: each station names every tensor any config can give it (a pre-norm or a
 post-norm, rotary's tables and rotated Q and K, SwiGLU's gate and up projection, an untied output, the
-gates of a part switched off), and a tensor the model lacks takes no room.
+gates of the parts a reader may switch off, whose places every structure keeps: scene/gates.py), and a tensor
+the model lacks takes no room.
 """
 
 from __future__ import annotations
@@ -49,13 +50,13 @@ def _embedding(side: str, cfg: Config) -> Node:
 def _attention(p: str, heads: int) -> Node:
     """SPEC §5.1, bottom → top: a pre-norm, if any; W^Q W^K W^V under Q K V (head slices with gaps, the
     rotated Q and K above them); per head the scores, the masked scores, the softmax and the head's output
-    (and its zero gate when switched off), the heads standing over V, flush with its right edge, so that a
+    (and the product and zero gate that switch it off), the heads standing over V, flush with its right edge, so that a
     head's weights and the value rows they weight are one view (step 9); Concat under W^O under the
     projection (and the sub-layer's gate); the residual sum, then a post-norm."""
     proj = [V([B(ids.join(p, f"W_{m}")), B(ids.join(p, f"b_{m}")), B(ids.join(p, m)), B(ids.join(p, m, "rot"))])
             for m in "qkv"]
     per_head = [V([B(ids.head_id(p, i, k)) for k in ("scores", "masked", "weights", "out", "off", "gate")])
-                for i in range(heads)]  # off and gate: only when the head is switched off
+                for i in range(heads)]  # off and gate: drawn only while the head is switched off
     return V([
         _norm(p, "norm"),
         H(proj),
@@ -80,7 +81,7 @@ def _feed_forward(p: str) -> Node:
 
 
 def _switch(p: str) -> Node:
-    """A sub-layer switched off: its zero gate beside the zeroed branch (absent otherwise)."""
+    """A sub-layer's zero gate beside its zeroed branch (drawn only while it is switched off)."""
     return H([B(ids.join(p, "gate")), B(ids.join(p, "off"))], gap=2)
 
 
