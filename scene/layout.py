@@ -61,7 +61,7 @@ def _attention(p: str, heads: int) -> Node:
         _norm(p, "norm"),
         H(proj),
         R(H(per_head, gap=HEAD_COL_GAP)),
-        V([B(ids.join(p, k)) for k in ("concat", "W_o", "b_o", "proj")] + [_switch(p)]),
+        V([B(ids.join(p, k)) for k in ("concat", "W_o", "b_o")] + [_switched(B(ids.join(p, "proj")), p)]),
         V([B(ids.join(p, "sum")), _norm(p, "ln")]),
     ])
 
@@ -75,14 +75,16 @@ def _feed_forward(p: str) -> Node:
         _norm(p, "norm"),
         H([V([B(at(k)) for k in ("W_1", "b_1", "hidden_pre", "sigmoid", "silu")]),
            V([B(at(k)) for k in ("W_3", "b_3", "up")])], align="top"),
-        V([B(at(k)) for k in ("hidden", "W_2", "b_2", "out")] + [_switch(p), B(at("sum"))]),
+        V([B(at(k)) for k in ("hidden", "W_2", "b_2")] + [_switched(B(at("out")), p), B(at("sum"))]),
         _norm(p, "ln"),
     ])
 
 
-def _switch(p: str) -> Node:
-    """A sub-layer's zero gate beside its zeroed branch (drawn only while it is switched off)."""
-    return H([B(ids.join(p, "gate")), B(ids.join(p, "off"))], gap=2)
+def _switched(output: Node, p: str) -> Node:
+    """A sub-layer's output with, at its right, its zero gate and the zeroed branch (drawn only while the
+    sub-layer is switched off): in the output's row, so that their kept place makes no station taller and
+    a view of the output and the residual sum over it (steps 13 and 22) frames them as closely as before."""
+    return H([output, H([B(ids.join(p, "gate")), B(ids.join(p, "off"))], gap=2)])
 
 
 def _lens(layer: int) -> Node:
