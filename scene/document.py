@@ -140,7 +140,7 @@ class Scene:
     bounds: list[float]
     overview: View
     steps: list[SceneStep]
-    cells: int
+    cells: int  # of every block, the gates' kept places included (a trace with every part on draws fewer)
     # what the inspector calls row i of a block whose rows stand for an axis; rows count from 0 everywhere,
     # and a decoder row is named by what it reads and what it writes
     row_names: dict[str, list[str]] = field(default_factory=dict)

@@ -173,7 +173,8 @@ REPINNED_ISSUE_21_V = "the heads stand over V; step 9's view holds V"
 # Pinned again in session 13 (25 of 25 cases: header, derived and nodes equal to the pin before): a shape's
 # structure is the same whatever parts are switched off, every part's gate (part.gate, part.off) keeping its
 # place in it (scene/gates.py), so scene_blocks lists every part's two gate blocks in every case, the blocks
-# above a gate stand higher, and with them the labels, connectors, switches and views move (the scene's hash)
+# above a head's gate stand higher (a sub-layer's stands beside its output), and with them the labels,
+# connectors, switches and views move (the scene's hash)
 REPINNED_GATES = "every part's gate keeps its place in the structure, drawn only while the part is off"
 REPINNED = {case_key(*c): "; ".join(filter(None, (REPINNED.get(case_key(*c)), REPINNED_ISSUE_21, REPINNED_ISSUE_21_V,
                                                   REPINNED_GATES)))
