@@ -1,5 +1,5 @@
-"""GET /site/scene/<model>/<file>: the scene structures and ablation patches the static build writes
-(app/site_scenes.py: <n>-<m>.json.gz, <n>-<m>.parts.json.gz, ablation.json.gz),
+"""GET /site/scene/<model>/<file>: the scene structures the static build writes (app/site_scenes.py: per source
+length <n>.json.gz, per shape <n>-<m>.diff.json.gz; the same whatever parts are switched off),
 answered by the served app at the very same URL with the same bytes, so that the served page, once the
 server is cut, builds a new input's scene in the browser as the static page does (static/js/api.js
 keepForOffline keeps the structure of the loaded input's shape; static/local/scene_source.js reads it).

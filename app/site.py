@@ -17,9 +17,9 @@ Where a thing lies in DIR:
   parameters sorted by name (none: index), .bin for a binary body (the weights as safetensors);
   static/js/site.js `sitePath` is the same rule (tests/test_site.py holds them equal);
 - a scene structure (scene/structure.py) at /site/scene/<model>/<n>-<m>.diff.json.gz, gzip, as its difference
-  from the base of its source length (<n>.json.gz: app/json_diff.py), and its ablation patch
-  (scene/ablated.py) as <n>-<m>.parts.json.gz and the model's ablation.json.gz (app/site_scenes.py; the served
-  app answers the same URLs: app/scene_route.py);
+  from the base of its source length (<n>.json.gz: app/json_diff.py), one per shape whatever parts are
+  switched off (every part's gate has its place: scene/gates.py; app/site_scenes.py; the served app answers
+  the same URLs: app/scene_route.py);
 - what was built, with sizes, in /site/index.json.
 
 Every GET route of the app is a page, a document, a mounted folder, or named in SERVER_ONLY with why

@@ -1,15 +1,13 @@
 """The static build's scene structures (issue 25 part 2, scene/structure.py), gzipped JSON under
 /site/scene/<model>/: per source length n the structure of (n, BASE_ROWS) in full (<n>.json.gz, ~18 KB), and
 per graph shape (n source pieces, m decoder rows) its structure as a generic difference from that base
-(<n>-<m>.diff.json.gz, ~3.5 KB: app/json_diff.py, applied in the browser by static/local/json_diff.js), and the
-shape's ablation patch (scene/ablated.py ablation_patch_document), which the browser applies when parts are
-switched off: its `parts` (the gates' blocks, whose shapes follow n and m) at <n>-<m>.parts.json.gz, the rest
-(layout tree, anchors, steps, measures: the model's, the same in every shape) once per model at
-ablation.json.gz (the build checks that every shape gives the same bytes). The served app answers the same
-URLs with the same bytes (app/scene_route.py).
+(<n>-<m>.diff.json.gz, ~3.5 KB: app/json_diff.py, applied in the browser by static/local/json_diff.js). A
+structure is the same whatever parts are switched off (every part's gate has its place: scene/gates.py), so
+these are all the page needs with parts off too. The served app answers the same URLs with the same bytes
+(app/scene_route.py).
 
 A full build makes about a thousand (every length the limit allows, for both models: snapshots and
-switched-off parts write any), 40–70 ms of a core each, so they are made in worker processes, each
+switched-off parts write any), 50–80 ms of a core each, so they are made in worker processes, each
 loading the models itself (spawned, not forked: torch's thread pool does not survive a fork); a quick
 build of a few lengths is made in this process, where a worker's start-up (~5 s) would cost more.
 """
@@ -28,18 +26,14 @@ from app.serialize import dumps
 PARALLEL_FROM = 64  # shapes: fewer are made in this process
 MAX_WORKERS = 4
 
-
-ABLATION_FILE = "ablation.json.gz"  # the ablation patch less its parts: the same for every shape of a model
-# a shape's structure as its difference from its source length's base (the structure at m = BASE_ROWS: json_diff);
-# its ablation patch's parts (their blocks' shapes)
-STRUCTURE, PARTS = ".diff.json.gz", ".parts.json.gz"
+# a shape's structure as its difference from its source length's base (the structure at m = BASE_ROWS: json_diff)
+STRUCTURE = ".diff.json.gz"
 BASE_ROWS = 1
 
 
-def scene_path(model: str, n: int, m: int, kind: str = STRUCTURE) -> str:
-    """Where the scene structure of one graph shape (source length n, m decoder rows) of `model` lies, or
-    (kind PARTS) the parts of its ablation patch (scene/ablated.py ablation_patch_document)."""
-    return f"/site/scene/{model}/{n}-{m}{kind}"
+def scene_path(model: str, n: int, m: int) -> str:
+    """Where the scene structure of one graph shape (source length n, m decoder rows) of `model` lies."""
+    return f"/site/scene/{model}/{n}-{m}{STRUCTURE}"
 
 
 def base_path(model: str, n: int) -> str:
@@ -47,34 +41,25 @@ def base_path(model: str, n: int) -> str:
     return f"/site/scene/{model}/{n}.json.gz"
 
 
-def ablation_path(model: str) -> str:
-    """Where the rest of `model`'s ablation patch lies (layout tree, anchors, steps, measures: no shape's own)."""
-    return f"/site/scene/{model}/{ABLATION_FILE}"
-
-
 class NoSceneFile(LookupError):
     """A scene file name the build writes no file under (the route answers 404)."""
 
 
 def file_of_name(model: str, file: str) -> tuple[str, int, int]:
-    """What the build writes at /site/scene/<model>/<file>: (STRUCTURE or PARTS, n, m) of a shape scene/structure.py
-    `shapes_of` lists, or ("ablation", n, m) of the model's first shape (each gives the same), or NoSceneFile;
-    the model is a shipped one's name (checked by the caller)."""
+    """What the build writes at /site/scene/<model>/<file>: ("base", n, BASE_ROWS) or (STRUCTURE, n, m) of a
+    shape scene/structure.py `shapes_of` lists, or NoSceneFile; the model is a shipped one's name (checked by
+    the caller)."""
     from scene.structure import shapes_of
 
     shapes = shapes_of(model)
-    if file == ABLATION_FILE:
-        return ("ablation", *shapes[0])
     if file.removesuffix(".json.gz").isdigit() and (int(file.removesuffix(".json.gz")), BASE_ROWS) in shapes:
         return "base", int(file.removesuffix(".json.gz")), BASE_ROWS
-    for kind in (PARTS, STRUCTURE):  # PARTS first: a parts file's name ends as a structure's does
-        head, sep, tail = file.removesuffix(kind).partition("-")
-        if file.endswith(kind) and sep and head.isdigit() and tail.isdigit() and (int(head), int(tail)) in shapes:
-            return kind, int(head), int(tail)
+    head, sep, tail = file.removesuffix(STRUCTURE).partition("-")
+    if file.endswith(STRUCTURE) and sep and head.isdigit() and tail.isdigit() and (int(head), int(tail)) in shapes:
+        return STRUCTURE, int(head), int(tail)
     ns = sorted({n for n, _ in shapes})
-    raise NoSceneFile(f"no scene file {file[:40]!r} for {model}: the files are <n>.json.gz, <n>-<m>{STRUCTURE}, "
-                      f"<n>-<m>{PARTS} and {ABLATION_FILE}, n from {ns[0]} to {ns[-1]} source pieces and m from 1 "
-                      f"to the length limit of n's decoder rows")
+    raise NoSceneFile(f"no scene file {file[:40]!r} for {model}: the files are <n>.json.gz and <n>-<m>{STRUCTURE}, "
+                      f"n from {ns[0]} to {ns[-1]} source pieces and m from 1 to the length limit of n's decoder rows")
 
 
 def _gzip(doc) -> bytes:
@@ -108,36 +93,16 @@ def _base(service, n: int) -> dict:
     return _bases[key]
 
 
-def patch_bodies(service, n: int, m: int) -> tuple[bytes, bytes]:
-    """The shape's ablation patch as the build writes it: its parts (at scene_path(…, PARTS)) and the rest
-    (at ablation_path: the same bytes for every shape, which the build checks)."""
-    from scene.ablated import ablation_patch_document
-    from scene.structure import shape_trace
-
-    cfg = service.translator.model.cfg
-    patch = ablation_patch_document(shape_trace(cfg, service.params, n, m, service.version), cfg, service.params,
-                                    service.tour)
-    parts = patch.pop("parts")
-    return _gzip(parts), _gzip(patch)
-
-
 def body_of(service, kind: str, n: int, m: int) -> bytes:
     """The bytes of one file `file_of_name` names."""
-    if kind == "base":
-        return structure_body(service, n, m)
-    if kind == STRUCTURE:
-        return diff_body(service, n, m)
-    parts, rest = patch_bodies(service, n, m)
-    return parts if kind == PARTS else rest
+    return structure_body(service, n, m) if kind == "base" else diff_body(service, n, m)
 
 
 def structure_files(service, n: int, m: int) -> list[tuple[str, bytes]]:
-    """The shape's files: its structure (the base's for m = BASE_ROWS, a diff of it), its patch's parts, and
-    the model's ablation file."""
-    parts, rest = patch_bodies(service, n, m)
+    """The shape's files: its structure as a diff of its source length's base, and the base itself for
+    m = BASE_ROWS."""
     base = [(base_path(service.name, n), structure_body(service, n, m))] if m == BASE_ROWS else []
-    return [*base, (scene_path(service.name, n, m), diff_body(service, n, m)),
-            (scene_path(service.name, n, m, PARTS), parts), (ablation_path(service.name), rest)]
+    return [*base, (scene_path(service.name, n, m), diff_body(service, n, m))]
 
 
 _services: dict[str, object] = {}  # a worker's loaded models
@@ -176,18 +141,5 @@ def scene_files(service_of: Callable[[str], object], keep: Callable[[str, int, i
     todo = {name: sorted(shapes | {(n, BASE_ROWS) for n, _ in shapes}) for name, shapes in kept.items()}
     workers = workers or min(len(os.sched_getaffinity(0)), MAX_WORKERS)
     if workers > 1 and sum(map(len, todo.values())) >= PARALLEL_FROM:
-        return _each_once(_in_workers(todo, workers)), ""
-    return _each_once(f for name, shapes in todo.items() for n, m in shapes
-                      for f in structure_files(service_of(name), n, m)), ""
-
-
-def _each_once(files: Iterator[tuple[str, bytes]]) -> Iterator[tuple[str, bytes]]:
-    """Each path once: a file every shape writes (the model's ablation file) must be the same bytes from each."""
-    seen: dict[str, bytes] = {}
-    for path, body in files:
-        if path in seen:
-            if seen[path] != body:
-                raise ValueError(f"{path} differs between the shapes that write it: it is not shape-independent")
-            continue
-        seen[path] = body
-        yield path, body
+        return _in_workers(todo, workers), ""
+    return (f for name, shapes in todo.items() for n, m in shapes for f in structure_files(service_of(name), n, m)), ""

@@ -51,17 +51,16 @@ def structures(svc: ModelService, every: int) -> None:
 def site_files(svc: ModelService, every: int) -> None:
     """The files the build writes (app/site_scenes.py): each kind's bytes over the sampled shapes (scaled to
     all), and one new input's: the files of its shape that the reader does not hold yet (the base of its n,
-    its diff; with parts off, its patch's parts and the model's ablation file)."""
+    its diff; the same with parts off: one structure per shape, its gates in place)."""
     shapes = shapes_of(svc.name)[::every]
     sizes: dict[str, list[int]] = {}
     for n, m in shapes:
         for path, body in site_scenes.structure_files(svc, n, m):
-            kind = "ablation" if path.endswith(site_scenes.ABLATION_FILE) else path.rsplit("/", 1)[1].split(".", 1)[1] \
-                if "-" in path.rsplit("/", 1)[1] else "base"
+            kind = path.rsplit("/", 1)[1].split(".", 1)[1] if "-" in path.rsplit("/", 1)[1] else "base"
             sizes.setdefault(kind, []).append(len(body))
     scale = len(shapes_of(svc.name)) / len(shapes)
-    # a diff and a patch's parts per shape; a base per source length; the ablation file once per model
-    count = {"base": len({n for n, _ in shapes_of(svc.name)}), "ablation": 1}
+    # a diff per shape; a base per source length
+    count = {"base": len({n for n, _ in shapes_of(svc.name)})}
     per = {k: statistics.median(v) * count[k] if k in count else sum(v) * scale for k, v in sizes.items()}
     diff, base = statistics.median(sizes["diff.json.gz"]), statistics.median(sizes.get("base", [0]) or [0])
     print(f"  {svc.name} files: " + ", ".join(f"{k} {v / 1e6:.2f} MB" for k, v in per.items())

@@ -12,6 +12,7 @@ What the rest of the project uses is imported from here; the modules inside are 
     views       tour steps, subjects, fit_distance      palette     the colours
     measures    gaps, the cell, the camera              cells       the cell rule (how a tensor lies, heights, colours)
     notebook    the pythreejs renderer                 structure   structures per shape, for the browser
+    gates       every part's gate kept in its place, so a shape has one structure whatever is switched off
 """
 
 from scene.build import build_scene

@@ -5,6 +5,7 @@ only draw what it decides. Pure Python and numpy, so a model of another shape dr
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections import OrderedDict
 
 import numpy as np
@@ -17,6 +18,7 @@ from scene.axes import axis_words, row_names, token_axes
 from scene.blocks import blocks_of
 from scene.connectors import connectors, threads
 from scene.document import FORMAT, Scene, SliceAlias, View
+from scene.gates import every_part_off, gate_parts, intact_inputs
 from scene.labels import labels, name_rows, token_labels
 from scene.layout import lay_out
 from scene.measures import CELL
@@ -36,7 +38,7 @@ from scene.worked import PHASES, with_worked, worked_of
 # largest part after the model itself; bench/bench_decode.py), and each trace adds its tokens to a
 # shallow copy. Nothing changes a scene after it is built, so the copies may share the structure's lists.
 STRUCTURES: OrderedDict[tuple, Scene] = OrderedDict()
-STRUCTURES_KEPT = 64  # source length × output length × ablation × model: a few dozen in practice
+STRUCTURES_KEPT = 64  # source length × output length × model: a few dozen in practice
 LOSS_OVERLAY = "loss"  # the step overlay that marks each training row's reference piece (article/loss.py)
 
 
@@ -46,7 +48,7 @@ def structure_of(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[T
     key = _structure_key(trace, cfg, params, tour)
     base = STRUCTURES.get(key)
     if base is None:
-        base = STRUCTURES[key] = _build_structure(trace, cfg, params, tour)
+        base = STRUCTURES[key] = _build_structure(every_part_off(trace, cfg, params), cfg, params, tour)
         while len(STRUCTURES) > STRUCTURES_KEPT:
             STRUCTURES.popitem(last=False)
     else:
@@ -55,12 +57,15 @@ def structure_of(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[T
 
 
 def build_scene(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> Scene:
-    """The scene of a trace: its graph's structure (kept, `STRUCTURES`) with the input's tokens added (the
-    browser adds the same parts to the same structure: static/local/scene.js, scene/structure.py)."""
+    """The scene of a trace: its shape's structure (kept, `STRUCTURES`; the same whatever the trace switches
+    off) with the input's own parts added: its tokens and which switches are off (the browser adds the same
+    parts to the same structure: static/local/scene.js, scene/structure.py)."""
     base = structure_of(trace, cfg, params, tour)
     scene = copy.copy(base)
     scene.axes = axis_words(trace)
     scene.row_names = row_names(trace)
+    off = set(getattr(trace, "ablation", ()))  # the switches say what this trace has switched off
+    scene.switches = [dataclasses.replace(s, off=s.id in off) for s in base.switches]
     by_id = {b.id: b for b in scene.blocks}
     scene.connectors = [threads(scene, by_id, trace)] + base.connectors
     scene.labels = base.labels + token_labels(scene, trace)
@@ -84,12 +89,14 @@ def _marked(trace):
 
 
 def _structure_key(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> tuple:
-    """Everything the structure reads: the graph (not its values), the parameters' shapes, the config,
-    the tour and what is switched off."""
-    graph = tuple((n.id, n.op, tuple(n.inputs), repr(n.attrs), n.value.shape, n.value.dtype.str)
-                  for n in trace.nodes)
+    """Everything the structure reads: the graph (not its values) as it is with every part on (a part
+    switched off adds its gate, whose place every structure keeps: scene/gates.py), the parameters' shapes,
+    the config and the tour."""
+    gates = gate_parts(trace.nodes)
+    reads = intact_inputs(trace.nodes, gates)
+    graph = tuple((n.id, n.op, tuple(reads.get(i, i) for i in n.inputs), repr(n.attrs), n.value.shape,
+                   n.value.dtype.str) for n in trace.nodes if n.id not in gates)
     return (graph, tuple((k, np.shape(v)) for k, v in params.items()), repr(cfg), repr(tour),  # 0.05 ms
-            tuple(sorted(getattr(trace, "ablation", ()))),
             tuple(lens_blocks(trace)))
 
 
@@ -103,11 +110,12 @@ def lens_blocks(trace) -> list[str]:
 
 
 def _build_structure(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> Scene:
+    """The structure of `trace`'s graph (`structure_of` passes the graph with every part off: scene/gates.py)."""
     tensors = tensors_of(trace, params)
     axes = token_axes(tensors, trace)
     memory = memory_id(trace)
     slices = [t for t in tensors.values() if t.op == "Slice"]
-    blocks = blocks_of(tensors, axes, cfg, memory, slices)
+    blocks = _gated(blocks_of(tensors, axes, cfg, memory, slices), trace.nodes)
     stations, order = lay_out(blocks, cfg)
     blocks.sort(key=lambda b: order.get(b.id, len(order)))  # reading order: keyboard Tab walks it
     by_id = {b.id: b for b in blocks}
@@ -125,6 +133,17 @@ def _build_structure(trace, cfg: Config, params: dict[str, np.ndarray], tour: li
     scene.labels = labels(scene)
     names = (tuple(b.id for b in scene.blocks), tuple((s.id, s.of) for s in scene.slices))
     scene.steps = [scene_step(s, scene, by_id, tensors, cfg, names) for s in tour]
-    scene.switches = switches(scene, cfg, set(getattr(trace, "ablation", ())))
+    scene.switches = switches(scene, cfg, set())  # every part on: build_scene sets each trace's
     scene.lens = [i for i in lens_blocks(trace) if i in by_id]
     return scene
+
+
+def _gated(blocks: list, nodes) -> list:
+    """The blocks with each gate's marked with its part, and every block's inputs the model's with every part
+    on (scene/gates.py: the trace on show says what a consumer reads while a part is off)."""
+    gates = gate_parts(nodes)
+    reads = intact_inputs(nodes, gates)
+    for b in blocks:
+        b.part = gates.get(b.id)
+        b.inputs = [reads.get(i, i) for i in b.inputs]
+    return blocks

@@ -95,8 +95,8 @@ def loop(argmax: Block, tgt_ids: Block, right: float) -> list:
 def connector_anchors(scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor],
                       memory: str | None) -> dict[str, list[list[str]]]:
     """The blocks each structural connector runs between, by kind: a rail's input X and sum, an arc's
-    memory and weights, the tie's E and Eᵀ, the loop's chosen tokens and the decoder's ids. Switching
-    parts off moves these blocks but never changes which they are (scene/ablated.py redraws from them)."""
+    memory and weights, the tie's E and Eᵀ, the loop's chosen tokens and the decoder's ids. None of them is
+    a part's gated output, so they are the same whatever is switched off (scene/gates.py)."""
     rails = [[tensors[b.id].inputs[0], b.id] for b in scene.blocks
              if tensors[b.id].op == "Add" and b.row_stats and tensors[b.id].inputs
              and tensors[b.id].inputs[0] in by_id]

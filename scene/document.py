@@ -38,6 +38,9 @@ class Block:
     mask: str | None = None  # the boolean tensor that says which cells are masked
     name: str = ""  # the part as a reader counts it: "decoder 2 · cross-attention · head 4" (words.part_name)
     rows_named_by: str | None = None  # the ids column beside it whose token labels name its rows (labels.name_rows)
+    # a gate's (scene/gates.py): the part it switches off (model/ablation.py's id); drawn only while that part
+    # is off, when the trace on show has its node (its place is kept in every structure)
+    part: str | None = None
 
 
 @dataclass
@@ -79,6 +82,7 @@ class Label:
     anchor: str = "left"  # left | center | right
     baseline: str = "bottom"  # bottom | middle
     room: float = 0.0  # the widest it may grow to without running into its neighbour (0: any)
+    part: str | None = None  # a gate block's label: its block's part, drawn only while that part is off
 
 
 @dataclass
@@ -114,7 +118,7 @@ class Switch:
     label: str  # what the switch says
     station: str  # the station it belongs to
     block: str | None  # a head: its output block (the switch sits at its label); a sub-layer: None (at its title)
-    off: bool  # switched off in this trace
+    off: bool  # switched off in this trace (the input's own: a structure has every part on)
     x: float  # where the stage puts the switch: beside the head's label or the station's title
     y: float
     anchor: str  # left | right: which side of the switch (x, y) is
@@ -136,7 +140,7 @@ class Scene:
     bounds: list[float]
     overview: View
     steps: list[SceneStep]
-    cells: int
+    cells: int  # of every block, the gates' kept places included (a trace with every part on draws fewer)
     # what the inspector calls row i of a block whose rows stand for an axis; rows count from 0 everywhere,
     # and a decoder row is named by what it reads and what it writes
     row_names: dict[str, list[str]] = field(default_factory=dict)

@@ -24,7 +24,7 @@ def labels(scene: Scene) -> list[Label]:
         # a little smaller than the other labels, so that both fit side by side on a desktop's smallest views
         size = 1.1 if small else HEAD_NAME_SIZE if head and b.id == ids.head_id(name.station, name.head, "out") else 1.5
         out.append(Label(b.label, b.x, b.y + LABEL_LIFT, size, "param" if b.param else "block",
-                         room=b.w + 1.7 if head else max(b.w + 3.5, 8)))
+                         room=b.w + 1.7 if head else max(b.w + 3.5, 8), part=b.part))
     for s in scene.stations:
         if s.id == "shared":
             continue

@@ -4,7 +4,8 @@ tower on the right, each station over the one before it.
 
 One layout serves every config: each station names every tensor any config can give it (a pre-norm or a
 post-norm, rotary's tables and rotated Q and K, SwiGLU's gate and up projection, an untied output, the
-gates of a part switched off), and a tensor the model lacks takes no room.
+gates of the parts a reader may switch off, whose places every structure keeps: scene/gates.py), and a tensor
+the model lacks takes no room.
 """
 
 from __future__ import annotations
@@ -49,18 +50,18 @@ def _embedding(side: str, cfg: Config) -> Node:
 def _attention(p: str, heads: int) -> Node:
     """SPEC §5.1, bottom → top: a pre-norm, if any; W^Q W^K W^V under Q K V (head slices with gaps, the
     rotated Q and K above them); per head the scores, the masked scores, the softmax and the head's output
-    (and its zero gate when switched off), the heads standing over V, flush with its right edge, so that a
+    (and the product and zero gate that switch it off), the heads standing over V, flush with its right edge, so that a
     head's weights and the value rows they weight are one view (step 9); Concat under W^O under the
     projection (and the sub-layer's gate); the residual sum, then a post-norm."""
     proj = [V([B(ids.join(p, f"W_{m}")), B(ids.join(p, f"b_{m}")), B(ids.join(p, m)), B(ids.join(p, m, "rot"))])
             for m in "qkv"]
     per_head = [V([B(ids.head_id(p, i, k)) for k in ("scores", "masked", "weights", "out", "off", "gate")])
-                for i in range(heads)]  # off and gate: only when the head is switched off
+                for i in range(heads)]  # off and gate: drawn only while the head is switched off
     return V([
         _norm(p, "norm"),
         H(proj),
         R(H(per_head, gap=HEAD_COL_GAP)),
-        V([B(ids.join(p, k)) for k in ("concat", "W_o", "b_o", "proj")] + [_switch(p)]),
+        V([B(ids.join(p, k)) for k in ("concat", "W_o", "b_o")] + [_switched(B(ids.join(p, "proj")), p)]),
         V([B(ids.join(p, "sum")), _norm(p, "ln")]),
     ])
 
@@ -74,14 +75,16 @@ def _feed_forward(p: str) -> Node:
         _norm(p, "norm"),
         H([V([B(at(k)) for k in ("W_1", "b_1", "hidden_pre", "sigmoid", "silu")]),
            V([B(at(k)) for k in ("W_3", "b_3", "up")])], align="top"),
-        V([B(at(k)) for k in ("hidden", "W_2", "b_2", "out")] + [_switch(p), B(at("sum"))]),
+        V([B(at(k)) for k in ("hidden", "W_2", "b_2")] + [_switched(B(at("out")), p), B(at("sum"))]),
         _norm(p, "ln"),
     ])
 
 
-def _switch(p: str) -> Node:
-    """A sub-layer switched off: its zero gate beside the zeroed branch (absent otherwise)."""
-    return H([B(ids.join(p, "gate")), B(ids.join(p, "off"))], gap=2)
+def _switched(output: Node, p: str) -> Node:
+    """A sub-layer's output with, at its right, its zero gate and the zeroed branch (drawn only while the
+    sub-layer is switched off): in the output's row, so that their kept place makes no station taller and
+    a view of the output and the residual sum over it (steps 13 and 22) frames them as closely as before."""
+    return H([output, H([B(ids.join(p, "gate")), B(ids.join(p, "off"))], gap=2)])
 
 
 def _lens(layer: int) -> Node:

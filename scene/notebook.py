@@ -16,6 +16,7 @@ blocks, connectors and camera views exist, and the camera's field of view, come 
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -151,7 +152,19 @@ def _scene_of(number: int) -> tuple[Scene, dict]:
     model = _translator().model
     params = parameters(model)
     t = trace(model, number, params)
-    return build_scene(t, model.cfg, params, load_tour()), scene_values(t, params)
+    values = scene_values(t, params)
+    return drawn_scene(build_scene(t, model.cfg, params, load_tour()), values), values
+
+
+def drawn_scene(scene: Scene, values: dict) -> Scene:
+    """The scene less what this trace does not draw: each part's gate (scene/gates.py) has its place in every
+    structure, and is drawn, with its label, only while the part is off, when the trace has its node."""
+    out = copy.copy(scene)
+    out.blocks = [b for b in scene.blocks if b.id in values]
+    shown = {b.part for b in out.blocks if b.part}
+    out.labels = [la for la in scene.labels if not la.part or la.part in shown]
+    out.cells = sum(b.rows * b.cols for b in out.blocks)
+    return out
 
 
 def camera_settings(view: View, aspect: float, fov: float) -> dict:

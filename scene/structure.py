@@ -3,7 +3,7 @@
 A scene is its graph's structure (scene/build.py `structure_of`: blocks, stations, views, rails, arcs) plus
 the input's own parts (build_scene: the axes' words, row names, threads, token labels, the worked row and the
 steps it moves). The structure depends only on the graph's shape: the model, the source's length n and the
-decoder's rows m (and the parts switched off, which a patch of the unablated structure adds). So the build
+decoder's rows m; not on the parts switched off (every part's gate has its place in it: scene/gates.py). So the build
 writes one structure per (model, n, m) the page may meet (`shapes_of`), and static/local/scene.js
 `personalize(document, trace)` adds the input's parts to it, by the rules build_scene uses, from what this
 document defines (`personal`): which nodes and blocks each part reads, its constants and its sentences. The

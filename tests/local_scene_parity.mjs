@@ -1,4 +1,4 @@
-// Runs static/local/scene.js (through scene_source.js sceneOf, which ablates first when parts are off) under Node on what tests/test_local_scene.py wrote (structure documents and the
+// Runs static/local/scene.js personalize under Node on what tests/test_local_scene.py wrote (structure documents and the
 // server's traces, JSON bodies) and writes each case's scene. Usage: node local_scene_parity.mjs DIR
 // Each structure is shared by the cases of its shape, frozen. Also draws the curves of curves.json. A case
 // with `plant` has an error planted in its trace first: the first two source token ids swapped.
@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beziers } from '../static/local/curves.js';
-import { sceneOf } from '../static/local/scene_source.js';
+import { personalize } from '../static/local/scene.js';
 import { pageTrace } from '../static/js/compact.js';
 
 const dir = process.argv[2];
@@ -22,8 +22,7 @@ for (const c of read('cases.json')) {
     const ids = trace.nodes.find(n => n.id === c.plant).data;
     [ids[0], ids[1]] = [ids[1], ids[0]];
   }
-  const patch = c.patch ? (structures[c.patch] ??= frozen(read(c.patch))) : null;
-  scenes[c.name] = sceneOf(structures[c.structure], patch, c.ablation ?? [], trace);
+  scenes[c.name] = personalize(structures[c.structure], trace);  // one structure whatever is switched off
 }
 const curves = read('curves.json');  // curves whose points land on halves at 3 decimals
 writeFileSync(join(dir, 'scenes.json'), JSON.stringify({ scenes, curves: beziers(curves.a, curves.c, curves.e, curves.n) }));

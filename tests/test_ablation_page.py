@@ -1,6 +1,7 @@
 """Switching parts off in a real browser (issue 11, part 1): a switch on the stage and a button in
 step 29's table fetch the ablated trace; the German, the live numbers, the stage's tensors and the
-address follow; a link with ablate= reproduces it."""
+address follow, the blocks stay where they were (the part's gate, whose place is kept, is drawn only while
+the part is off); a link with ablate= reproduces it."""
 
 from __future__ import annotations
 
@@ -36,6 +37,14 @@ def test_a_switch_on_the_stage_zeroes_that_head_and_the_address_keeps_it(browser
     part = shown[0]
     concat = part.rsplit(".", 1)[0] + ".concat"
     assert page.evaluate(f"anatomyStage.drawnValue('{concat}', 0, 0)") != 0
+    # the head's gate has its place but is not drawn while the head is on: no cell, no inspector, no label
+    blocks = "anatomyStage.stage.scene.blocks.map(b => [b.id, b.x, b.y])"
+    where = page.evaluate(blocks)
+    assert page.evaluate(f"anatomyStage.drawnValue('{part}.off', 0, 0)") is None
+    assert page.evaluate(f"anatomyStage.inspect('{part}.off', 0, 0)") is None
+    gate_labels = (f"anatomyStage.labels().filter(r => anatomyStage.stage.scene.labels[r.i].part === '{part}')"
+                   ".length")
+    assert page.evaluate(gate_labels) == 0
     page.click(f'.stage-switch[data-part="{part}"]')
     page.wait_for_function(f"window.anatomy.trace.ablation.join() === '{part}'", timeout=60_000)
     page.evaluate("anatomyStage.idle()")
@@ -45,8 +54,11 @@ def test_a_switch_on_the_stage_zeroes_that_head_and_the_address_keeps_it(browser
     d_k = page.evaluate("anatomy.trace.scene.config.d_k")
     assert page.evaluate(f"anatomyStage.drawnValue('{concat}', 0, {head * d_k})") == 0  # its columns are zero
     assert page.evaluate(f"anatomyStage.drawnValue('{part}.off', 0, 0)") == 0
+    assert page.evaluate(blocks) == where  # switching a part off changes values, not the layout
     page.click(f'.stage-switch[data-part="{part}"]')  # and on again
     page.wait_for_function("window.anatomy.trace.ablation.length === 0", timeout=60_000)
+    page.evaluate("anatomyStage.idle()")
+    assert page.evaluate(f"anatomyStage.drawnValue('{part}.off', 0, 0)") is None and page.evaluate(gate_labels) == 0
     assert "ablate=" not in page.url and page.errors == []
     page.context.close()
 

@@ -1,15 +1,14 @@
 """The browser's scene (static/local/scene.js `personalize`) is the server's, under Node: for 40 inputs over both
 models, training snapshots, every length, inputs whose worked row is chosen by the rule "any", inputs whose
 output departs from the reference (the loss overlay's marks) and seven ablation sets, the structure of the
-trace's shape (scene/structure.py `structure_for_shape`; for an ablation, that intact structure ablated by
-the shape's patch as the static build writes it: static/local/scene_source.js sceneOf) with the server's
-trace (its JSON body, the scene removed) gives the scene the server sent, every float equal. A planted error
+trace's shape (scene/structure.py `structure_for_shape`: the same whatever is switched off, every part's gate
+in its place) with the server's trace (its JSON body, the scene removed) gives the scene the server sent,
+every float equal. A planted error
 (two source tokens swapped in the trace) is caught; the structure of a shape equals the structure of real
 traces of that shape."""
 
 from __future__ import annotations
 
-import gzip
 import json
 import shutil
 import subprocess
@@ -20,7 +19,6 @@ import pytest
 
 from app.model_choice import _load
 from app.service import TraceRequest
-from app.site_scenes import patch_bodies
 from model import models
 from recorder import trace as record_trace
 from scene import build
@@ -67,13 +65,7 @@ def parity(client, tmp_path_factory):
         n, m = len(head["source_tokens"]), len(head["target_tokens"])
         shape = f"s-{model}-{n}-{m}.json"
         doc = structures[shape] = structures.get(shape) or structure_for_shape(svc, n, m)
-        key = shape
-        row = {"name": name, "structure": key, "trace": f"t-{name}.json"}
-        if ablation:  # the intact shape's structure, ablated in the browser by the shape's patch as the build
-            # writes it (its parts and the model's rest: app/site_scenes.py), then personalized
-            parts, rest = (orjson.loads(gzip.decompress(b)) for b in patch_bodies(svc, n, m))
-            structures[f"p-{name}.json"] = {**rest, "parts": parts}
-            row |= {"patch": f"p-{name}.json", "ablation": head["ablation"]}
+        row = {"name": name, "structure": shape, "trace": f"t-{name}.json"}  # ablated or not: one structure
         (folder / f"t-{name}.json").write_bytes(body)
         rows.append(row)
     planted = rows[7]

@@ -14,10 +14,12 @@ import pytest
 import torch
 
 from article.tour import load_tour
+from model.ablation import parts
 from model.transformer import Config, EncoderDecoder
 from model.vocab import VOCAB
 from recorder import parameters, trace
 from scene import build_scene, fit_distance
+from scene.gates import every_part_off
 from scene.kinds import kind_of
 from scene.palette import PALETTES, read_palette
 from scene.tensors import tensors_of
@@ -48,13 +50,17 @@ def check_scene(t, cfg, params):
     ids = [b.id for b in scene.blocks]
     nodes = {n.id: n for n in t.nodes}
     drawn = [i for i, n in nodes.items() if n.op != "Slice"] + list(params)
-    assert sorted(ids) == sorted(drawn), "every node but a Slice, and every parameter, is exactly one block"
+    gates = {b.id: b.part for b in scene.blocks if b.part}  # every part's gate has its place (scene/gates.py)
+    assert gates == {f"{p.id}.{k}": p.id for p in parts(cfg) for k in ("gate", "off")}
+    assert sorted(i for i in ids if i not in gates) == sorted(drawn), \
+        "every node but a Slice, and every parameter, is exactly one block"
     for s in scene.slices:  # a Slice is drawn inside the block it cuts, at its columns
         node = nodes[s.id]
         assert node.op == "Slice" and s.of in ids and s.col_offset == node.attrs["starts"][0]
         assert np.array_equal(node.value, nodes[s.of].value[:, s.col_offset:s.col_offset + s.cols])
     elements = sum(n.value.size for n in t.nodes if n.op != "Slice") + sum(v.size for v in params.values())
-    assert scene.cells == elements == sum(b.rows * b.cols for b in scene.blocks)
+    assert scene.cells == sum(b.rows * b.cols for b in scene.blocks)
+    assert elements == sum(b.rows * b.cols for b in scene.blocks if b.id not in gates)
     rects = [(b.id, b.x, b.x + b.w, b.y - b.rows, b.y) for b in scene.blocks]
     overlaps = [(a[0], b[0]) for a, b in itertools.combinations(rects, 2)
                 if a[1] < b[2] and b[1] < a[2] and a[3] < b[4] and b[3] < a[4]]
@@ -99,7 +105,7 @@ def test_the_scores_label_says_whether_they_are_scaled():
 def test_kinds_come_from_the_op_and_dtype(shipped):
     t, cfg, params = shipped[42]
     scene = build_scene(t, cfg, params, TOUR)
-    tensors = tensors_of(t, params)
+    tensors = tensors_of(every_part_off(t, cfg, params), params)  # the gates' nodes too
     for b in scene.blocks:
         assert b.kind == kind_of(tensors[b.id])
     by_kind = {k: {b.op for b in scene.blocks if b.kind == k} for k in ("bar", "masked", "relu", "bool", "ids")}

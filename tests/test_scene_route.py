@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 
 from app.json_diff import json_patched
-from app.site_scenes import BASE_ROWS, PARTS, ablation_path, base_path, patch_bodies, scene_path, structure_body
+from app.site_scenes import BASE_ROWS, base_path, scene_path, structure_body
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -27,9 +27,6 @@ def test_the_route_answers_the_builds_bytes_at_the_builds_url(client):
         doc = json_patched(orjson.loads(gzip.decompress(base.content)), orjson.loads(gzip.decompress(r.content)))
         assert doc == orjson.loads(gzip.decompress(structure_body(svc, n, m)))
         assert (doc["model"], doc["n"], doc["m"]) == (name, n, m)
-        parts, rest = patch_bodies(svc, n, m)
-        assert client.get(scene_path(name, n, m, PARTS)).content == parts
-        assert client.get(ablation_path(name)).content == rest
         again = client.get(scene_path(name, n, m), headers={"If-None-Match": r.headers["etag"]})
         assert again.status_code == 304
 
@@ -37,7 +34,7 @@ def test_the_route_answers_the_builds_bytes_at_the_builds_url(client):
 def test_a_bad_model_or_shape_is_a_json_error(client):
     assert client.get("/site/scene/gpt/3-4.json.gz").status_code == 422
     for file in ("1-4.json.gz", "3-0.json.gz", "3-4.json", "3-4", "x-y.json.gz", "3-999.json.gz",
-                 "1-1.parts.json.gz", "ablation.json", "1.json.gz", "3-4.json.gz"):
+                 "1-1.parts.json.gz", "3-4.parts.json.gz", "ablation.json.gz", "1.json.gz", "3-4.json.gz"):
         r = client.get(f"/site/scene/2017/{file}")
         assert r.status_code == 404, file
         assert "no scene file" in r.json()["detail"]["message"]

@@ -6,7 +6,8 @@
 //   personalize(structure, trace, vocab?) → scene
 //
 // `structure` is the document ({scene, personal}), `trace` the trace as loadTrace resolves it (header fields
-// and nodes; its scene, if any, is not read; with the loss overlay's step, `derived.loss_rows` is).
+// and nodes; its scene, if any, is not read; with the loss overlay's step, `derived.loss_rows` is; its
+// `ablation` says which switches are off: the structure, gates included, is the same whatever is off).
 // `vocab`, the vocabulary's tokens, defaults to the document's own. What the parts read (nodes, blocks,
 // measures, sentences) is the document's `personal`: nothing here knows an id or a fact of the model.
 import { beziers } from "./curves.js";
@@ -86,7 +87,9 @@ export function personalize(structure, trace, vocab = structure.personal.vocab) 
   let steps = withWorked(base.steps, worked, own.worked, trace.source_tokens.length);
   steps = onWorkedHead(steps, byId, worked, own.worked, own.windows, base.cell.head_gap);
   steps = withWindows(steps, byId, marking(trace, node, own.windows), axes, own.windows);
+  const off = new Set(trace.ablation ?? []);
   return { ...base, axes, row_names: rowNames(trace, vocab, own.row_names),
     connectors: [threads(base.palette, byId, node, own.threads), ...base.connectors],
-    labels: [...base.labels, ...tokenLabels(byId, axes, node, vocab, own.token_labels)], steps, worked };
+    labels: [...base.labels, ...tokenLabels(byId, axes, node, vocab, own.token_labels)], steps,
+    switches: base.switches.map((s) => ({ ...s, off: off.has(s.id) })), worked };
 }

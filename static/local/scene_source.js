@@ -1,10 +1,8 @@
 // The scene of a trace computed in the browser: its shape's structure (the static build's files, written by
 // app/site_scenes.py from scene/structure.py, and answered at the same URLs by the served app: the base of
 // the source length, <n>.json.gz, and the shape's difference from it, <n>-<m>.diff.json.gz, ./json_diff.js) with the
-// input's own parts added (./scene.js personalize). With parts switched off, the intact structure of the
-// shape is ablated first by ./ablated.js, given the shape's patch: its parts (<n>-<m>.parts.json.gz) and
-// the rest, the same for every shape of the model (ablation.json.gz).
-import { ablatedStructure } from "./ablated.js";
+// input's own parts added (./scene.js personalize). The structure is the same whatever parts are switched off:
+// every part's gate has its place in it (scene/gates.py), drawn while the trace has the gate's node.
 import { jsonPatched } from "./json_diff.js";
 import { personalize } from "./scene.js";
 
@@ -21,20 +19,11 @@ function structureAt(fetcher, url) {
   return structures.get(url);
 }
 
-/** The scene of `trace` from its shape's structure document, the shape's patch ({...rest, parts}) and the
- *  parts switched off (none: the patch is not read). */
-export function sceneOf(structure, patch, ablation, trace) {
-  const intact = ablation.length ? { ...structure, scene: ablatedStructure(structure.scene, patch, ablation) } : structure;
-  return personalize(intact, trace);
-}
-
-/** computeTrace's `scene` option: the scene the server would build for `trace` (its derived figures set). */
-export async function browserScene(trace, { fetcher, program, request }) {
+/** computeTrace's `scene` option: the scene the server would build for `trace` (its derived figures set). The
+ *  request ({ablation, …}) is not read: what is switched off is the trace's own (its gates, its `ablation`). */
+export async function browserScene(trace, { fetcher, program }) {
   const folder = `/site/scene/${program.model}`, n = trace.source_tokens.length;
-  const shape = `${folder}/${n}-${trace.target_tokens.length}`, off = request.ablation;
-  const [base, diff, parts, rest] = await Promise.all([structureAt(fetcher, `${folder}/${n}.json.gz`),
-    structureAt(fetcher, `${shape}.diff.json.gz`),
-    off.length ? structureAt(fetcher, `${shape}.parts.json.gz`) : null,
-    off.length ? structureAt(fetcher, `/site/scene/${program.model}/ablation.json.gz`) : null]);
-  return sceneOf(jsonPatched(base, diff), off.length ? { ...rest, parts } : null, off, trace);
+  const [base, diff] = await Promise.all([structureAt(fetcher, `${folder}/${n}.json.gz`),
+    structureAt(fetcher, `${folder}/${n}-${trace.target_tokens.length}.diff.json.gz`)]);
+  return personalize(jsonPatched(base, diff), trace);
 }

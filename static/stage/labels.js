@@ -91,9 +91,12 @@ const ROLES = {
   token: { minPx: 14, maxScale: 2.5, weight: 500 },
 };
 
-/** The scene's labels ({text, x, y, size, role, anchor, baseline, room}) with their role's look and colour. */
-export function styleLabels(labels, colors) {
-  return labels.map(l => ({ ...ROLES[l.role], ...l, color: colors[l.role], maxWidth: l.room || undefined }));
+/** The scene's labels ({text, x, y, size, role, anchor, baseline, room, part}) with their role's look and
+ *  colour; a gate block's label (its `part`) is hidden unless `drawn` has its part (the gate is drawn only
+ *  while its part is off: its place stays, the label keeps its index and takes no room). */
+export function styleLabels(labels, colors, drawn = new Set()) {
+  return labels.map(l => ({ ...ROLES[l.role], ...l, color: colors[l.role], maxWidth: l.room || undefined,
+    hidden: Boolean(l.part) && !drawn.has(l.part) }));
 }
 
 /** Where lasting overlays cover the stage (shares of its height at the top and bottom): labels keep out. */
@@ -130,7 +133,7 @@ function drawAtlas(labels) {
   const canvas = document.createElement('canvas');
   const ctx = canvas.getContext('2d');
   const W = 2048;
-  const widths = labels.map(l => measure(ctx, l.text, l.weight || 500));
+  const widths = labels.map(l => (l.hidden ? 0 : measure(ctx, l.text, l.weight || 500)));
   let x = 0, y = 0; const slots = [];
   for (const w of widths) {
     const ww = Math.min(w, W);
@@ -140,6 +143,7 @@ function drawAtlas(labels) {
   canvas.width = W; canvas.height = THREE.MathUtils.ceilPowerOfTwo(Math.max(PX, y + PX));
   ctx.textBaseline = 'alphabetic';
   labels.forEach((l, i) => {
+    if (l.hidden) return;
     const s = slots[i]; let cx = s.x + 4;
     // a dark outline keeps a label legible where it overlaps cells or lines
     ctx.fillStyle = l.color || '#e8e6e1'; ctx.strokeStyle = 'rgba(16, 18, 22, 0.9)'; ctx.lineWidth = 7; ctx.lineJoin = 'round';
@@ -154,14 +158,16 @@ function drawAtlas(labels) {
   return { canvas, slots };
 }
 
-/** One quad per label, pinned at its anchor, with its world size and how it may grow on screen. */
+/** One quad per label, pinned at its anchor, with its world size and how it may grow on screen. A hidden
+ *  label's quad is a point at its anchor that never shows (size 0 against a minimum of 1 px: labelroom.js's
+ *  rects leave it out too). */
 function labelQuads(labels, slots, canvas) {
   const W = canvas.width, n = labels.length;
   const pos = new Float32Array(n * 12), off = new Float32Array(n * 8), sz = new Float32Array(n * 16), uv = new Float32Array(n * 8), idx = [];
   const quad = new Float32Array(n * 16);
   labels.forEach((l, i) => {
     const s = slots[i];
-    let size = l.size || 1.6;
+    let size = l.hidden ? 0 : l.size || 1.6;
     let w = size * s.w / PX;
     if (l.maxWidth && w > l.maxWidth) { size *= l.maxWidth / w; w = l.maxWidth; }
     const h = size;
@@ -175,7 +181,7 @@ function labelQuads(labels, slots, canvas) {
     for (let k = 0; k < 4; k++) quad.set([x0, y0, x0 + w, y0 + h], i * 16 + k * 4);
     let grow = Math.max(1, l.maxScale || 1);
     if (l.room) grow = Math.max(1, Math.min(grow, l.room / w));  // no wider than the room beside it
-    for (let k = 0; k < 4; k++) sz.set([size, l.minPx || 0, grow, l.maxPx || 0], i * 16 + k * 4);
+    for (let k = 0; k < 4; k++) sz.set([size, l.hidden ? 1 : l.minPx || 0, grow, l.maxPx || 0], i * 16 + k * 4);
     const u0 = s.x / W, u1 = (s.x + s.w) / W, v1 = 1 - s.y / canvas.height, v0 = 1 - (s.y + PX) / canvas.height;
     uv.set([u0, v0, u1, v0, u1, v1, u0, v1], i * 8);
     const b = i * 4; idx.push(b, b + 1, b + 2, b, b + 2, b + 3);

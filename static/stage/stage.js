@@ -90,11 +90,14 @@ export class Stage {
     if (!scene || !Array.isArray(scene.blocks) || !scene.blocks.length) throw new Error('the trace has no scene');
     const tensors = traceTensors(trace);
     for (const [id, p] of this.params) tensors.set(id, p);
+    // a block is drawn when the trace has its node: a part's gate (block.part) only while the part is off
+    // (the structure keeps its place either way), so the hit test, the keys and the tour never meet it otherwise
     const blocks = scene.blocks.filter(b => tensors.has(b.id)), first = !this.cells;
     if (first) { this.cells = new CellField(scene); this.world.add(this.cells.mesh); }
     this.view.useScene(scene); this.rig.fitExtra = scene.camera.fit_extra;
     this.scene = scene; this.tensors = tensors; this.trace = trace;
     this.blockById = new Map(blocks.map(b => [b.id, b]));
+    this.gatesDrawn = new Set(blocks.filter(b => b.part).map(b => b.part));  // their labels are drawn too
     this.buildCells();
     this.stats.blocks = blocks.length; this.stats.cellsDrawn = this.cells.count;
     this.pointer.keep();
@@ -133,7 +136,7 @@ export class Stage {
       this.view.whenSettled(() => old.traverse(o => { o.geometry?.dispose(); o.material?.map?.dispose(); o.material?.dispose(); }));
     }
     this.decor = new THREE.Group();
-    this.labels = buildLabels(styleLabels(this.scene.labels, this.scene.palette.labels));
+    this.labels = buildLabels(styleLabels(this.scene.labels, this.scene.palette.labels, this.gatesDrawn));
     this.connectors = buildConnectors(this.scene.connectors);
     this.decor.add(this.labels, this.connectors);
     this.world.add(this.decor);
