@@ -1,11 +1,12 @@
-"""The scene: what the stage and the notebook draw for a trace (blocks, stations, connectors, labels,
-colours, the tour's views), computed from the trace, the model's config and the tour.
+"""The scene's structure: what the stage and the notebook draw for a trace's shape (blocks, stations,
+connectors, labels, colours, the tour's views), computed from the graph, the model's config and the tour;
+the page adds each input's own parts (static/local/scene.js).
 
 What the rest of the project uses is imported from here; the modules inside are the scene's own:
 
-    build       build_scene and the structure cache     document    the scene's dataclasses (what is sent)
+    build       structure_of and the structure cache    document    the scene's dataclasses (what is sent)
     tensors     the trace's nodes and parameters        kinds       op → how a block's cells are drawn
-    axes        token axes and row names                words       labels, descriptions, station titles, names
+    axes        token axes and the row names' templates  words       labels, descriptions, station titles, names
     blocks      each tensor as a block                  boxes       the box model stations are made of
     layout      stations, towers, placement             connectors  threads, rails, arcs, tie, loop
     labels      block, station and token labels         switches    the parts that can be switched off
@@ -15,9 +16,9 @@ What the rest of the project uses is imported from here; the modules inside are 
     gates       every part's gate kept in its place, so a shape has one structure whatever is switched off
 """
 
-from scene.build import build_scene
+from scene.build import structure_of
 from scene.document import Block, Scene, View
 from scene.measures import CELL, HEAD_GAP
 from scene.views import fit_distance
 
-__all__ = ["CELL", "HEAD_GAP", "Block", "Scene", "View", "build_scene", "fit_distance"]
+__all__ = ["CELL", "HEAD_GAP", "Block", "Scene", "View", "fit_distance", "structure_of"]

@@ -4,7 +4,6 @@ of those axes: the tokens, and the inspector's names for a row."""
 from __future__ import annotations
 
 from model import ids
-from model.vocab import VOCAB
 from scene.tensors import Tensor
 
 
@@ -48,18 +47,3 @@ def token_axes(tensors: dict[str, Tensor], trace) -> dict[str, tuple[str | None,
 
 # the inspector's words for a row (the browser fills them too: scene/structure.py sends them)
 ROW_NAMES = {"token": "token “{token}”", "decoder": "reads “{reads}”, writes “{writes}”"}
-
-
-def axis_words(trace) -> dict[str, list[str]]:
-    return {"source": list(trace.source_tokens), "target": list(trace.target_tokens),
-            "output": list(trace.output_tokens), "vocab": list(VOCAB.tokens)}
-
-
-def row_names(trace) -> dict[str, list[str]]:
-    """The inspector's words for a row: the token a source or vocabulary row stands for; for a decoder
-    row, the piece it reads and the piece it writes (row 0 reads <s> and writes the first piece)."""
-    token, decoder = ROW_NAMES["token"], ROW_NAMES["decoder"]
-    return {"source": [token.format(token=t) for t in trace.source_tokens],
-            "target": [decoder.format(reads=a, writes=b) for a, b in zip(trace.target_tokens, trace.output_tokens,
-                                                                         strict=True)],
-            "vocab": [token.format(token=t) for t in VOCAB.tokens]}

@@ -1,45 +1,40 @@
-"""Building a scene from a trace, the model's config and the tour (SPEC §4.1): one description, two
+"""Building a scene's structure from a trace's graph, the model's config and the tour: one description, two
 renderers, the three.js stage (static/stage/) and the pythreejs notebook view (scene/notebook.py), which
-only draw what it decides. Pure Python and numpy, so a model of another shape draws unchanged."""
+only draw what it decides. Pure Python and numpy, so a model of another shape draws unchanged. The input's
+own parts (its words, threads, token labels, worked row, windows) are added by the page
+(static/local/scene.js), the one place they are computed."""
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 from collections import OrderedDict
 
 import numpy as np
 
-from article.loss import loss_figures
 from article.tour import TourStep
 from model import ids
 from model.transformer import Config
-from scene.axes import axis_words, row_names, token_axes
+from scene.axes import token_axes
 from scene.blocks import blocks_of
-from scene.connectors import connectors, threads
+from scene.connectors import connectors
 from scene.document import FORMAT, Scene, SliceAlias, View
 from scene.gates import every_part_off, gate_parts, intact_inputs
-from scene.labels import labels, name_rows, token_labels
+from scene.labels import labels, name_rows
 from scene.layout import lay_out
 from scene.measures import CELL
 from scene.palette import palette
 from scene.switches import switches
 from scene.tensors import memory_id, tensors_of
 from scene.views import bounds, centre, scene_step
-from scene.windows import on_worked_head, with_windows
 from scene.words import part_name
-from scene.worked import PHASES, with_worked, worked_of
 
 # A scene is mostly structure: the blocks, stations, views, rails and arcs follow from the graph's ids,
 # ops, inputs, attributes and shapes alone, and every input with the same graph shares them. Only the
 # tokens are the input's own: the axes' words, the row names, the token labels, the threads from E's
-# rows and the attention row steps 6–9 work through (scene/worked.py: `worked`, and the targets of the
-# steps' animations that name it). So the structure is built once per graph and kept (a cold trace's
-# largest part after the model itself; bench/bench_decode.py), and each trace adds its tokens to a
-# shallow copy. Nothing changes a scene after it is built, so the copies may share the structure's lists.
+# rows and the attention row steps 6–9 work through; the page adds those (static/local/scene.js). So the
+# structure is built once per graph and kept; nothing may change it.
 STRUCTURES: OrderedDict[tuple, Scene] = OrderedDict()
 STRUCTURES_KEPT = 64  # source length × output length × model: a few dozen in practice
-LOSS_OVERLAY = "loss"  # the step overlay that marks each training row's reference piece (article/loss.py)
+LOSS_OVERLAY = "loss"  # the step overlay that marks each training row's reference piece (static/local/loss.js)
 
 
 def structure_of(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> Scene:
@@ -54,38 +49,6 @@ def structure_of(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[T
     else:
         STRUCTURES.move_to_end(key)
     return base
-
-
-def build_scene(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> Scene:
-    """The scene of a trace: its shape's structure (kept, `STRUCTURES`; the same whatever the trace switches
-    off) with the input's own parts added: its tokens and which switches are off (the browser adds the same
-    parts to the same structure: static/local/scene.js, scene/structure.py)."""
-    base = structure_of(trace, cfg, params, tour)
-    scene = copy.copy(base)
-    scene.axes = axis_words(trace)
-    scene.row_names = row_names(trace)
-    off = set(getattr(trace, "ablation", ()))  # the switches say what this trace has switched off
-    scene.switches = [dataclasses.replace(s, off=s.id in off) for s in base.switches]
-    by_id = {b.id: b for b in scene.blocks}
-    scene.connectors = [threads(scene, by_id, trace)] + base.connectors
-    scene.labels = base.labels + token_labels(scene, trace)
-    scene.worked = worked_of(trace)  # steps 6–9's row, chosen from this input's weights
-    scene.steps = with_worked(base.steps, scene.worked, len(trace.source_tokens))
-    scene.steps = on_worked_head(scene.steps, by_id, scene.worked, PHASES)  # a phone's part: the worked head
-    scene.steps = with_windows(scene.steps, by_id, _marked(trace), scene.axes)  # its window: the marked pieces
-    return scene
-
-
-def _marked(trace):
-    """A step's marked cells for this input, (row, column) pairs: the pieces its marks ring (each row's value
-    of the node `columns`) and, with the loss overlay, each training row's reference piece (article/loss.py)."""
-    def of(step) -> list[tuple[int, int]]:
-        out = [(r, int(c)) for m in step.marks for r, c in enumerate(trace.node(m["columns"]).value.tolist())]
-        if step.overlay and step.overlay.get("name") == LOSS_OVERLAY:  # the rows the figures hold, else computed
-            rows = (getattr(trace, "derived", None) or {}).get("loss_rows") or loss_figures(trace)["loss_rows"]
-            out += [(r["row"], r["reference_id"]) for r in rows if r["forced"]]
-        return out
-    return of
 
 
 def _structure_key(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> tuple:

@@ -42,22 +42,6 @@ def thread_ends(by_id: dict[str, Block], trace) -> list[dict]:
             for n in trace.nodes if n.op == "Gather" and n.inputs[0] == "E"]
 
 
-def threads(scene: Scene, by_id: dict[str, Block], trace) -> Connector:
-    """From E's row of each token to its row of the embedding (left side for the source, right side for
-    the target): the one connector that depends on the input's tokens."""
-    z, starts, controls, ends = CONNECTOR_Z, [], [], []
-    e = by_id.get("E")
-    for end in thread_ends(by_id, trace):
-        emb, left, left_end = by_id[end["block"]], end["left"], by_id[end["end"]].x - THREAD_END_GAP
-        for r, tok in enumerate(trace.node(end["tokens"]).value.tolist()):
-            a = (e.x if left else e.x + e.w, row_y(e, tok), z)
-            b = (left_end, row_y(emb, r), z)
-            starts.append(a), ends.append(b)
-            controls.append((a[0] - THREAD_BEND if left else a[0] + THREAD_BEND, (a[1] + b[1]) / 2, THREAD_LIFT))
-    threads = _beziers(starts, controls, ends, THREAD_SEGMENTS) if starts else []
-    return Connector("thread", scene.palette["connectors"]["thread"], threads)
-
-
 def rail(x: Block, b: Block, st: Station | None) -> list:
     """A residual rail: the sub-layer's input X up the station's left side (of `st`) and into the sum b."""
     z = CONNECTOR_Z

@@ -4,8 +4,6 @@ the chosen tokens."""
 from __future__ import annotations
 
 from model import ids
-from model.vocab import VOCAB
-from scene.cells import row_y
 from scene.document import Block, Label, Scene
 from scene.measures import LABEL_LIFT, STATION_GAP
 
@@ -58,14 +56,3 @@ def token_label(text: str, x: float, y: float, chosen: bool) -> Label:
     if chosen:
         return Label(text, x, y, TOKEN_SIZE, "token", baseline="middle")
     return Label(text, x, y, TOKEN_SIZE, "token", anchor="right", baseline="middle")
-
-
-def token_labels(scene: Scene, trace) -> list[Label]:
-    """Token names beside the id columns and the chosen tokens."""
-    out, by_id = [], {b.id: b for b in scene.blocks}
-    for t in token_blocks(scene):
-        b, chosen = by_id[t["block"]], t["chosen"]
-        tokens = VOCAB.tokens_of(trace.node(b.id).value.tolist()) if chosen else scene.axes.get(t["axis"], [])
-        x = b.x + b.w + TOKEN_GAP if chosen else b.x - TOKEN_GAP
-        out += [token_label(tok, x, row_y(b, r), chosen) for r, tok in enumerate(tokens[:b.rows])]
-    return out

@@ -23,7 +23,7 @@ from dataclasses import asdict
 
 import numpy as np
 
-from article.lessons import WORKED_STATION, head_weight_ids
+from article.live_nodes import WORKED_STATION, head_weight_ids
 from article.tour import TourStep
 from model import ids, models
 from model.decode import EXTRA_LENGTH

@@ -59,9 +59,6 @@ def page_parts(client, requests: list[PageRequest | str]) -> list[dict]:
             keep("/api/live" + (f"?{urlencode({'model': r.model})}" if r.model else ""))
             keep(f"/site/scene/{name}/{n}.json.gz", "application/gzip")
             keep(f"/site/scene/{name}/{n}-{m}.diff.json.gz", "application/gzip")
-            if r.ablate:
-                keep(f"/site/scene/{name}/{n}-{m}.parts.json.gz", "application/gzip")
-                keep(f"/site/scene/{name}/ablation.json.gz", "application/gzip")
             cases.append({"trace": trace_url, "model": r.model})
         out = folder / "out.json"
         job = {"folder": str(folder), "index": index, "cases": cases, "out": str(out)}
