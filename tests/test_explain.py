@@ -26,6 +26,7 @@ import numpy as np
 import pytest
 
 from tests.browser import has_chromium, open_stage_page, until
+from tests.in_page import page_parts
 from tests.onnx_deps import deps
 from tests.onnx_numpy import as_array, evaluate
 
@@ -66,7 +67,11 @@ def weights(live_server: str) -> dict[str, np.ndarray]:
 
 @pytest.fixture(scope="module")
 def traces(live_server: str) -> dict[str, dict]:
-    return {i: httpx.get(f"{live_server}/api/trace", params={"input": i}, timeout=60).json() for i in (*INPUTS, "24")}
+    """Each input's trace as the page holds it: the served tensors with the page's figures and scene."""
+    inputs = (*INPUTS, "24")
+    with httpx.Client(base_url=live_server, timeout=60) as c:
+        return {i: {**p["trace"], "derived": p["derived"], "scene": p["scene"]}
+                for i, p in zip(inputs, page_parts(c, list(inputs)), strict=True)}
 
 
 def values_of(trace: dict, weights: dict) -> dict[str, np.ndarray]:

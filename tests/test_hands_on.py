@@ -30,12 +30,13 @@ def index_html(client) -> str:
 
 
 def scene_of(client):
+    """The structure of 7's scene (Figure 1's boxes are placed on blocks and steps, which no input changes)."""
     from recorder import trace
-    from scene import build_scene
+    from scene import structure_of
 
     svc = client.app.state.service
     model = svc.translator.model
-    return build_scene(trace(model, 7, svc.params, svc.version), model.cfg, svc.params, svc.tour)
+    return structure_of(trace(model, 7, svc.params, svc.version), model.cfg, svc.params, svc.tour)
 
 
 def test_figure_1_has_every_part_of_the_papers_diagram_twice(index_html):

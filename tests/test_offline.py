@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from tests.browser import has_chromium, open_stage_page, until
+from tests.in_page import page_parts
 
 pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(not has_chromium(), reason="Debian chromium is not installed")
@@ -81,7 +82,8 @@ def test_with_the_server_cut_a_new_input_is_computed_in_the_browser(page, live_s
         assert page.evaluate("document.getElementById('input-error').textContent") == ""
         # what the stage draws is this input's: the last attention block's weights, the server's to 1e-5
         # (and not the loaded input's, which differ)
-        blocks = {b["id"] for b in served["scene"]["blocks"]}
+        with httpx.Client(base_url=live_server, timeout=60) as c:
+            blocks = {b["id"] for b in page_parts(c, [NEW])[0]["scene"]["blocks"]}
         node = [n for n in served["nodes"] if n["op"] == "Softmax" and n["id"] in blocks][-1]
         ours, theirs = drawn(page, node["id"]), list(_flat(node["data"]))
         old = list(_flat(next(n for n in before["nodes"] if n["id"] == node["id"])["data"]))
