@@ -2,7 +2,7 @@
 // the right values, the answer said, why, and the cell that is the evidence. Asked only of the paper's layout
 // (a trace with the scaled embedding); step 25's count reads the parameters' sizes, which the recipe sends.
 import { formatNumber } from "../js/format.js";
-import { chooseWorked } from "./lessons.js";
+import { workedChoice } from "./lessons.js";
 import { lossFigures } from "./loss.js";
 import { argmax, argmin, max, norm, softmax, sum } from "./reductions.js";
 
@@ -181,7 +181,7 @@ export function exercises(trace, t, recipe, say) {
   let loss = null;
   const ctx = { t, say, trace, recipe, tie: recipe.constants.tie, heads: recipe.nodes.worked_heads,
     name: (id) => recipe.names[id], loss: () => (loss ??= lossFigures(trace, t, recipe, say)) };
-  const worked = chooseWorked(trace, t, recipe);
+  const worked = workedChoice(trace, t, recipe);
   return [scale(ctx), queryPeak(ctx, worked), weightsPeak(ctx, worked), unscaled(ctx, worked),
     nearestValue(ctx, worked), reluZero(ctx), maskFirst(ctx), crossFirst(ctx), firstProbability(ctx), turns(ctx),
     smoothedOrPlain(ctx), dropoutScale(ctx), parameterCount(ctx)];

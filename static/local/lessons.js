@@ -1,28 +1,19 @@
-// The teaching steps' live figures (article/lessons.py teaching_figures): the worked attention row of steps
-// 6–9, chosen by the same rule (choose_worked), step 14's decoder pairs, step 16's reordering, and the
-// encoder's first sub-layer's sizes.
+// The teaching steps' live figures: the worked attention row of steps 6–9 (chosen by ./worked.js chooseWorked,
+// the rule the stage's card reads too), step 14's decoder pairs, step 16's reordering, and the encoder's first
+// sub-layer's sizes.
 import { argmax, argmin, max, mean, norm, softmax, std } from "./reductions.js";
 import { formatNumber } from "../js/format.js";
 import { crossMean } from "./tensors.js";
+import { chooseWorked } from "./worked.js";
 
 const pairs = (say, tokens, values, digits = 3) => say.listed(digits === 3 ? "pairs" : "pairs_2",
   tokens.map((token, i) => ({ token, value: values[i] })));
 const vector = (say, values) => say.listed("vector", values.map((x) => ({ x })));
 const distances = (rows, point) => rows.map((row) => norm(row.map((x, i) => x - point[i])));
 
-/** lessons.choose_worked: of every row of every head of the worked station, the one that rests most on
- * another word (not its own position, not the end marker), by its largest weight; else the largest of all. */
-export function chooseWorked(trace, t, recipe) {
-  const heads = recipe.nodes.worked_heads.map((ids) => t.tensor(ids.weights).rows());
-  const eos = recipe.constants.eos, toks = trace.source_tokens;
-  const rows = heads.flatMap((head, h) => head.map((w, r) => {
-    const top = argmax(w);
-    return { head: h, row: r, key: top, peak: w[top], word: top !== r && toks[top] !== eos };
-  }));
-  const rule = rows.some((x) => x.word) ? "word" : "any";
-  const best = rows[argmax(rows.map((x) => rule === "any" ? x.peak : x.word ? x.peak : -1))];
-  return { head: best.head, row: best.row, key: best.key, rule, rows: rows.length, heads: heads.length };
-}
+/** The worked row of steps 6–9 (./worked.js chooseWorked: the one rule, which the stage's card reads too). */
+export const workedChoice = (trace, t, recipe) => chooseWorked(trace.source_tokens,
+  recipe.nodes.worked_heads.map((ids) => t.node(ids.weights)), recipe.constants.eos);
 
 function claim(say, toks, weights, v, out) {
   const top = argmax(weights), dist = distances(v, out), near = argmin(dist);
@@ -38,7 +29,7 @@ function claim(say, toks, weights, v, out) {
 }
 
 function workedRow(trace, t, recipe, say) {
-  const c = chooseWorked(trace, t, recipe), ids = recipe.nodes.worked_heads[c.head], r = c.row, j = c.key;
+  const c = workedChoice(trace, t, recipe), ids = recipe.nodes.worked_heads[c.head], r = c.row, j = c.key;
   const scoresNode = t.node(ids.scores), scores = t.tensor(ids.scores).row(r);
   const weights = t.tensor(ids.weights).row(r), q = t.tensor(ids.q).row(r), k = t.tensor(ids.k).row(j);
   const v = t.tensor(ids.v).rows(), out = t.tensor(ids.out).row(r);

@@ -12,7 +12,7 @@
 //
 // Rows are counted from 0 and heads and layers from 1, as everywhere on the page. A value is a number, a
 // string or null (printed as a dash).
-import { chooseWorked } from "./lessons.js";
+import { workedChoice } from "./lessons.js";
 import { lossFigures } from "./loss.js";
 import { argmax, argmin, max, mean, norm, softmax, std, sum } from "./reductions.js";
 import { sentences } from "./sentences.js";
@@ -94,7 +94,7 @@ function positions(c) {
 }
 
 function attentionRow(c) {
-  const { trace, t, recipe } = c, { head, row } = chooseWorked(trace, t, recipe);
+  const { trace, t, recipe } = c, { head, row } = workedChoice(trace, t, recipe);
   const blocks = recipe.nodes.worked_heads[head], toks = trace.source_tokens;
   const q = t.tensor(blocks.q).row(row), k = t.tensor(blocks.k).rows();
   const scores = t.tensor(blocks.scores).row(row), weights = t.tensor(blocks.weights).row(row);
@@ -112,7 +112,7 @@ function attentionRow(c) {
 }
 
 function headsOfRow(c) {
-  const { trace, t, recipe } = c, { row } = chooseWorked(trace, t, recipe), toks = trace.source_tokens;
+  const { trace, t, recipe } = c, { row } = workedChoice(trace, t, recipe), toks = trace.source_tokens;
   const rows = recipe.nodes.worked_heads.map((blocks, h) => {
     const w = t.tensor(blocks.weights).row(row);
     return [`head ${h + 1}`, ...w, toks[argmax(w)]];

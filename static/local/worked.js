@@ -1,7 +1,8 @@
-// The worked attention row (steps 6–9) for one input, as article/lessons.py `choose_worked` picks it and
-// scene/worked.py puts it on the stage; the structure document (scene/structure.py) names every node read.
+// The worked attention row (steps 6–9) for one input: the one rule that picks it (chooseWorked: the live
+// figures of ./lessons.js and the stage's card both read it) and the stage's part of it; the structure
+// document (scene/structure.py) names every node read.
 //
-//   chooseWorked(definition, trace, node) → {head, row, key, rule}
+//   chooseWorked(tokens, heads, eos) → {head, row, key, rule, rows, heads}
 //   workedOf(definition, trace, node) → scene.worked ({} for a graph without the sub-layer)
 //   withWorked(steps, worked, definition, tokenCount) → the steps with the row's targets put in
 //
@@ -16,27 +17,26 @@ function argmax(values, from, count) {
   return [at, best];
 }
 
-/** Of every row of every head, the row whose largest weight falls on another word of the input (not its own
- * position, not the end token), the largest such weight; ties to the first head, then row. No such row: the
- * row with the largest weight of all (rule "any"). Comparisons only, on the float32s themselves. */
-export function chooseWorked(definition, trace, node) {
-  const tokens = trace.source_tokens, rows = [];
-  definition.weights.forEach((id, head) => {
-    const { data, shape: [count, keys] } = node(id);
+/** Of every row of every head (`heads`: each head's weights node, {data, shape}), the row whose largest weight
+ * falls on another word of the input (not its own position, not the end token `eos`), the largest such weight;
+ * ties to the first head, then row. No such row: the row with the largest weight of all (rule "any"). */
+export function chooseWorked(tokens, heads, eos) {
+  const rows = [];
+  heads.forEach(({ data, shape: [count, keys] }, head) => {
     for (let row = 0; row < count; row++) {
       const [key, peak] = argmax(data, row * keys, keys);
-      rows.push({ head, row, key, peak, word: key !== row && tokens[key] !== definition.eos });
+      rows.push({ head, row, key, peak, word: key !== row && tokens[key] !== eos });
     }
   });
   const rule = rows.some((r) => r.word) ? "word" : "any";
   const score = (r) => (rule === "any" || r.word ? r.peak : -1);
   const best = rows.reduce((a, r) => (score(r) > score(a) ? r : a), rows[0]);
-  return { head: best.head, row: best.row, key: best.key, rule };
+  return { head: best.head, row: best.row, key: best.key, rule, rows: rows.length, heads: heads.length };
 }
 
 export function workedOf(definition, trace, node) {
   if (!definition) return {};
-  const c = chooseWorked(definition, trace, node);
+  const c = chooseWorked(trace.source_tokens, definition.weights.map(node), definition.eos);
   return { ...definition.heads[c.head], row: c.row, key: c.key, rule: c.rule };
 }
 
