@@ -102,10 +102,10 @@ def test_every_allowance_still_names_a_shared_function():
 
 
 def test_a_rule_written_again_in_python_is_caught(tmp_path):
-    """A planted copy of the worked row's choice (chooseWorked, static/local/lessons.js) in a Python module."""
+    """A planted copy of the worked row's choice (chooseWorked, static/local/worked.js) in a Python module."""
     for folder in (*PYTHON, "static"):
         (tmp_path / folder).symlink_to(ROOT / folder)
     (tmp_path / "planted").mkdir()
     (tmp_path / "planted" / "copy.py").write_text("def choose_worked(t):\n    return t\n")
     assert "choose_worked" not in census(tmp_path)
-    assert census(tmp_path, (*PYTHON, "planted"))["choose_worked"] == (["planted/copy.py"], ["static/local/lessons.js"])
+    assert census(tmp_path, (*PYTHON, "planted"))["choose_worked"] == (["planted/copy.py"], ["static/local/worked.js"])
