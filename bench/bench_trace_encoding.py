@@ -12,7 +12,8 @@ plain greedy translation of the same inputs"):
     first byte (compression, the response starting), the transfer, and the client's decoding after the
     last byte; bytes sent (compressed) and decoded.
   - in this process, for the same inputs: the plain greedy translation (Translator.translate, the
-    baseline) and each part of a cold trace's server time: recording, the derived figures, the scene,
+    baseline) and each part of a cold trace's server time: recording (the figures and the scene are the
+    page's, after the trace is in hand, the same work on the static site),
     the JSON encoding, the compact encoding, and compressing either (zstd 4: the middleware's choice for
     a browser's Accept-Encoding).
 The server is one uvicorn process as deployed; between requests the bench waits `--pause` seconds (a
@@ -100,9 +101,7 @@ def server_parts(numbers: list[int]) -> dict[str, list[float]]:
     from app import service as served
     from app.schemas import ServedTraceHeader, weights_url
     from app.serialize import dumps
-    from article.derived import with_figures
     from recorder import trace
-    from scene import build_scene
 
     torch.set_num_threads(int(os.environ.get("ANATOMY_TORCH_THREADS", "1")))
     svc = served.ModelService.load()
@@ -114,7 +113,7 @@ def server_parts(numbers: list[int]) -> dict[str, list[float]]:
     except ImportError:  # before the compact form
         compact_body = None
     zstd = zstandard.ZstdCompressor(level=4)
-    parts: dict[str, list[float]] = {k: [] for k in ("greedy", "record", "figures", "scene", "json", "compact",
+    parts: dict[str, list[float]] = {k: [] for k in ("greedy", "record", "json", "compact",
                                                       "zstd json", "zstd compact", "json bytes", "compact bytes",
                                                       "json zstd bytes", "compact zstd bytes")}
     for n in numbers:
@@ -123,11 +122,9 @@ def server_parts(numbers: list[int]) -> dict[str, list[float]]:
         t1 = time.perf_counter()
         t = trace(model, n, svc.params, svc.version)
         t2 = time.perf_counter()
-        t = with_figures(t, model)
-        t3 = time.perf_counter()
-        scene = build_scene(t, model.cfg, svc.params, svc.tour)
         t4 = time.perf_counter()
-        header = ServedTraceHeader.of(t.header(), scene=scene, checkpoint=None, weights_url=weights_url(svc.name, None))
+        header = ServedTraceHeader.of(t.header(), model=svc.name, checkpoint=None,
+                                      weights_url=weights_url(svc.name, None))
         body = dumps(header)[:-1] + b',"nodes":[' + b",".join(dumps(node.to_json()) for node in t.nodes) + b"]}"
         t5 = time.perf_counter()
         compact = compact_body(header, t.nodes)[0] if compact_body else b""
@@ -136,8 +133,8 @@ def server_parts(numbers: list[int]) -> dict[str, list[float]]:
         t7 = time.perf_counter()
         zc = zstd.compress(compact) if compact else b""
         t8 = time.perf_counter()
-        for key, dt in zip(("greedy", "record", "figures", "scene", "json", "compact", "zstd json", "zstd compact"),
-                           (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5, t7 - t6, t8 - t7)):
+        for key, dt in zip(("greedy", "record", "json", "compact", "zstd json", "zstd compact"),
+                           (t1 - t0, t2 - t1, t5 - t4, t6 - t5, t7 - t6, t8 - t7)):
             parts[key].append(1000 * dt)
         sizes = (body, compact, zj, zc)
         for key, b in zip(("json bytes", "compact bytes", "json zstd bytes", "compact zstd bytes"), sizes):
