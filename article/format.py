@@ -12,7 +12,6 @@ the page's scripts. tests/test_format.py runs both on one table of values and re
 N is one digit. Any format prints None as an en dash, a list as its items (each in the format) joined by
 spaces, and anything that is not a number as it is. An unknown format name is an error.
 
-`percent_of(count, total)` prints a percentage made from a count by rounding the exact fraction, not a float.
 """
 
 from __future__ import annotations
@@ -138,15 +137,3 @@ def _sig(v: float, places: int) -> str:
     if -4 <= e < places:
         return _strip(_fixed(v, places - 1 - e))
     return f"{_strip(mantissa)}·10^{e}"
-
-
-def percent_of(count: int, total: int, decimals: int = 1) -> str:
-    """100·count/total with `decimals` decimals, halves up, rounded from the exact fraction: 359 of 2 000
-    is 17.95 % and prints 18.0, where the binary float 0.1795 would print 17.9 (pct1)."""
-    if total <= 0 or count < 0:
-        raise ValueError(f"a percentage needs 0 ≤ count and 0 < total, not {count} of {total}")
-    scale = 10 ** decimals
-    q, r = divmod(100 * scale * count, total)
-    q += 2 * r >= total
-    whole, frac = divmod(q, scale)
-    return f"{whole}.{frac:0{decimals}d}" if decimals else str(whole)

@@ -119,10 +119,6 @@ def join_german(pieces: list[str]) -> str:
     return "".join(pieces)
 
 
-def to_german(n: int) -> str:
-    return join_german(to_german_pieces(n))
-
-
 def english_word_count(n: int) -> int:
     return len(to_english(n))
 

@@ -9,9 +9,19 @@ from statistics import mean
 
 import pytest
 
-from article.format import percent_of
-
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def percent_of(count: int, total: int, decimals: int = 1) -> str:
+    """100·count/total with `decimals` decimals, halves up, rounded from the exact fraction: 359 of 2 000
+    is 17.95 % and prints 18.0, where the binary float 0.1795 would print 17.9 (pct1)."""
+    if total <= 0 or count < 0:
+        raise ValueError(f"a percentage needs 0 ≤ count and 0 < total, not {count} of {total}")
+    scale = 10 ** decimals
+    q, r = divmod(100 * scale * count, total)
+    q += 2 * r >= total
+    whole, frac = divmod(q, scale)
+    return f"{whole}.{frac:0{decimals}d}" if decimals else str(whole)
 RESULTS = ROOT / "research" / "results"
 STEPS = ROOT / "content" / "steps"
 

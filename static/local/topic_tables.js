@@ -12,6 +12,7 @@
 //
 // Rows are counted from 0 and heads and layers from 1, as everywhere on the page. A value is a number, a
 // string or null (printed as a dash).
+import { formatNumber } from "../js/format.js";
 import { workedChoice } from "./lessons.js";
 import { lossFigures } from "./loss.js";
 import { argmax, argmin, max, mean, norm, softmax, std, sum } from "./reductions.js";
@@ -67,7 +68,7 @@ function embeddings(c) {
       if (!seen.has(tok)) seen.set(tok, [tok, at[i], norm(e(at[i])), norm(scaled.row(i))]);
     });
   }
-  const sqrtD = Math.sqrt(c.recipe.constants.d_model).toFixed(3);
+  const sqrtD = formatNumber(Math.sqrt(c.recipe.constants.d_model), "fixed3");
   const lookup = table("embedding-rows", `Your tokens' rows of E, and the same rows times √d_model = ${sqrtD}`,
     "A token's embedding is its row of E, multiplied by √d_model before the position is added: every length grows "
     + "by that same factor. Each token is listed once: wherever it appears, it reads the same row.",
