@@ -10,7 +10,6 @@
 // `documents` answers the addresses the page asks (the recipe, /api/live[?model=]; the shape's structure,
 // /site/scene/<model>/<n>.json.gz and its difference <n>-<m>.diff.json.gz, null for none): a document at a
 // .gz address is handed to the page gzip-compressed, as the server and the static folder send it.
-/* global process */
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { pageTrace } from "../static/js/compact.js";
