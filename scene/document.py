@@ -4,7 +4,7 @@ the API documents them from these classes). A block's (x, y) is its top-left cor
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 from scene.measures import CAMERA, VIEW_MARGIN
 
@@ -155,3 +155,19 @@ class Scene:
 
     def block(self, block_id: str) -> Block:
         return next(b for b in self.blocks if b.id == block_id)
+
+
+def scene_from_json(doc: dict) -> Scene:
+    """A scene document in its JSON form (as the page computes it: scene/page_scene.py) as the classes above;
+    keys the classes do not name are left out."""
+
+    def of(cls, d: dict):
+        return cls(**{f.name: d[f.name] for f in fields(cls) if f.name in d})
+
+    def step(d: dict) -> SceneStep:
+        return of(SceneStep, {**d, "view": of(View, d["view"])})
+
+    lists = {"blocks": Block, "slices": SliceAlias, "stations": Station, "connectors": Connector, "labels": Label,
+             "switches": Switch}
+    return of(Scene, {**doc, **{k: [of(cls, x) for x in doc.get(k, [])] for k, cls in lists.items()},
+                      "overview": of(View, doc["overview"]), "steps": [step(s) for s in doc["steps"]]})

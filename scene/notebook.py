@@ -8,8 +8,9 @@ pythreejs wraps an old three.js (r97) without instancing, so every cell of every
 of a single merged, indexed BufferGeometry with per-vertex colours (8 corners a box, flat-shaded
 from screen-space derivatives, so no normals are sent): the whole model is one draw call. Where the
 boxes stand, how high and in what colour comes from scene/cells.py, the rule the stage uses; which
-blocks, connectors and camera views exist, and the camera's field of view, come from the scene
-(scene/build.py: `scene.camera`).
+blocks, connectors and camera views exist, and the camera's field of view, come from the scene the page
+computes for the input (scene/page_scene.py: the shape's structure with the input's own parts, by the page's
+code under Node; `scene.camera`).
 
 `scene_geometry` returns the plain arrays, so the tests check what the widget holds without a browser.
 """
@@ -23,9 +24,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from scene.build import build_scene
 from scene.cells import cell_centres, cell_colours, cell_heights, drawn_values, hex_rgb
-from scene.document import Scene, View
+from scene.document import Scene, View, scene_from_json
 from scene.views import fit_distance
 
 CORNERS = 8  # vertices a box
@@ -147,13 +147,16 @@ def load_scene(number_or_text: int | str) -> tuple[Scene, dict]:
 @lru_cache(maxsize=8)
 def _scene_of(number: int) -> tuple[Scene, dict]:
     from article.tour import load_tour
+    from model import models
     from recorder import parameters, trace
+    from scene.page_scene import page_parts_of
 
     model = _translator().model
     params = parameters(model)
     t = trace(model, number, params)
     values = scene_values(t, params)
-    return drawn_scene(build_scene(t, model.cfg, params, load_tour()), values), values
+    scene = page_parts_of(t, model, params, load_tour(), models.DEFAULT)["scene"]
+    return drawn_scene(scene_from_json(scene), values), values
 
 
 def drawn_scene(scene: Scene, values: dict) -> Scene:

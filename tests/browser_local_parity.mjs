@@ -1,12 +1,14 @@
-// The page's half of tests/test_browser_engine.py: for each case, the server's trace (GET /api/trace in the
-// compact form, decoded by the page's own client, static/js/api.js) and the one the page computes itself
-// (static/local/trace.js computeTrace over api.js keptDocuments, the page's fetcher: the live figures and the
-// scene included), compared in the page by ./local_compare.mjs's rule. Loaded as a module into a page of the
+// The page's half of tests/test_browser_engine.py: for each case, the served page's trace (GET /api/trace in
+// the compact form, decoded by the page's own client, static/js/api.js, with the page's parts added,
+// static/local/page_parts.js) and the static page's, which the page computes itself (static/local/trace.js
+// computeTrace over api.js keptDocuments, the page's fetcher: the live figures and the scene included),
+// compared in the page by ./local_compare.mjs's rule. Loaded as a module into a page of the
 // running server; `window.localParity(cases)` answers only the differences, and counts.
-/* global window, performance */  // runs in a page of the server (browser globals)
+/* global window, performance, structuredClone */  // runs in a page of the server (browser globals)
 import { fetchCompactTrace, keptDocuments, traceUrl } from '/static/js/api.js';
 import { computeTrace, programUrl } from '/static/local/trace.js';
 import { browserScene } from '/static/local/scene_source.js';
+import { withPageParts } from '/static/local/page_parts.js';
 import { traceProblems } from './local_compare.mjs';
 
 /** computeTrace's scene, or what stopped it (a missing structure, a patch not offered): reported as the
@@ -31,6 +33,7 @@ const PLANTS = {
   value: (t) => { const [x, k] = firstNumber(t.nodes.find(n => n.dtype === 'float32' && n.data.length > 1).data, Number.isFinite); x[k] += 1e-4; },
   figure: (t) => { const [x, k] = firstNumber(t.derived, v => !Number.isInteger(v)); x[k] += 1e-3 * (1 + Math.abs(x[k])); },
   scene: (t) => {  // (a scene that could not be computed has no number to alter: it fails as it is)
+    t.scene = structuredClone(t.scene);  // its structure is shared with the served page's scene: plant in a copy
     const [x, k] = firstNumber(t.scene, v => !Number.isInteger(v)) ?? [{}, 'none'];
     x[k] += 1e-9 * Math.max(1, Math.abs(x[k]));
   },
@@ -39,6 +42,11 @@ const PLANTS = {
 async function one(c, asked) {
   const theirs = await asked;
   if (theirs.refused) return { problems: { server: [`refused: ${theirs.refused}`] }, nodes: 0 };
+  try {  // the served page's parts: the same code over the server's tensors
+    await withPageParts(theirs, c.options.model, keptDocuments);
+  } catch (err) {
+    return { problems: { server: [`no page parts for the served trace: ${err?.message || err}`] }, nodes: 0 };
+  }
   const t0 = performance.now();
   const ours = await computeTrace(c.input, { ...c.options, scene: sceneOrWhy }, keptDocuments);
   const computeMs = performance.now() - t0;

@@ -8,9 +8,9 @@ definition of every per-input rule. Tests read the figures from here and check t
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
@@ -18,7 +18,6 @@ from urllib.parse import urlencode
 import orjson
 
 ROOT = Path(__file__).resolve().parents[1]
-COMPACT = "application/vnd.anatomy.trace"
 
 
 @dataclass(frozen=True)
@@ -42,28 +41,28 @@ def _get(client, url: str, accept: str = "application/json") -> bytes:
 def page_parts(client, requests: list[PageRequest | str]) -> list[dict]:
     """Each request's served trace (JSON form) with the live figures and the scene the page computes."""
     requests = [PageRequest(r) if isinstance(r, str) else r for r in requests]
-    with tempfile.TemporaryDirectory() as scratch:
-        folder, index, cases, traces = Path(scratch), {}, [], []
+    documents, cases, traces = {}, [], []
 
-        def keep(url: str, accept: str = "application/json") -> None:
-            if url not in index:
-                index[url] = f"d{len(index)}"
-                (folder / index[url]).write_bytes(_get(client, url, accept))
+    def keep(url: str) -> None:  # a structure's .gz document handed over as its JSON (the script gzips it)
+        if url not in documents:
+            body = _get(client, url, "application/gzip" if url.endswith(".gz") else "application/json")
+            documents[url] = orjson.loads(gzip.decompress(body) if body[:2] == b"\x1f\x8b" else body)
 
-        for r in requests:
-            trace_url = f"/api/trace?{r.query()}"
-            keep(trace_url, COMPACT)
-            head = orjson.loads(_get(client, trace_url))
-            traces.append(head)
-            n, m, name = len(head["source_tokens"]), len(head["target_tokens"]), head["model"]
-            keep("/api/live" + (f"?{urlencode({'model': r.model})}" if r.model else ""))
-            keep(f"/site/scene/{name}/{n}.json.gz", "application/gzip")
-            keep(f"/site/scene/{name}/{n}-{m}.diff.json.gz", "application/gzip")
-            cases.append({"trace": trace_url, "model": r.model})
-        out = folder / "out.json"
-        job = {"folder": str(folder), "index": index, "cases": cases, "out": str(out)}
-        run = subprocess.run(["node", "--no-warnings", str(ROOT / "tests" / "page_parts.mjs")], input=json.dumps(job),
-                             capture_output=True, text=True, timeout=300, cwd=ROOT)
-        assert run.returncode == 0, run.stderr[-3000:]
-        computed = json.loads(out.read_text())["cases"]
+    for r in requests:
+        head = orjson.loads(_get(client, f"/api/trace?{r.query()}"))
+        traces.append(head)
+        n, m, name = len(head["source_tokens"]), len(head["target_tokens"]), head["model"]
+        keep("/api/live" + (f"?{urlencode({'model': r.model})}" if r.model else ""))
+        keep(f"/site/scene/{name}/{n}.json.gz")
+        keep(f"/site/scene/{name}/{n}-{m}.diff.json.gz")
+        cases.append({"trace": head, "model": r.model})
+    computed = run_page_parts({"documents": documents, "cases": cases})
     return [{"trace": t, **parts} for t, parts in zip(traces, computed, strict=True)]
+
+
+def run_page_parts(job: dict) -> list[dict]:
+    """scripts/page-parts.mjs over a job ({documents, cases}): each case's {derived, scene}."""
+    run = subprocess.run(["node", "--no-warnings", str(ROOT / "scripts" / "page-parts.mjs")], input=orjson.dumps(job),
+                         capture_output=True, timeout=300, cwd=ROOT)
+    assert run.returncode == 0, run.stderr.decode()[-3000:]
+    return json.loads(run.stdout)["cases"]

@@ -76,7 +76,7 @@ async function one(c) {
   // the server's answer read whole first: Node's one thread computing would leave its body unread meanwhile
   const theirs = await (beam ? served(`/api/beam?${new URLSearchParams({ input: c.input, model: c.options.model })}`, 'application/json')
     : served(traceUrl(c.input, c.options), COMPACT));
-  const ours = await outcome(() => (beam ? computeBeam(c.input, c.options, fetcher) : computeTrace(c.input, { ...c.options, derived: null, scene: null }, fetcher)));
+  const ours = await outcome(() => (beam ? computeBeam(c.input, c.options, fetcher) : computeTrace(c.input, { ...c.options, parts: false }, fetcher)));
   if (theirs.refused || ours.refused) {
     const same = canonical(theirs.refused) === canonical(ours.refused);
     return { refused: theirs.refused ?? null, problems: same ? [] : [`refusal ${canonical(ours.refused)} ≠ ${canonical(theirs.refused)}`] };

@@ -1,11 +1,12 @@
 """Parity in Chromium against the running server (issue 25): for 300 random inputs over both models, ten
 ablations and five training snapshots (drawn from the programs' own lists, GET /api/program), typed as
-digits, grouped digits or English words, the trace the page computes itself (static/local/trace.js
-computeTrace over static/js/api.js keptDocuments: static/engine/ over the program and the weights it names,
-the live figures, the scene) equals the server's /api/trace as the page decodes it, node for node (ids, ops,
-inputs, attributes, shapes, dtypes; values to tests/engine_compare.mjs's rule; the token lists and every
-header field equal), its live figures to 1e-9 and the scene the stage draws exactly (tests/local_compare.mjs).
-One page for the whole module; the comparison runs in the page, which answers only the differences."""
+digits, grouped digits or English words, the static page's trace, which the page computes itself
+(static/local/trace.js computeTrace over static/js/api.js keptDocuments: static/engine/ over the program and
+the weights it names, the live figures, the scene), equals the served page's, /api/trace as the page decodes
+it with the page's parts added (static/local/page_parts.js over the server's tensors), node for node (ids,
+ops, inputs, attributes, shapes, dtypes; values to tests/engine_compare.mjs's rule; the token lists and every
+header field equal), its live figures to tests/local_compare.mjs's OWN_FIGURES and the scene the stage draws
+exactly. One page for the whole module; the comparison runs in the page, which answers only the differences."""
 
 from __future__ import annotations
 
@@ -109,15 +110,15 @@ def test_the_browsers_trace_equals_the_servers_node_for_node(parity, batch):
     assert parity["nodes"] > COUNT * 200
 
 
-def test_the_browsers_live_figures_equal_the_servers(parity, batch):
+def test_the_static_pages_live_figures_equal_the_served_pages(parity, batch):
     assert failing(parity, batch, "derived") == []
 
 
-def test_the_scene_the_stage_draws_equals_the_servers(parity, batch):
+def test_the_scene_the_stage_draws_equals_the_served_pages(parity, batch):
     assert failing(parity, batch, "scene", ablated=False) == []
 
 
-def test_the_scene_of_an_ablated_graph_equals_the_servers(parity, batch):
+def test_the_scene_of_an_ablated_graph_equals_the_served_pages(parity, batch):
     assert failing(parity, batch, "scene", ablated=True) == []
     assert parity["scenes"] == COUNT
 

@@ -14,12 +14,13 @@ from article.tour import load_tour
 from model import models
 from model.ablation import parts
 from model.train import load
-from recorder import parameters, trace
+from recorder import parameters
 from recorder.documents import Trace
 from recorder.program import _pieces
 from recorder.record import record
 from scene import build
-from scene.build import build_scene, structure_of
+from scene.build import structure_of
+from tests.in_page import PageRequest, page_parts
 
 TOUR = load_tour()
 SHAPES = ((2, 1), (5, 7), (10, 13))  # (source pieces, decoder rows)
@@ -89,18 +90,19 @@ def test_every_parts_gate_has_its_place_named_for_its_part(shipped):
     assert not [s for s in doc["switches"] if s["off"]]  # a structure has every part on
 
 
-def test_an_ablated_traces_scene_is_the_one_structure_with_the_inputs_parts(shipped):
+def test_an_ablated_traces_scene_is_the_one_structure_with_the_inputs_parts(client, shipped):
+    """The page's scene of an ablated trace (tests/in_page.py: static/local/scene.js over the served structure)."""
     model, params = shipped
     off = sets(model.cfg)[3]
-    t = trace(model, 305, params, ablation=off)
-    build.STRUCTURES.clear()
-    scene = build_scene(t, model.cfg, params, TOUR)
-    alone = structure(graph(model.cfg, params, len(t.source_tokens), len(t.target_tokens), []), model.cfg, params)
-    mine = orjson.loads(orjson.dumps(scene.to_json()))
+    page = page_parts(client, [PageRequest("305", ablate=",".join(off))])[0]
+    mine, t = page["scene"], page["trace"]
+    alone = structure(graph(model.cfg, params, len(t["source_tokens"]), len(t["target_tokens"]), []), model.cfg,
+                      params)
     assert mine["blocks"] == alone["blocks"] and mine["stations"] == alone["stations"]
     assert mine["connectors"][1:] == alone["connectors"]  # the threads are the input's own
     assert [s["view"] for s in mine["steps"]] == [s["view"] for s in alone["steps"]]
-    assert [s["id"] for s in mine["switches"] if s["off"]] == t.ablation == [p.id for p in parts(model.cfg)
-                                                                              if p.id in off]
+    assert [s["id"] for s in mine["switches"] if s["off"]] == t["ablation"] == [p.id for p in parts(model.cfg)
+                                                                                if p.id in off]
     assert [{**s, "off": False} for s in mine["switches"]] == alone["switches"]
-    assert {b.id for b in scene.blocks if b.part in off} <= {n.id for n in t.nodes}  # drawn: the trace has them
+    drawn = {n["id"] for n in t["nodes"]}  # drawn: the trace has them
+    assert {b["id"] for b in mine["blocks"] if b["part"] in off} <= drawn

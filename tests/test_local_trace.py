@@ -1,7 +1,7 @@
 """The trace and the beam table computed in JS (static/local/trace.js, issue 25) are the server's, under Node
 against the running server: for 30 requests (both models, ablations, training snapshots, digits and words)
-computeTrace gives the compact trace as the page decodes it — every header field but the scene and the
-article's figures equal (the lens's probabilities to the engine's rule), every node's id, op, inputs, attrs,
+computeTrace without the page's parts (`parts: false`) gives the compact trace as the page decodes it — every
+header field equal (the lens's probabilities to the engine's rule), every node's id, op, inputs, attrs,
 shape, dtype and form equal (a float32 node's data a Float32Array, others the JSON's arrays) and its values
 to tests/engine_compare.mjs's rule; for 15 refused requests (input, ablation, checkpoint, model) the same 422
 and message word for word; for 50 inputs computeBeam gives /api/beam (and its refusals for 3 more). A planted

@@ -1,26 +1,33 @@
-"""Step 20's loss, as the trace sends it for the stage (article/loss.py): recomputed here from the trace's
+"""Step 20's loss, as the page computes it for the stage (static/local/loss.js): recomputed here from the trace's
 own probabilities with numpy (the smoothed target written out) and with PyTorch's
 `cross_entropy(label_smoothing=ε)`, the loss training uses (model/train.py), for inputs whose greedy
 output is the reference and for a snapshot early in training whose output leaves it."""
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 
-from article.loss import EPSILON
+from model.train import ARTIFACTS
 from model.vocab import VOCAB
+from tests.in_page import PageRequest, page_parts
 from tests.onnx_numpy import as_array
 
-CASES = [({"input": "305"}, True), ({"input": "777777"}, True), ({"input": "305", "checkpoint": "100"}, False)]
+CASES = [(PageRequest("305"), True), (PageRequest("777777"), True), (PageRequest("305", checkpoint=100), False)]
+LOG = json.loads((Path(ARTIFACTS) / "training_log.json").read_text())
+EPSILON = LOG["train_config"]["label_smoothing"]  # what training smoothed with, read here independently
 
 
 @pytest.fixture(scope="module")
 def traces(client):
-    return [(client.get("/api/trace", params=q).json(), agrees) for q, agrees in CASES]
+    shown = page_parts(client, [r for r, _ in CASES])
+    return [({**p["trace"], "derived": p["derived"]}, agrees) for p, (_, agrees) in zip(shown, CASES, strict=True)]
 
 
 def test_the_recipe_smooths_with_the_logged_epsilon(client):
-    assert EPSILON == 0.1  # training_log.json's train_config.label_smoothing, the prose's ε
+    assert client.get("/api/live").json()["constants"]["label_smoothing"] == EPSILON == 0.1  # the prose's ε
 
 
 @pytest.mark.parametrize("case", range(len(CASES)))

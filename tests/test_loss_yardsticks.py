@@ -14,9 +14,17 @@ from model.data import heldout_numbers, make_batch
 from model.train import ARTIFACTS, smoothed_loss
 from model.transformer import Config, EncoderDecoder
 from model.vocab import VOCAB
+from tests.in_page import page_parts
 from tests.onnx_numpy import as_array
 
 LOG = json.loads((Path(ARTIFACTS) / "training_log.json").read_text())
+NUMBERS = (42, 7, 731_015)
+
+
+@pytest.fixture(scope="module")
+def shown(client) -> dict[int, dict]:
+    """Each input's served trace with the figures the page computes for it."""
+    return dict(zip(NUMBERS, page_parts(client, [str(x) for x in NUMBERS]), strict=True))
 
 
 def test_the_ceiling_and_the_uniform_loss_are_recomputed_from_the_recipe_and_the_log(client):
@@ -58,14 +66,14 @@ def test_an_untrained_miniature_starts_near_ln_v_a_little_above_and_the_log_star
     assert LOG["log"][0]["loss"] < math.log(len(VOCAB))
 
 
-@pytest.mark.parametrize("number", [42, 7, 731_015])
-def test_the_least_certain_choice_lies_near_and_above_the_ceiling(client, number):
+@pytest.mark.parametrize("number", NUMBERS)
+def test_the_least_certain_choice_lies_near_and_above_the_ceiling(client, shown, number):
     figures = client.get("/api/model").json()["figures"]
-    t = client.get("/api/trace", params={"input": str(number)}).json()
+    t, derived = shown[number]["trace"], shown[number]["derived"]
     nodes = {n["id"]: n for n in t["nodes"]}
     probs, chosen = as_array(nodes["out.probs"]), as_array(nodes["out.tokens"]).astype(int)
     least = probs[np.arange(len(chosen)), chosen].min()
-    assert t["derived"]["least_certain_prob"] == pytest.approx(least, abs=1e-6)
+    assert derived["least_certain_prob"] == pytest.approx(least, abs=1e-6)
     assert figures["smoothing_ceiling"] < least < figures["smoothing_ceiling"] + 0.02
 
 
@@ -79,16 +87,16 @@ def test_the_page_shows_the_yardsticks(client):
         assert shown and set(shown) == {format_number(figures[key], fmt)}, (key, shown)
 
 
-@pytest.mark.parametrize("number", [42, 7, 731_015])
-def test_the_per_position_losses_are_recomputed_from_the_trace(client, number):
+@pytest.mark.parametrize("number", NUMBERS)
+def test_the_per_position_losses_are_recomputed_from_the_trace(client, shown, number):
     figures = client.get("/api/model").json()["figures"]
-    t = client.get("/api/trace", params={"input": str(number)}).json()
+    t, derived = shown[number]["trace"], shown[number]["derived"]
     nodes = {n["id"]: n for n in t["nodes"]}
     probs, chosen = as_array(nodes["out.probs"]), as_array(nodes["out.tokens"]).astype(int)
     losses = -np.log(probs[np.arange(len(chosen)), chosen].astype(np.float64))
-    shown = [item.rsplit(" ", 1) for item in t["derived"]["position_losses"].split(", ")]
+    shown = [item.rsplit(" ", 1) for item in derived["position_losses"].split(", ")]
     assert [tok for tok, _ in shown] == t["output_tokens"]
     assert [float(x) for _, x in shown] == pytest.approx(losses, abs=6e-4)
-    assert t["derived"]["mean_position_loss"] == pytest.approx(losses.mean(), abs=1e-9)
+    assert derived["mean_position_loss"] == pytest.approx(losses.mean(), abs=1e-9)
     assert figures["ceiling_loss"] == pytest.approx(-math.log(figures["smoothing_ceiling"]))
     assert (losses < figures["ceiling_loss"]).all()

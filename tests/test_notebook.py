@@ -251,3 +251,18 @@ def test_station_titles_are_sprites_with_the_scenes_words_in_the_overview_only(w
     assert sorted(s.material.map.string for s in sprites) == sorted(titles) and titles
     assert not [c for c in widget.scene.children if isinstance(c, p3.Sprite)]  # a step's close view
     assert len([c for c in show(42, step=16, titles=True).scene.children if isinstance(c, p3.Sprite)]) == len(titles)
+
+
+def test_the_notebook_draws_the_scene_the_served_page_computes(client, scene_values):
+    """The notebook's scene (scene/page_scene.py: the page's code over documents written in Python) is the one
+    the page computes from the served trace and the served structure: the input's own parts included."""
+    from scene.document import scene_from_json
+    from tests.in_page import page_parts
+
+    served = scene_from_json(page_parts(client, ["42"])[0]["scene"])
+    scene, _ = scene_values
+    threads = [c for c in scene.connectors if c.kind == "thread"]
+    assert threads and scene.connectors == served.connectors
+    assert [x for x in scene.labels if x.role == "token"] and scene.labels == served.labels
+    assert scene.axes and (scene.axes, scene.row_names, scene.worked) == (served.axes, served.row_names, served.worked)
+    assert (scene.blocks, scene.steps, scene.overview) == (served.blocks, served.steps, served.overview)

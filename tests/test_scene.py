@@ -1,8 +1,9 @@
-"""The scene (scene/): one description of what the stage draws, computed from the trace, the
-config and the tour. For the shipped model and every research variant: every trace node and every
-parameter is exactly one block (a head slice is drawn inside the block it cuts), no two blocks
-overlap, the cells add up; kinds come from ops; the tour resolves; the colours are the published
-maps with legible ends."""
+"""The scene (scene/): one description of what the stage draws, its structure computed in Python from the
+trace's graph, the config and the tour (scene/build.py structure_of), the input's own parts (axes' words,
+threads, token labels) by the page (static/local/scene.js, as tests/in_page.py runs it). For the shipped model
+and every research variant: every trace node and every parameter is exactly one block (a head slice is drawn
+inside the block it cuts), no two blocks overlap, the cells add up; kinds come from ops; the tour resolves;
+the colours are the published maps with legible ends; the page's parts name the trace's own tokens."""
 
 from __future__ import annotations
 
@@ -18,12 +19,14 @@ from model.ablation import parts
 from model.transformer import Config, EncoderDecoder
 from model.vocab import VOCAB
 from recorder import parameters, trace
-from scene import build_scene, fit_distance
+from scene.build import structure_of
+from scene.document import scene_from_json
 from scene.gates import every_part_off
 from scene.kinds import kind_of
 from scene.palette import PALETTES, read_palette
 from scene.tensors import tensors_of
-from scene.views import expand
+from scene.views import expand, fit_distance
+from tests.in_page import page_parts
 from tests.test_trace_configs import NAMED, VARIANTS
 
 TOUR = load_tour()
@@ -38,6 +41,14 @@ def shipped():
     return {n: (trace(model, n, params), model.cfg, params) for n in (0, 42, 777_777)}
 
 
+@pytest.fixture(scope="module")
+def page(client):
+    """The served trace (JSON form) and the scene the page computes, for inputs of the shipped model."""
+    numbers = (0, 21, 31, 42, 777_777)
+    return {n: (p["trace"], scene_from_json(p["scene"]))
+            for n, p in zip(numbers, page_parts(client, [str(n) for n in numbers]), strict=True)}
+
+
 def variant(name: str):
     torch.manual_seed(7)
     model = EncoderDecoder(Config(vocab_size=len(VOCAB), **VARIANTS[name])).eval()
@@ -46,7 +57,7 @@ def variant(name: str):
 
 
 def check_scene(t, cfg, params):
-    scene = build_scene(t, cfg, params, TOUR)
+    scene = structure_of(t, cfg, params, TOUR)
     ids = [b.id for b in scene.blocks]
     nodes = {n.id: n for n in t.nodes}
     drawn = [i for i, n in nodes.items() if n.op != "Slice"] + list(params)
@@ -97,14 +108,14 @@ def test_every_research_variant_gets_a_valid_scene(name):
 
 def test_the_scores_label_says_whether_they_are_scaled():
     t, cfg, params = variant("no_scaling")
-    assert build_scene(t, cfg, params, TOUR).block("enc.0.self.h0.scores").label == "QKᵀ"
+    assert structure_of(t, cfg, params, TOUR).block("enc.0.self.h0.scores").label == "QKᵀ"
     t, cfg, params = variant("d_k_4")
-    assert build_scene(t, cfg, params, TOUR).block("enc.0.self.h0.scores").label == "QKᵀ/√4"
+    assert structure_of(t, cfg, params, TOUR).block("enc.0.self.h0.scores").label == "QKᵀ/√4"
 
 
 def test_kinds_come_from_the_op_and_dtype(shipped):
     t, cfg, params = shipped[42]
-    scene = build_scene(t, cfg, params, TOUR)
+    scene = structure_of(t, cfg, params, TOUR)
     tensors = tensors_of(every_part_off(t, cfg, params), params)  # the gates' nodes too
     for b in scene.blocks:
         assert b.kind == kind_of(tensors[b.id])
@@ -115,28 +126,27 @@ def test_kinds_come_from_the_op_and_dtype(shipped):
 
 def test_the_ffns_second_weight_is_drawn_transposed_under_the_hidden_units(shipped):
     t, cfg, params = shipped[42]
-    scene = build_scene(t, cfg, params, TOUR)
+    scene = structure_of(t, cfg, params, TOUR)
     transposed = sorted(b.id for b in scene.blocks if b.transposed)
     assert transposed == sorted(f"{s}.{i}.ffn.W_2" for s in ("enc", "dec") for i in range(cfg.n_layers))
     w2, hidden = scene.block("enc.0.ffn.W_2"), scene.block("enc.0.ffn.hidden")
     assert (w2.rows, w2.cols) == (cfg.d_model, cfg.d_ff) and w2.x == hidden.x and w2.cols == hidden.cols
 
 
-def test_rows_and_columns_know_their_tokens(shipped):
-    t, cfg, params = shipped[42]
-    scene = build_scene(t, cfg, params, TOUR)
+def test_rows_and_columns_know_their_tokens(page):
+    t, scene = page[42]
     assert (scene.block("enc.0.self.h1.weights").row_axis, scene.block("enc.0.self.h1.weights").col_axis) == (
         "source", "source")
     assert (scene.block("dec.1.cross.h0.weights").row_axis, scene.block("dec.1.cross.h0.weights").col_axis) == (
         "target", "source")
     assert (scene.block("out.probs").row_axis, scene.block("out.probs").col_axis) == ("target", "vocab")
     assert scene.block("E").row_axis == "vocab" and scene.block("out.tokens").value_axis == "vocab"
-    assert scene.axes["source"] == t.source_tokens and scene.axes["target"] == t.target_tokens
+    assert scene.axes["source"] == t["source_tokens"] and scene.axes["target"] == t["target_tokens"]
+    assert scene.axes["vocab"] == list(VOCAB.tokens)
 
 
-def test_each_steps_subject_is_lit_and_framed_by_its_view(shipped):
-    t, cfg, params = shipped[777_777]
-    scene = build_scene(t, cfg, params, TOUR)
+def test_each_steps_subject_is_lit_and_framed_by_its_view(shipped, page):
+    cfg, scene = shipped[777_777][1], page[777_777][1]  # the page's: steps 6–9 moved to the worked head
     by_id = {b.id: b for b in scene.blocks}
     for s, entry in zip(scene.steps, TOUR):
         assert set(s.subject) <= set(s.lit)
@@ -153,7 +163,7 @@ def test_each_steps_subject_is_lit_and_framed_by_its_view(shipped):
 
 def test_the_overview_frames_the_whole_machine(shipped):
     t, cfg, params = shipped[42]
-    scene = build_scene(t, cfg, params, TOUR)
+    scene = structure_of(t, cfg, params, TOUR)
     assert scene.overview.box == scene.bounds
     d = fit_distance(scene.overview, 30, 1.0)
     assert d > fit_distance(scene.steps[6].view, 30, 1.0) * 5  # far further out than a step's view
@@ -161,7 +171,7 @@ def test_the_overview_frames_the_whole_machine(shipped):
 
 def test_animations_name_blocks_that_exist(shipped):
     t, cfg, params = shipped[42]
-    scene = build_scene(t, cfg, params, TOUR)
+    scene = structure_of(t, cfg, params, TOUR)
     ids = {b.id for b in scene.blocks}
     named = {s.animation["name"] for s in scene.steps}
     assert named >= {"one-cell", "sweep", "residual", "mask", "arcs", "loop", "dropout", "parameters"}
@@ -175,17 +185,19 @@ def test_animations_name_blocks_that_exist(shipped):
     assert q.op == "Gemm" and q.inputs == [one["x"], one["w"], one["b"]]
 
 
-def test_the_connectors_join_what_they_say(shipped):
-    t, cfg, params = shipped[42]
-    scene = build_scene(t, cfg, params, TOUR)
+@pytest.mark.parametrize("number", [0, 42, 777_777])
+def test_the_connectors_join_what_they_say(shipped, page, number):
+    cfg, (t, scene) = shipped[number][1], page[number]
     kinds = {c.kind: c for c in scene.connectors}
     assert set(kinds) == {"thread", "rail", "arc", "tie", "loop"}
-    assert len(kinds["thread"].lines) == len(t.source_tokens) + len(t.target_tokens)  # one per token
+    assert len(kinds["thread"].lines) == len(t["source_tokens"]) + len(t["target_tokens"])  # one per token
     assert len(kinds["arc"].lines) == 2 * cfg.n_layers  # memory → W^K and W^V of every cross-attention
     assert len(kinds["rail"].lines) == cfg.n_layers * 5  # one per sub-layer: 2 per encoder, 3 per decoder layer
     e = scene.block("E")
-    for line, r in zip(kinds["thread"].lines, VOCAB.ids(t.source_tokens)):
-        assert line[0][:2] == [e.x, e.y - r - 0.5]  # from the token's own row of E
+    # from the token's own row of E: the source's from its left side, the decoder's from its right
+    want = [[e.x, e.y - r - 0.5] for r in VOCAB.ids(t["source_tokens"])]
+    want += [[e.x + e.w, e.y - r - 0.5] for r in VOCAB.ids(t["target_tokens"])]
+    assert [line[0][:2] for line in kinds["thread"].lines] == want
 
 
 def relative_luminance(hex_color: str) -> float:
@@ -201,7 +213,7 @@ def contrast(a: str, b: str) -> float:
 
 def test_the_colours_are_the_published_maps_with_ends_legible_on_the_stage(shipped):
     t, cfg, params = shipped[42]
-    p = build_scene(t, cfg, params, TOUR).palette
+    p = structure_of(t, cfg, params, TOUR).palette
     cbd1, batlow = read_palette("cet-cbd1"), read_palette("batlow")
     assert cbd1.shape == batlow.shape == (256, 3)
     assert (PALETTES / "README.md").read_text().count("CET-CBD1") >= 1
@@ -214,33 +226,18 @@ def test_the_colours_are_the_published_maps_with_ends_legible_on_the_stage(shipp
     assert contrast(p["diverging"][len(p["diverging"]) // 2], p["background"]) >= 3.0  # zero is seen too
 
 
-def test_inputs_that_share_a_graph_share_its_structure_and_keep_their_own_tokens():
-    """The structure (blocks, stations, views, rails…) is built once per graph and kept; the tokens'
-    parts (axes, row names, token labels, threads) are each input's. A scene from the kept structure
-    must equal one built from nothing."""
-    from dataclasses import asdict
-
-    import scene.build as scene_module
-    from model.translate import Translator
-
-    model = Translator.load().model
-    params = parameters(model)
-    first, second = trace(model, 21, params), trace(model, 31, params)  # twenty-one, thirty-one: one graph
-    assert [n.value.shape for n in first.nodes] == [n.value.shape for n in second.nodes]
-    assert first.source_tokens != second.source_tokens
-    scene_module.STRUCTURES.clear()
-    build_scene(first, model.cfg, params, TOUR)
-    kept = build_scene(second, model.cfg, params, TOUR)  # from the structure the first one left
-    assert len(scene_module.STRUCTURES) == 1
-    scene_module.STRUCTURES.clear()
-    fresh = build_scene(second, model.cfg, params, TOUR)
-    assert asdict(kept) == asdict(fresh)
-    assert kept.axes["source"] == list(second.source_tokens)
-    token_words = {label.text for label in kept.labels if label.role == "token"}
+def test_inputs_that_share_a_graph_share_its_structure_and_keep_their_own_tokens(page):
+    """The structure (blocks, stations, views, rails…) is the graph's, the same for every input with it; the
+    tokens' parts (axes, row names, token labels, threads) are each input's, by the page."""
+    (first, one), (second, other) = page[21], page[31]  # twenty-one, thirty-one: one graph
+    assert [n["shape"] for n in first["nodes"]] == [n["shape"] for n in second["nodes"]]
+    assert first["source_tokens"] != second["source_tokens"]
+    assert (one.blocks, one.stations, one.overview) == (other.blocks, other.stations, other.overview)
+    assert [c for c in one.connectors if c.kind != "thread"] == [c for c in other.connectors if c.kind != "thread"]
+    assert other.axes["source"] == second["source_tokens"] and one.axes["source"] == first["source_tokens"]
+    token_words = {label.text for label in other.labels if label.role == "token"}
     assert "thirty" in token_words and "twenty" not in token_words
-    first_scene = build_scene(first, model.cfg, params, TOUR)
-    threads = {c.kind: c.lines for c in first_scene.connectors}["thread"]
-    assert threads != {c.kind: c.lines for c in kept.connectors}["thread"]  # E's rows of other tokens
-    # a different graph (a longer input) gets its own structure
-    build_scene(trace(model, 777_777, params), model.cfg, params, TOUR)
-    assert len(scene_module.STRUCTURES) == 2
+    assert "twenty" in {label.text for label in one.labels if label.role == "token"}
+    threads = {c.kind: c.lines for c in one.connectors}["thread"]
+    assert threads != {c.kind: c.lines for c in other.connectors}["thread"]  # E's rows of other tokens
+    assert one.row_names != other.row_names

@@ -1,43 +1,63 @@
-"""Issue 21 item 1 on a phone: what the scene gives a stage too small for a step's subject (scene/windows.py),
-checked in Python for three inputs. Steps 6–9's parts frame the worked head (scene.worked, chosen from the
-trace), not the first; the wide blocks (the FFN's 128 hidden units, the 65 pieces of the output layer) are
-framed by windows of their columns, the output layer's around the pieces steps 18–20 ring for this input,
-each window's label saying which columns it shows and which ringed pieces it leaves out; and the rows beside
-an input's ids column are named by that column's token labels. The stage's side (names, numbers and label
-inside the phone's stage) is tests/test_readouts.py."""
+"""Issue 21 item 1 on a phone: what the scene the page computes (static/local/windows.js, by scene.js
+`personalize`) gives a stage too small for a step's subject, checked against the trace for three inputs.
+Steps 6–9's parts frame the worked head (scene.worked, chosen from the trace), not the first; the wide blocks
+(the FFN's 128 hidden units, the 65 pieces of the output layer) are framed by windows of their columns, the
+output layer's around the pieces steps 18–20 ring for this input (the trace's argmax, and step 20's reference
+pieces of the training rows, recomputed here), each window's label saying which columns it shows and which
+ringed pieces it leaves out; and the rows beside an input's ids column are named by that column's token
+labels. The stage's side (names, numbers and label inside the phone's stage) is tests/test_readouts.py."""
+import gzip
+import json
+import subprocess
+from pathlib import Path
+
+import numpy as np
 import pytest
 
-from article.loss import loss_figures
-from article.tour import load_tour
-from scene import build_scene
+from model.vocab import VOCAB
 from scene.cells import col_x
-from scene.windows import MARKED_MIN, WIDE, marked_window
-from tests import test_prose_claims as prose
+from scene.document import scene_from_json
+from tests.in_page import page_parts
 
-model = prose.model  # the fixture: the trained model, on one thread
+ROOT = Path(__file__).resolve().parents[1]
 INPUTS = [42, 305, 777777]
 
 
 @pytest.fixture(scope="module")
-def scenes(model):
-    from recorder import trace
-
-    m, params = model
-    tour = load_tour()
-    out = {}
-    for n in INPUTS:
-        t = trace(m, n, params)
-        out[n] = (t, build_scene(t, m.cfg, params, tour))
-    return out
+def scenes(client):
+    """Each input's served trace and the scene the page computes for it."""
+    shown = page_parts(client, [str(n) for n in INPUTS])
+    return {n: (p["trace"], scene_from_json(p["scene"])) for n, p in zip(INPUTS, shown, strict=True)}
 
 
-def test_the_run_around_the_marks():
-    assert marked_window([36, 62, 56, 2], 65) == (36, 62)  # </s> alone, far left: the German pieces' run
-    assert marked_window([41, 63, 41, 62, 59, 64, 41, 63, 41, 62, 59, 2], 65) == (41, 64)
-    lo, hi = marked_window([33, 2], 65)  # one piece each: the later cluster, widened about its centre
-    assert hi - lo + 1 == MARKED_MIN and lo <= 33 <= hi
-    lo, hi = marked_window(list(range(10, 60, 2)), 65)  # wider than a phone's window: the fullest run
-    assert hi - lo + 1 == WIDE
+@pytest.fixture(scope="module")
+def windows(client) -> dict:
+    """The window constants the shape's structure document gives the page (personal.windows)."""
+    body = client.get("/site/scene/2017/4.json.gz").content
+    return json.loads(gzip.decompress(body) if body[:2] == b"\x1f\x8b" else body)["personal"]["windows"]
+
+
+def marked_windows(cases: list[tuple[list[int], int]], w: dict) -> list[list[int]]:
+    """static/local/windows.js markedWindow for each (marked columns, columns), under Node."""
+    script = ("import { markedWindow } from './static/local/windows.js';\n"
+              f"const cases = {json.dumps(cases)}, w = {json.dumps(w)};\n"
+              "console.log(JSON.stringify(cases.map(([m, n]) => markedWindow(m, n, w))));\n")
+    out = subprocess.run(["node", "--no-warnings", "--input-type=module", "-e", script], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout)
+
+
+def test_the_run_around_the_marks(windows):
+    wide, least = windows["wide"], windows["marked_min"]
+    runs = marked_windows([([36, 62, 56, 2], 65), ([41, 63, 41, 62, 59, 64, 41, 63, 41, 62, 59, 2], 65),
+                           ([33, 2], 65), (list(range(10, 60, 2)), 65)], windows)
+    assert runs[0] == [36, 62]  # </s> alone, far left: the German pieces' run
+    assert runs[1] == [41, 64]
+    lo, hi = runs[2]  # one piece each: the later cluster, widened about its centre
+    assert hi - lo + 1 == least and lo <= 33 <= hi
+    lo, hi = runs[3]  # wider than a phone's window: the fullest run
+    assert hi - lo + 1 == wide and sum(lo <= c <= hi for c in range(10, 60, 2)) == (wide + 1) // 2
 
 
 @pytest.mark.parametrize("number", INPUTS)
@@ -54,7 +74,7 @@ def test_steps_6_to_9_frame_the_worked_head_on_a_phone(scenes, number):
             mine = head_blocks | ({w["v_full"]} if step.step == 9 else set())
             assert set(part["blocks"]) <= mine, (step.step, part["blocks"], w["name"])
             assert set(part["blocks"]) <= by_id
-            box = part["view"].box  # the view moved with the blocks: it still holds them (a window: its columns)
+            box = part["view"]["box"]  # the view moved with the blocks: it still holds them (a window: its columns)
             for b in (scene.block(i) for i in part["blocks"]):
                 x0, x1 = b.x, b.x + b.w
                 if part.get("window") and b.id in part["window"]["clip"]:
@@ -67,11 +87,14 @@ def test_steps_6_to_9_frame_the_worked_head_on_a_phone(scenes, number):
 
 
 @pytest.mark.parametrize("number", INPUTS)
-def test_wide_blocks_are_framed_by_windows_around_the_ringed_pieces(scenes, number):
+def test_wide_blocks_are_framed_by_windows_around_the_ringed_pieces(scenes, windows, number):
     t, scene = scenes[number]
     steps = {s.step: s for s in scene.steps}
-    written = [int(c) for c in t.node("out.tokens").value.tolist()]
-    reference = [(r["row"], r["reference_id"]) for r in loss_figures(t)["loss_rows"] if r["forced"]]
+    probs = np.asarray(next(n for n in t["nodes"] if n["id"] == "out.probs")["data"]).reshape(-1, 65)
+    written = [int(c) for c in probs.argmax(axis=1)]  # the piece greedy decoding writes in each row
+    out_tokens, pieces = t["output_tokens"], VOCAB.target_tokens(number)
+    forced = [r for r in range(len(out_tokens)) if r < len(pieces) and out_tokens[:r] == pieces[:r]]
+    reference = [(r, VOCAB.ids([pieces[r]])[0]) for r in forced]  # step 20 rings the training rows' pieces
     vocab = scene.axes["vocab"]
     for n, ringed in ((18, list(enumerate(written))), (19, list(enumerate(written))),
                       (20, list(enumerate(written)) + reference)):
@@ -79,8 +102,7 @@ def test_wide_blocks_are_framed_by_windows_around_the_ringed_pieces(scenes, numb
         assert wins, n
         for win in wins:
             c0, c1 = win["cols"]
-            assert (c0, c1) == marked_window([c for _, c in ringed], 65)
-            assert c1 - c0 + 1 <= WIDE
+            assert windows["marked_min"] <= c1 - c0 + 1 <= windows["wide"] and 0 <= c0 <= c1 < 65
             out = sorted({(r, c) for r, c in ringed if not c0 <= c <= c1})
             said = f"columns {c0 + 1}–{c1 + 1} of 65" + "".join(f" · row {r}'s {vocab[c]}: column {c + 1}"
                                                                for r, c in out)
