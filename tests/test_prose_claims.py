@@ -14,7 +14,7 @@ import pytest
 
 from article.tour import split_front_matter
 from model import ids
-from tests.in_page import page_parts
+from tests.in_page import PageRequest, page_parts
 from tests.onnx_numpy import as_array
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,12 +62,14 @@ class Traced(SimpleNamespace):
 def served(json_trace: dict) -> Traced:
     nodes = [SimpleNamespace(id=n["id"], value=as_array(n).astype(np.float64)) for n in json_trace["nodes"]]
     return Traced(source_tokens=json_trace["source_tokens"], target_tokens=json_trace["target_tokens"],
-                  output_tokens=json_trace["output_tokens"], nodes=nodes, by_id={n.id: n for n in nodes})
+                  output_tokens=json_trace["output_tokens"], nodes=nodes, by_id={n.id: n for n in nodes},
+                  number=json_trace["input"]["number"], parameter_ids=json_trace["parameters"])
 
 
-def traced_many(client, numbers: list[int]) -> list[tuple[Traced, dict]]:
+def traced_many(client, numbers: list[int | PageRequest]) -> list[tuple[Traced, dict]]:
     """Each input's served trace and the live figures the page computes for it (one Node run for all)."""
-    return [(served(p["trace"]), p["derived"]) for p in page_parts(client, [str(n) for n in numbers])]
+    asked = [n if isinstance(n, PageRequest) else str(n) for n in numbers]
+    return [(served(p["trace"]), p["derived"]) for p in page_parts(client, asked)]
 
 
 def traced(client, number: int) -> tuple[Traced, dict]:
