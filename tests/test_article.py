@@ -19,6 +19,7 @@ from app import research_views
 from app.content import CONTENT, read_tsv, read_unused, split_front_matter
 from article import figures
 from article.format import format_number
+from tests.in_page import page_parts
 from tests.test_page import Page
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -280,8 +281,16 @@ def test_live_values_and_the_beam_follow_the_input(browser, live_server, client)
     page.wait_for_function("() => document.querySelector('figure[data-figure=\"beam\"]').dataset.number === '731015'",
                            timeout=60_000)
     after = live_texts(page)
-    d42 = client.get("/api/trace", params={"input": "42"}).json()["derived"]
-    d731 = client.get("/api/trace", params={"input": "731015"}).json()["derived"]
+    # what the page's code computes for each input (tests/in_page.py), its input's words checked against the
+    # served trace's header; the figures themselves are checked against numpy by tests/test_teaching.py and
+    # friends, and against the Python pin by tests/test_live_figures_pinned.py
+    p42, p731 = page_parts(client, ["42", "731015"])
+    d42, d731 = p42["derived"], p731["derived"]
+    for parts in (p42, p731):
+        head, d = parts["trace"], parts["derived"]
+        assert (d["number"], d["german"]) == (head["input"]["number"], head["input"]["german"])
+        assert d["english"] == " ".join(head["input"]["english"])
+        assert d["source_tokens"] == head["source_tokens"]
     model = client.get("/api/model").json()["figures"]
     changed = [k for k in after if k in d42 and d42[k] != d731[k]]
     assert {"german", "english", "source_tokens", "number"} <= set(changed)

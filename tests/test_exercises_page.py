@@ -1,19 +1,16 @@
-"""Issue 24 item 1 in Chromium, on one page: for three inputs, every exercise is given one wrong and one
+"""Predict, then reveal, in Chromium, on one page: for three inputs, every exercise is given one wrong and one
 right answer through its own controls (a cell from the list, or on the stage once armed; an option; a typed
 number), and the page's verdict agrees with the answer recomputed from the served trace (tests/
 test_exercises.py's `recompute`), says why, lights the evidence cell on the stage (the explanation's panel
 closed, not to cover the verdict) and keeps the progress in localStorage; then one exercise of each kind is
 answered with the keyboard alone, and axe-core finds no serious or critical violation in the answered boxes."""
-import json
-import urllib.request
 from pathlib import Path
-from types import SimpleNamespace
 
-import numpy as np
 import pytest
 
 from tests.browser import open_stage_page
 from tests.test_exercises import INPUTS, recompute
+from tests.test_prose_claims import traced_many
 
 AXE = Path(__file__).resolve().parents[1] / "node_modules" / "axe-core" / "axe.min.js"
 
@@ -36,18 +33,11 @@ ANSWER = """([id, value, how]) => {
 }"""
 
 
-def served_trace(base: str, number: int):
-    """The served trace with .node(id).value, as recompute() reads a recorder Trace."""
-    with urllib.request.urlopen(f"{base}/api/trace?input={number}") as r:
-        doc = json.load(r)
-    nodes = {}
-    for n in doc["nodes"]:
-        data = [-np.inf if x is None else x for x in n["data"]]
-        nodes[n["id"]] = SimpleNamespace(id=n["id"], value=np.array(data, dtype=np.float64).reshape(n["shape"]))
-    t = SimpleNamespace(number=number, nodes=list(nodes.values()), source_tokens=doc["source_tokens"],
-                        target_tokens=doc["target_tokens"], output_tokens=doc["output_tokens"])
-    t.node = nodes.__getitem__
-    return t, doc["derived"]["exercises"]
+@pytest.fixture(scope="module")
+def served(client) -> dict:
+    """Per input: the served trace (read as recompute() reads it) and the exercises the page's code computes
+    for it (tests/in_page.py: the same code the page in Chromium runs, over the same documents)."""
+    return {n: (t, d["exercises"]) for n, (t, d) in zip(INPUTS, traced_many(client, list(INPUTS)), strict=True)}
 
 
 def typed(x: float) -> str:
@@ -79,10 +69,10 @@ def show_input(page, number: int) -> None:
     page.wait_for_function(f"anatomy.exercises().length >= 12 && anatomy.exercises()[0].input === '{number}'")
 
 
-def test_each_exercise_a_wrong_and_a_right_answer_for_three_inputs(page, live_server):
+def test_each_exercise_a_wrong_and_a_right_answer_for_three_inputs(page, served):
     for number in INPUTS:
         show_input(page, number)
-        t, shipped = served_trace(live_server, number)
+        t, shipped = served[number]
         want = recompute(t)
         assert [e["id"] for e in page.evaluate("anatomy.exercises()")] == [e["id"] for e in shipped]
         for ex in shipped:
@@ -106,9 +96,9 @@ def test_each_exercise_a_wrong_and_a_right_answer_for_three_inputs(page, live_se
         assert got["verdict"] == "right" and got["lit"] == ev and not got["panel"], (number, got)
 
 
-def test_the_keyboard_alone_answers_each_kind_and_the_verdict_is_announced(page, live_server):
+def test_the_keyboard_alone_answers_each_kind_and_the_verdict_is_announced(page, served):
     show_input(page, INPUTS[1])
-    _, shipped = served_trace(live_server, INPUTS[1])
+    _, shipped = served[INPUTS[1]]
     ex = {e["id"]: e for e in shipped}
     box = lambda i: f"#exercise-{i}"  # noqa: E731
     # a cell, from the list: the first option is "choose", so ArrowDown n+1 times reaches column n

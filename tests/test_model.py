@@ -28,19 +28,16 @@ def trained() -> EncoderDecoder:
 
 @pytest.fixture(scope="module")
 def trace_json(trained):
-    """The trace of a number as a client receives it, with the article's figures: through JSON (orjson,
-    −∞ as null)."""
+    """The trace of a number as a client receives it: through JSON (orjson, −∞ as null)."""
     import orjson
 
-    from article.derived import with_figures
     from recorder import trace
 
     cache: dict[int, dict] = {}
 
     def get(number: int) -> dict:
         if number not in cache:
-            raw = orjson.dumps(with_figures(trace(trained, number), trained).to_json(),
-                               option=orjson.OPT_SERIALIZE_NUMPY)
+            raw = orjson.dumps(trace(trained, number).to_json(), option=orjson.OPT_SERIALIZE_NUMPY)
             cache[number] = orjson.loads(raw)
         return cache[number]
 
@@ -158,9 +155,11 @@ def test_the_trace_marks_masked_scores_as_minus_infinity_encoded_as_null(trace_j
     assert all(grid[i, j] is not None for i in range(m) for j in range(m) if j <= i)
 
 
-def test_derived_figures_are_computed_from_the_trace_tensors(trace_json):
-    t = trace_json(731_015)
-    d = t["derived"]
+def test_derived_figures_are_computed_from_the_trace_tensors(client):
+    from tests.in_page import page_parts
+
+    (page,) = page_parts(client, ["731015"])  # the page's figures over the served trace
+    t, d = page["trace"], page["derived"]
     nodes = {n["id"]: n for n in t["nodes"]}
     first = as_array(nodes["enc.0.self.sum"])[0]
     assert d["first_token_mean"] == pytest.approx(first.mean(), abs=1e-6)

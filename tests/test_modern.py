@@ -19,7 +19,6 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from article.tour import load_tour
 from model import models
 from model.ablation import ablated
 from model.data import heldout_numbers
@@ -28,7 +27,7 @@ from model.train import exact_match, load
 from model.transformer import Config, EncoderDecoder, count_parameters, rotate, sinusoid_angles
 from model.vocab import VOCAB
 from recorder import paper_layout, parameters, trace
-from scene import build_scene
+from tests.in_page import PageRequest, page_parts
 from tests.onnx_numpy import OPS, as_array, reexecute
 
 torch.set_num_threads(2)
@@ -203,7 +202,8 @@ def test_switching_parts_off_in_the_modern_model_gates_its_graph_and_its_decodin
     assert t["target_tokens"] == ["<s>"] + VOCAB.tokens_of(broken) and t["input"]["german"] == "zwei"
     assert reexecute(t["nodes"], dict(parameters(modern))) > 0
     assert t["output_tokens"] == VOCAB.tokens_of(as_array(nodes["out.tokens"]).tolist())
-    assert t["derived"]["german"] == "zwei" and not t["input"]["correct"]
+    (page,) = page_parts(client, [PageRequest("42", model="modern", ablate="dec.1.cross.h1,enc.1.self")])
+    assert page["derived"]["german"] == "zwei" and not t["input"]["correct"]  # the page's figure: greedy's output
 
 
 def test_the_logit_lens_of_a_pre_norm_model_reads_the_final_norm_then_w_u(modern):
@@ -228,24 +228,24 @@ def test_the_logit_lens_of_a_pre_norm_model_reads_the_final_norm_then_w_u(modern
 
 # ---- the stage ------------------------------------------------------------------------------------
 
-def test_the_stage_draws_rmsnorm_with_gamma_only_and_swiglus_three_matrices(modern):
-    params = parameters(modern)
-    scene = build_scene(trace(modern, 42, params), modern.cfg, params, load_tour())
-    ids = {b.id for b in scene.blocks}
-    stations = {s.id for s in scene.stations}
+def test_the_stage_draws_rmsnorm_with_gamma_only_and_swiglus_three_matrices(client, modern):
+    (page,) = page_parts(client, [PageRequest("42", model="modern")])  # the scene the page builds
+    scene = page["scene"]
+    block = {b["id"]: b for b in scene["blocks"]}
+    stations = {s["id"] for s in scene["stations"]}
     assert {"enc.norm", "dec.norm"} <= stations
     for p in ("enc.0.ffn", "dec.1.ffn"):
-        assert {f"{p}.W_1", f"{p}.W_3", f"{p}.W_2"} <= ids and not {f"{p}.b_1", f"{p}.b_2"} & ids
-        assert scene.block(f"{p}.W_2").transposed and scene.block(f"{p}.norm.gamma").label == "γ"
-    assert not [i for i in ids if i.endswith((".beta", ".b_q", ".b_o"))]
-    assert all(b.station for b in scene.blocks) and not [b.id for b in scene.blocks if b.y < -60]
-    assert scene.block("enc.0.self.W_q").gap_every == modern.cfg.d_k  # head slices, through the rotation
-    arcs = next(c for c in scene.connectors if c.kind == "arc")
-    assert len(arcs.lines) == 2 * modern.cfg.n_layers  # memory to every cross-attention's W^K and W^V
+        assert {f"{p}.W_1", f"{p}.W_3", f"{p}.W_2"} <= set(block) and not {f"{p}.b_1", f"{p}.b_2"} & set(block)
+        assert block[f"{p}.W_2"]["transposed"] and block[f"{p}.norm.gamma"]["label"] == "γ"
+    assert not [i for i in block if i.endswith((".beta", ".b_q", ".b_o"))]
+    assert all(b["station"] for b in scene["blocks"]) and not [b["id"] for b in scene["blocks"] if b["y"] < -60]
+    assert block["enc.0.self.W_q"]["gap_every"] == modern.cfg.d_k  # head slices, through the rotation
+    arcs = next(c for c in scene["connectors"] if c["kind"] == "arc")
+    assert len(arcs["lines"]) == 2 * modern.cfg.n_layers  # memory to every cross-attention's W^K and W^V
     # a head's output is worded as a head's, not as the SwiGLU feed-forward's output (both have the role `out`)
-    assert scene.block("dec.1.cross.h3.out").label == "head 4"
-    assert scene.block("dec.1.cross.h3.out").description == "head 4 output = weights·V"
-    assert scene.block("dec.1.ffn.out").label == "FFN(x) = hidden·W_{2}"
+    assert block["dec.1.cross.h3.out"]["label"] == "head 4"
+    assert block["dec.1.cross.h3.out"]["description"] == "head 4 output = weights·V"
+    assert block["dec.1.ffn.out"]["label"] == "FFN(x) = hidden·W_{2}"
 
 
 # ---- the API ---------------------------------------------------------------------------------------

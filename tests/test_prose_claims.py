@@ -1,22 +1,30 @@
 """Issue 22, part 3: each claim of the article that was wider than its evidence, now stated for what was
 measured, checked against its source (the model, the result files, model/data.py); and the sentences whose
-truth depends on the input are live figures, recomputed here for 200 random inputs."""
+truth depends on the input are live figures: the page's own (tests/in_page.py), recomputed here from the
+served traces' nodes for 200 random inputs."""
+import html as htmllib
 import json
 import random
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from article.lessons import UNITS_BEFORE_UND
 from article.tour import split_front_matter
 from model import ids
+from tests.in_page import PageRequest, page_parts
+from tests.onnx_numpy import as_array
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "research" / "results"
 TENS = {"zwanzig": "twenty", "dreißig": "thirty", "vierzig": "forty", "fünfzig": "fifty", "sechzig": "sixty",
         "siebzig": "seventy", "achtzig": "eighty", "neunzig": "ninety"}
+# the German units that can stand before "und" (einundzwanzig … neunundneunzig) and the English word each
+# translates: step 16's "units on their word" counts the rows writing one of them that look at that word
+UNITS_BEFORE_UND = {"eins": "one", "ein": "one", "zwei": "two", "drei": "three", "vier": "four", "fünf": "five",
+                    "sechs": "six", "sieben": "seven", "acht": "eight", "neun": "nine"}
 CODE_ID = re.compile(r"\b(enc|dec)\.(\d+)\.(self|cross|ffn)(?:\.h(\d+))?(?:\.[a-z_]+)*")
 
 
@@ -31,8 +39,7 @@ def results(name: str) -> dict:
 
 @pytest.fixture(scope="module")
 def model():
-    """The shipped model, traced on one thread: 200 small forward passes run ~20× faster that way on a
-    shared machine than with torch's default thread pool."""
+    """The shipped model and its parameters (loaded on one thread, the cheaper way on a shared machine)."""
     import torch
 
     from model.train import load
@@ -45,13 +52,28 @@ def model():
     torch.set_num_threads(threads)
 
 
-def traced(model, number: int):
-    from article.derived import derived_figures
-    from recorder import trace
+class Traced(SimpleNamespace):
+    """A served trace, read as the recorder's Trace is: its token lists, and its nodes with float64 values."""
 
-    m, params = model
-    t = trace(m, number, params)
-    return t, derived_figures(t, m)
+    def node(self, node_id: str) -> SimpleNamespace:
+        return self.by_id[node_id]
+
+
+def served(json_trace: dict) -> Traced:
+    nodes = [SimpleNamespace(id=n["id"], value=as_array(n).astype(np.float64)) for n in json_trace["nodes"]]
+    return Traced(source_tokens=json_trace["source_tokens"], target_tokens=json_trace["target_tokens"],
+                  output_tokens=json_trace["output_tokens"], nodes=nodes, by_id={n.id: n for n in nodes},
+                  number=json_trace["input"]["number"], parameter_ids=json_trace["parameters"])
+
+
+def traced_many(client, numbers: list[int | PageRequest]) -> list[tuple[Traced, dict]]:
+    """Each input's served trace and the live figures the page computes for it (one Node run for all)."""
+    asked = [n if isinstance(n, PageRequest) else str(n) for n in numbers]
+    return [(served(p["trace"]), p["derived"]) for p in page_parts(client, asked)]
+
+
+def traced(client, number: int) -> tuple[Traced, dict]:
+    return traced_many(client, [number])[0]
 
 
 def head_mean(t) -> np.ndarray:
@@ -64,10 +86,10 @@ def head_mean(t) -> np.ndarray:
 
 # ---- step 16: the row that writes und, and the units before it ---------------------------------------
 
-def test_step_16s_und_row_splits_for_42_and_1234(model):
+def test_step_16s_und_row_splits_for_42_and_1234(client):
     said = step_text(16)
-    for number, tens, on_tens, on_end in ((42, "forty", "0.500", "0.500"), (1234, "thirty", "0.492", "0.489")):
-        t, _ = traced(model, number)
+    said_for = ((42, "forty", "0.500", "0.500"), (1234, "thirty", "0.492", "0.489"))
+    for (number, tens, on_tens, on_end), (t, _) in zip(said_for, traced_many(client, [42, 1234]), strict=True):
         r = t.output_tokens.index("und")
         row, src = head_mean(t)[r], list(t.source_tokens)
         assert f"{row[src.index(tens)]:.3f}" == on_tens and f"{row[-1]:.3f}" == on_end, number
@@ -78,10 +100,10 @@ def test_step_16s_und_row_splits_for_42_and_1234(model):
     assert 'data-live="und_rows"' in said and 'data-live="units_on_their_word"' in said
 
 
-def test_the_reordering_figures_hold_for_200_random_inputs(model):
+def test_the_reordering_figures_hold_for_200_random_inputs(client):
     rng = random.Random(22)
-    for number in [rng.randint(0, 999_999) for _ in range(200)]:
-        t, d = traced(model, number)
+    numbers = [rng.randint(0, 999_999) for _ in range(200)]
+    for number, (t, d) in zip(numbers, traced_many(client, numbers), strict=True):
         cross, src, out, rows = head_mean(t), list(t.source_tokens), list(t.output_tokens), list(t.target_tokens)
         und = [r for r, p in enumerate(out) if p == "und"]
         if not und:
@@ -101,9 +123,19 @@ def test_the_reordering_figures_hold_for_200_random_inputs(model):
 
 
 def test_the_page_fills_the_new_live_slots(client):
-    page = client.get("/", params={"input": "1234"}).text
-    assert re.search(r'data-live="und_rows"[^>]*>row 5 \(reads vier\): thirty 0\.492, &lt;/s&gt; 0\.489<', page)
-    assert re.search(r'data-live="units_on_their_word"[^>]*>1 of 1<', page)
+    """For 1234 the page computes these texts; the server fills the slots for the default input (42) with the
+    page's figures for it, computed ahead."""
+    (_, d), (_, d42) = traced_many(client, [1234, 42])
+    assert d["und_rows"] == "row 5 (reads vier): thirty 0.492, </s> 0.489" and d["units_on_their_word"] == "1 of 1"
+    page = client.get("/").text
+    assert d42["und_rows"].startswith("row 1 (reads zwei): ") and d42["units_on_their_word"] == "1 of 1"
+    for key in ("und_rows", "units_on_their_word"):
+        shown = [htmllib.unescape(x) for x in re.findall(rf'data-live="{key}"[^>]*>([^<]*)<', page)]
+        assert shown == [d42[key]], key
+
+
+def test_the_units_before_und_are_the_ones_the_page_looks_for(client):
+    assert client.get("/api/live").json()["constants"]["units_before_und"] == UNITS_BEFORE_UND
 
 
 # ---- which heads a model needs: stated for the models it was measured on ----------------------------

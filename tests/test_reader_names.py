@@ -122,7 +122,10 @@ def test_the_desks_charts_and_tables_count_heads_from_1(client, figure):
 
 
 def test_the_scene_names_each_block_slice_and_switch_from_1(client):
-    scene = client.get("/api/trace", params={"input": "305"}).json()["scene"]
+    from tests.in_page import page_parts
+
+    (parts,) = page_parts(client, ["305"])  # the scene the page builds for the served trace
+    scene = parts["scene"]
     blocks = {b["id"]: b for b in scene["blocks"]}
     assert blocks["dec.1.cross.h3.weights"]["name"] == "decoder 2 · cross-attention · head 4"
     assert blocks["enc.0.self.q"]["name"] == "encoder 1 · self-attention"

@@ -1,5 +1,6 @@
-"""Issue 21 item 4: the worked attention row of steps 6–9 is chosen from the trace by one rule (checked
-against a brute-force search), step 9's sentence about it is true for every input tried (recomputed), and
+"""The worked attention row of steps 6–9 is chosen from the trace by one rule (the page's choice, from
+tests/in_page.py, checked against a brute-force search), step 9's sentence about it is true for every input
+tried (recomputed), and
 the card the stage draws for it prints the trace's own numbers (read from its DOM in Chromium, recomputed
 here from the served trace's Q, K, V, scores, weights and output)."""
 import math
@@ -9,12 +10,11 @@ import re
 import numpy as np
 import pytest
 
-from tests import test_prose_claims as prose
+from tests.in_page import page_parts
 from tests.onnx_numpy import as_array
+from tests.test_prose_claims import traced_many
 
 EOS = "</s>"
-model = prose.model  # the fixture: the trained model, on one thread
-traced = prose.traced  # a trace of it and its live figures
 
 
 def brute_force(t) -> tuple[int, int]:
@@ -36,10 +36,10 @@ def brute_force(t) -> tuple[int, int]:
     return h, r
 
 
-def test_the_chosen_row_is_the_rules_for_many_inputs(model):
+def test_the_chosen_row_is_the_rules_for_many_inputs(client):
     rng = random.Random(21)
-    for number in [0, 7, 42, 305, 482_917, 777_777] + [rng.randint(0, 999_999) for _ in range(24)]:
-        t, d = traced(model, number)
+    numbers = [0, 7, 42, 305, 482_917, 777_777] + [rng.randint(0, 999_999) for _ in range(24)]
+    for number, (t, d) in zip(numbers, traced_many(client, numbers), strict=True):
         h, r = brute_force(t)
         assert (d["worked_head"], d["worked_row"]) == (h + 1, r), number
         assert d["worked_token"] == t.source_tokens[r]
@@ -48,10 +48,10 @@ def test_the_chosen_row_is_the_rules_for_many_inputs(model):
         assert f"puts {w.max():.3f} on {d['worked_top_token']}".replace("-", "\u2212") in d["worked_reason"]
 
 
-def test_step_9s_claim_is_true_for_30_inputs(model):
+def test_step_9s_claim_is_true_for_30_inputs(client):
     rng = random.Random(9)
-    for number in [305, 482_917] + [rng.randint(0, 999_999) for _ in range(28)]:
-        t, d = traced(model, number)
+    numbers = [305, 482_917] + [rng.randint(0, 999_999) for _ in range(28)]
+    for number, (t, d) in zip(numbers, traced_many(client, numbers), strict=True):
         h, r, toks = d["worked_head"] - 1, d["worked_row"], list(t.source_tokens)
         q, k, v = (t.node(f"enc.0.self.{m}.h{h}").value.astype(np.float64) for m in "qkv")
         weights = np.exp(q[r] @ k.T / math.sqrt(q.shape[1]) - (q[r] @ k.T / math.sqrt(q.shape[1])).max())
@@ -111,7 +111,8 @@ def test_the_card_prints_the_traces_numbers_at_steps_6_to_9(browser, live_server
 
     if not has_chromium():
         pytest.skip("Debian's chromium is not installed")
-    t = client.get("/api/trace", params={"input": str(number)}).json()
+    (parts,) = page_parts(client, [str(number)])
+    t = {**parts["trace"], "scene": parts["scene"]}  # the worked row as the page's scene chose it
     want, w = expected(t), t["scene"]["worked"]
     page = open_stage_page(browser, f"{live_server}/?input={number}", {"width": 1440, "height": 900},
                            reduced_motion="reduce")
