@@ -13,7 +13,7 @@
 // version). Then, as for a trace the server sent, the page's own parts (./page_parts.js: the live figures
 // and the scene), unless `parts` is false.
 import { numberWords } from "../js/numbers.js";
-import { parseSafetensors } from "../stage/data.js";
+import { parseSafetensors } from "../engine/safetensors.js";
 import { beamSearch, browserTrace, lengthPenalty } from "../engine/decode.js";
 import { readNumber, readRequest } from "./refusals.js";
 import { withPageParts } from "./page_parts.js";
