@@ -5,6 +5,7 @@ piece below both), not an import trick; the probe plants one to show the check c
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -72,3 +73,31 @@ def test_a_planted_circle_is_found(tmp_path):
     (tmp_path / "b" / "two.js").write_text('export const two = () => import("../a/one.js");\n')
     (tmp_path / "b" / "three.js").write_text('import "./two.js";\n')
     assert circles(import_graph(tmp_path)) == [["a/one.js", "b/two.js"]]
+
+
+STORE_CHECK = """
+import { store, withShownTrace, shownTrace } from "./static/js/store.js";
+const s = store(1), heard = [];
+const stop = s.subscribe((v) => heard.push(["a", v]));
+s.subscribe((v) => heard.push(["b", v]));
+s.set(2); s.set(2); stop(); s.set(3);
+const view = withShownTrace({ step: 4 }), trace = { input: { number: 42 } };
+shownTrace.set(trace);
+let refused = false;
+try { view.trace = null; } catch { refused = true; }
+console.log(JSON.stringify({ got: s.get(), heard, same: view.trace === trace, refused, keys: Object.keys(view) }));
+"""
+
+
+def test_the_trace_on_show_is_one_store_that_the_stage_follows():
+    """static/js/store.js: get, set (every listener told, in order, each time), subscribe (→ unsubscribe);
+    window.anatomy.trace is a read-only view of shownTrace; the stage reads the trace from the store only."""
+    run = subprocess.run(["node", "--input-type=module", "-e", STORE_CHECK], cwd=ROOT, capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == {"got": 3, "heard": [["a", 2], ["b", 2], ["a", 2], ["b", 2], ["b", 3]],
+                                      "same": True, "refused": True, "keys": ["step", "trace"]}
+    for path in sorted((STATIC / "stage").glob("*.js")):
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"anatomy\??\.trace\b|early\??\.trace\b|'anatomy:trace'", text), path.name
+    assert "shownTrace.subscribe" in (STATIC / "stage" / "main.js").read_text(encoding="utf-8")
