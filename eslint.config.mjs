@@ -5,6 +5,28 @@
 import js from "@eslint/js";
 import globals from "globals";
 
+// The rooms of static/ and who may import whom (an arrow: may import; nothing else is allowed of these three):
+//
+//   engine/   → engine/                               the network in the page: nothing of the page, no package
+//   local/    → local/, engine/, js/ (not js/page/)   the per-input rules: no drawing (stage/, three), no DOM code
+//   stage/    → stage/, local/, engine/, js/ (not js/page/), three    the renderer: not the page's DOM code
+//   js/, js/page/ → any room                          the page (its DOM code in js/page/)
+//
+// Written as regular expressions over the import's text, static and dynamic (no-restricted-imports sees
+// `import … from`, no-restricted-syntax the `import("…")` calls); import circles are tests/test_js_rooms.py's.
+const OUT_OF_THE_ENGINE = { regex: "^(\\.\\./|/|[^.])", message: "static/engine/ imports nothing but itself." };
+const STAGE = { regex: "(^|/)stage/|^three(/|$)", message: "Per-input rules (static/local/) never import drawing." };
+const PAGE_DOM = { regex: "(^|/)js/page/", message: "Only the page imports its DOM code (static/js/page/)." };
+const rooms = (files, ...groups) => ({
+  files,
+  rules: {
+    "no-restricted-imports": ["error", { patterns: groups.map(({ regex, message }) => ({ regex, message })) }],
+    "no-restricted-syntax": ["error", ...groups.map(({ regex, message }) => ({
+      selector: `ImportExpression[source.value=/${regex.replaceAll("/", "\\/")}/]`, message,
+    }))],
+  },
+});
+
 export default [
   { ignores: ["node_modules/**", "bundle/**", "test-artifacts/**", "**/*.min.js"] },
   js.configs.recommended,
@@ -19,6 +41,9 @@ export default [
       "max-lines-per-function": ["error", 60],
     },
   },
+  rooms(["static/engine/**/*.js"], OUT_OF_THE_ENGINE),
+  rooms(["static/local/**/*.js"], STAGE, PAGE_DOM),
+  rooms(["static/stage/**/*.js"], PAGE_DOM),
   {
     files: ["scripts/**/*.mjs"],
     languageOptions: { ecmaVersion: 2024, sourceType: "module", globals: { ...globals.node } },

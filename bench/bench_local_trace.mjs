@@ -6,7 +6,7 @@
 /* global process, fetch, performance */  // run by Node
 import { computeTrace, programUrl, weightsUrl } from '../static/local/trace.js';
 import { browserTrace } from '../static/engine/decode.js';
-import { parseSafetensors } from '../static/stage/data.js';
+import { parseSafetensors } from '../static/engine/safetensors.js';
 import { numberWords } from '../static/js/numbers.js';
 import { decodeCompactTrace } from '../static/js/compact.js';
 import { COMPACT, traceUrl } from '../static/js/api.js';

@@ -72,3 +72,26 @@ def test_eslint_keeps_the_browser_code_within_the_size_limits(path: str) -> None
     assert proc.returncode == 1 and "max-lines-per-function" in proc.stdout, report(f"a long function in {path}", proc)
     proc = eslint("--stdin", "--stdin-filename", path, stdin=LONG_FILE)
     assert proc.returncode == 1 and "max-lines" in proc.stdout, report(f"eslint on a 401-line file in {path}", proc)
+
+
+ROOM_PROBES = [  # (planted file, what it imports): each crosses a wall of eslint.config.mjs's rooms
+    ("static/local/_room_probe.js", 'import { drawnValues } from "../stage/data.js";\nexport const d = drawnValues;\n'),
+    ("static/local/_room_probe.js", 'export const s = () => import("../stage/data.js");\n'),
+    ("static/local/_room_probe.js", 'import { hidden } from "../js/page/state.js";\nexport const h = hidden;\n'),
+    ("static/stage/_room_probe.js", 'import { hidden } from "../js/page/state.js";\nexport const h = hidden;\n'),
+    ("static/engine/_room_probe.js", 'import { fmt } from "../js/format.js";\nexport const f = fmt;\n'),
+]
+
+
+@pytest.mark.parametrize("path, source", ROOM_PROBES)
+def test_eslint_keeps_the_rooms(path: str, source: str) -> None:
+    """A module planted in a room that imports across its wall (the per-input rules importing the stage or the
+    page's DOM code, the stage the page's DOM code, the engine anything of the page) makes ESLint fail."""
+    planted = ROOT / path
+    assert not planted.exists(), f"{path} is in the way"
+    planted.write_text(source)
+    try:
+        proc = eslint(path)
+    finally:
+        planted.unlink()
+    assert proc.returncode == 1 and "no-restricted-" in proc.stdout, report(f"eslint on {path} importing across", proc)

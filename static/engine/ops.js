@@ -46,7 +46,8 @@ function softmax([X], { axis = -1 } = {}) {
 }
 
 /** (X − mean)/√(var + ε)·γ + β (LayerNormalization) or X/√(mean(X²) + ε)·γ (RMSNormalization), over the
- *  axes from `axis` to the last; γ and β broadcast over those axes. */
+ *  axes from `axis` to the last; γ and β broadcast over those axes.
+ *  @param {any[]} inputs  @param {{axis?: number, epsilon?: number}} [attrs]  @param {boolean} [centred] */
 function normalize([X, S, B], { axis = -1, epsilon = 1e-5 } = {}, centred = true) {
   const ax = axisOf(axis, X.shape.length), len = size(X.shape.slice(ax)), rows = X.data.length / len;
   const x = X.data, out = new Float64Array(x.length), g = S.data, b = B ? B.data : null;
@@ -96,7 +97,7 @@ function gather([D, I], { axis = 0 } = {}) {
   return { shape: [...D.shape.slice(0, ax), ...I.shape, ...D.shape.slice(ax + 1)], data: out };
 }
 
-/** Y[o] = X[perm⁻¹(o)]: any rank. */
+/** Y[o] = X[perm⁻¹(o)]: any rank.  @param {any[]} inputs  @param {{perm?: number[]}} [attrs] */
 function transpose([X], { perm } = {}) {
   const rank = X.shape.length, p = perm || [...Array(rank).keys()].reverse();
   const shape = p.map(i => X.shape[i]), from = strides(X.shape), read = p.map(i => from[i]);
@@ -120,7 +121,8 @@ function gatherStrided(data, shape, read, offset) {
   return out;
 }
 
-/** ONNX Slice: per axis, start and end clamped to the dimension (negative ones counted from its end). */
+/** ONNX Slice: per axis, start and end clamped to the dimension (negative ones counted from its end).
+ *  @param {any[]} inputs  @param {{axes?: number[], starts?: number[], ends?: number[], steps?: number[]}} [attrs] */
 function slice([X], { axes, starts, ends, steps } = {}) {
   const shape = X.shape.slice(), from = strides(X.shape), read = from.slice();
   let offset = 0;

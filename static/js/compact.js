@@ -39,7 +39,9 @@ export function pageNode(node) {
 /** A JSON-form trace with its nodes as the page holds them (pageNode). */
 export const pageTrace = (trace) => ({ ...trace, nodes: trace.nodes.map(pageNode) });
 
-/** A compact body (an ArrayBuffer) as { head, trace }: head is the trace without its nodes. */
+/** A compact body (an ArrayBuffer) as { head, trace }: head is the trace without its nodes.
+ *  @param {ArrayBuffer} buffer
+ *  @returns {{head: Omit<import("../types.js").Trace, "nodes">, trace: import("../types.js").Trace}} */
 export function decodeCompactTrace(buffer) {
   if (buffer.byteLength < 8) throw new Error("the server sent an empty trace");
   const view = new DataView(buffer), length = Number(view.getBigUint64(0, true));

@@ -7,6 +7,7 @@ import { loadTrace, traceSource } from "./api.js";
 import { answerSwitches } from "./ablation.js";
 import { readAddress } from "./page/address.js";
 import { addressedModel, isStaticSite, siteUrl } from "./site.js";
+import { shownTrace, withShownTrace } from "./store.js";
 
 const DEFAULT_INPUT = "42";
 const main = document.querySelector("main.embed");
@@ -20,10 +21,10 @@ const STATIC = isStaticSite();
 const askedStep = new URLSearchParams(window.location.search).get("step") ?? "";
 const step = (STATIC ? /^\d+$/.test(askedStep) && Number(askedStep) : Number(main?.dataset.step)) || 1;
 
-const anatomy = (window.anatomy = {
-  trace: null, step, stepDetail: { step }, compareTrace: null, cell: null, cellDetail: address.cell,
+const anatomy = (window.anatomy = withShownTrace({  // its `trace` a view of shownTrace, which the stage follows
+  step, stepDetail: { step }, compareTrace: null, cell: null, cellDetail: address.cell,
   model: null, checkpoint: address.checkpoint, ablation: address.ablation, ready: false, source: traceSource(),
-});
+}));
 document.addEventListener("anatomy:source", (e) => { anatomy.source = e.detail.source; });  // api.js: where traces come from
 const announce = (name, detail) => document.dispatchEvent(new CustomEvent(name, { detail }));
 const say = (text) => { if (text && !errorBox.textContent.includes(text)) errorBox.textContent = [errorBox.textContent, text].filter(Boolean).join("; "); };
@@ -31,7 +32,7 @@ const say = (text) => { if (text && !errorBox.textContent.includes(text)) errorB
 async function draw(input, ablation) {
   try {
     const trace = await loadTrace(input, { ablation, checkpoint: anatomy.checkpoint, model: MODEL });
-    anatomy.trace = trace;
+    shownTrace.set(trace);
     anatomy.ablation = trace.ablation || [];
     anatomy.ready = true;
     announce("anatomy:trace", trace);

@@ -38,7 +38,9 @@ const lensFigure = (trace, t, recipe, say) => say.listed("lens_layers", trace.le
   })),
 })));
 
-/** Every live figure of the trace, keyed as the server's `derived` block. */
+/** Every live figure of the trace, keyed as the server's `derived` block.
+ *  @param {import("../types.js").Trace} trace  @param {import("../types.js").Recipe} recipe
+ *  @returns {import("../types.js").LiveFigures} */
 export function derivedFigures(trace, recipe) {
   const t = nodesOf(trace), say = sentences(recipe.sentences), n = recipe.nodes;
   const words = (list) => say.listed("words", list.map((word) => ({ word })));
@@ -75,6 +77,8 @@ function recipeOf(fetcher, url) {
   return kept.get(url);
 }
 
-/** The trace's live figures over its model's recipe, fetched through computeTrace's fetcher. */
+/** The trace's live figures over its model's recipe, fetched through computeTrace's fetcher.
+ *  @type {(trace: import("../types.js").Trace, context: {fetcher: import("../types.js").Fetcher, model?: string})
+ *    => Promise<import("../types.js").LiveFigures>} */
 export const liveFigures = async (trace, { fetcher, model = "" }) => derivedFigures(trace, await recipeOf(fetcher,
   liveUrl(model)));

@@ -12,6 +12,8 @@
 import { liveFigures } from "./derived.js";
 import { browserScene } from "./scene_source.js";
 
+/** @param {import("../types.js").Trace} trace  @param {string} model  @param {import("../types.js").Fetcher} fetcher
+ *  @returns {Promise<import("../types.js").Trace>} */
 export async function withPageParts(trace, model, fetcher) {
   const context = { fetcher, model, program: { model: trace.model }, request: { ablation: trace.ablation } };
   trace.derived = await liveFigures(trace, context);  // first: the scene's loss marks read its rows

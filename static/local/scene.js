@@ -79,6 +79,8 @@ function marking(trace, node, w) {
   };
 }
 
+/** @param {import("../types.js").SceneStructure} structure  @param {import("../types.js").Trace} trace
+ *  @param {string[]} [vocab]  @returns {import("../types.js").Scene} */
 export function personalize(structure, trace, vocab = structure.personal.vocab) {
   const base = structure.scene, own = structure.personal, node = nodeReader(trace);
   const byId = new Map(base.blocks.map((b) => [b.id, b]));

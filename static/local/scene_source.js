@@ -20,7 +20,10 @@ function structureAt(fetcher, url) {
 }
 
 /** computeTrace's `scene` option: the scene the server would build for `trace` (its derived figures set). The
- *  request ({ablation, …}) is not read: what is switched off is the trace's own (its gates, its `ablation`). */
+ *  request ({ablation, …}) is not read: what is switched off is the trace's own (its gates, its `ablation`).
+ *  @param {import("../types.js").Trace} trace
+ *  @param {{fetcher: import("../types.js").Fetcher, program: {model: string}}} context
+ *  @returns {Promise<import("../types.js").Scene>} */
 export async function browserScene(trace, { fetcher, program }) {
   const folder = `/site/scene/${program.model}`, n = trace.source_tokens.length;
   const [base, diff] = await Promise.all([structureAt(fetcher, `${folder}/${n}.json.gz`),

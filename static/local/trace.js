@@ -13,7 +13,7 @@
 // version). Then, as for a trace the server sent, the page's own parts (./page_parts.js: the live figures
 // and the scene), unless `parts` is false.
 import { numberWords } from "../js/numbers.js";
-import { parseSafetensors } from "../stage/data.js";
+import { parseSafetensors } from "../engine/safetensors.js";
 import { beamSearch, browserTrace, lengthPenalty } from "../engine/decode.js";
 import { readNumber, readRequest } from "./refusals.js";
 import { withPageParts } from "./page_parts.js";
@@ -110,7 +110,11 @@ function assemble(program, words, request, computed, weights, url) {
 }
 
 /** One input's trace, computed here: what loadTrace(input, { ablation, checkpoint, model }) resolves to. With
- *  `parts: false`, the trace alone, as /api/trace sends it (without the page's figures and scene). */
+ *  `parts: false`, the trace alone, as /api/trace sends it (without the page's figures and scene).
+ *  @param {string} input
+ *  @param {{ablation?: string[], checkpoint?: number | string | null, model?: string, parts?: boolean}} [options]
+ *  @param {import("../types.js").Fetcher} [fetcher]
+ *  @returns {Promise<import("../types.js").Trace>} */
 export async function computeTrace(input, options = {}, fetcher) {
   const { ablation = [], checkpoint = null, model = "", parts = true } = options;
   const program = await programOf(fetcher, model), words = await wordsOf(fetcher);

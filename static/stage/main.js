@@ -1,11 +1,12 @@
-// Entry point: finds #stage, draws each trace the page announces (with the weights the trace names in
-// `weights_url`, fetched before it is drawn) and follows the article's steps. The public object is
-// window.anatomyStage (see README.md).
+// Entry point: finds #stage, draws each trace the page shows (../js/store.js shownTrace, with the weights the
+// trace names in `weights_url`, fetched before it is drawn) and follows the article's steps. The public object
+// is window.anatomyStage (see README.md).
 import { Stage } from './stage.js';
 import { fetchWeights, parseWeights } from './data.js';
 import { loadTrace } from '../js/api.js';
 import { pageTrace } from '../js/compact.js';
 import { answerSwitches } from '../js/ablation.js';
+import { shownTrace } from '../js/store.js';
 import { overlayRects } from './overlay.js';
 import { stepPictures } from './pictures.js';
 
@@ -73,12 +74,12 @@ async function start() {
     if (!booted && lastStep) stage.applyStep(lastStep, { cut: true });
     booted = true; flush();
   };
-  document.addEventListener('anatomy:trace', async e => { if (await show(e.detail)) drawn(); });
+  shownTrace.subscribe(async trace => { if (await show(trace)) drawn(); });
   document.addEventListener('anatomy:step', e => { lastStep = e.detail; stage.applyStep(e.detail, api.ready ? {} : { animate: false }); });
   document.addEventListener('anatomy:compare', e => { pendingCompare = e.detail || null; flush(); });
   document.addEventListener('anatomy:select', e => { pendingSelect = e.detail; flush(); });
   if (lastStep) stage.applyStep(lastStep, { animate: false });
-  const first = early ? early.trace : await ownTrace(stage, show);
+  const first = early ? shownTrace.get() : await ownTrace(stage, show);  // a trace set before this loaded
   if (first && (await show(first))) drawn();
 }
 

@@ -7,6 +7,7 @@ import { fillLive } from "./live.js";
 import { MODEL, anatomy, announce, clearError, currentInput, field, form, showError, updateUrl } from "./state.js";
 import { bindPlace, keepPlace } from "./place.js";
 import { showState } from "./status.js";
+import { shownTrace } from "../store.js";
 
 let requestSeq = 0;
 
@@ -25,7 +26,7 @@ export async function run(input, ablation = anatomy.ablation, keep = true) {
   try {
     const trace = await loadTrace(input, { ablation, checkpoint: anatomy.checkpoint, model: MODEL }, { onHeader: warmWeights });
     if (seq !== requestSeq) return; // a newer input won
-    anatomy.trace = trace;
+    shownTrace.set(trace);  // anatomy.trace reads it; the stage follows it
     anatomy.ablation = trace.ablation || [];
     showAblation(anatomy.ablation);
     showState();

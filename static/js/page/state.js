@@ -5,6 +5,7 @@
 // reproduces the picture.
 
 import { addressedModel } from "../site.js";
+import { withShownTrace } from "../store.js";
 
 export const DEFAULT_INPUT = "42";
 // ?model=: the server names the miniature the stage draws (data-model, absent for the default); a page of
@@ -15,8 +16,9 @@ export const field = document.getElementById("number-input");
 export const errorBox = document.getElementById("input-error");
 export const sections = [...document.querySelectorAll("section.step")];
 
-export const anatomy = (window.anatomy = { trace: null, step: null, stepDetail: null, compareTrace: null, cell: null, cellDetail: null,
-  model: null, checkpoint: null, ready: false, ablation: [] });
+// its `trace` a read-only view of the store the stage follows (../store.js shownTrace)
+export const anatomy = (window.anatomy = withShownTrace({ step: null, stepDetail: null, compareTrace: null, cell: null,
+  cellDetail: null, model: null, checkpoint: null, ready: false, ablation: [] }));
 
 /** Announces a page event to the stage, the figures and the progress bar. */
 export const announce = (name, detail) => document.dispatchEvent(new CustomEvent(name, { detail }));
