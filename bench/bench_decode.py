@@ -5,7 +5,7 @@ Prints median milliseconds, uncached (cached=False, the code before the cache) a
 ratio, for: greedy of one number (a short and the longest input), beam search 4 of the same, greedy of
 the 2 000 held-out numbers in one batch (the training's evaluation), and the in-process parts of a
 cold trace (the greedy that checks the correct German as a draft, which the trace runs, and its cost
-when the draft is wrong from the first piece; the trace; the scene; the JSON the service caches) beside
+when the draft is wrong from the first piece; the trace; the compact form the service caches) beside
 a plain greedy translation. Asserts nothing: the machine is shared and noisy; read the ratios.
 """
 
@@ -73,18 +73,14 @@ def main() -> None:
     # the cold trace's work in process, beside a plain greedy translation of the same number
     from app.schemas import ServedTraceHeader
     from app.service import CachedTrace
-    from article.derived import derived_figures, with_figures
-    from article.tour import load_tour
     from recorder import parameters, trace, weights_version
-    from scene import build_scene
 
-    params, version, tour = parameters(model), weights_version(model), load_tour()
+    params, version = parameters(model), weights_version(model)
     print(f"\n{'cold trace parts, median ms':44s} {'42':>10s} {LONGEST:>10d}")
     rows: dict[str, list[float]] = {}
     for n in (42, LONGEST):
         src = VOCAB.ids(VOCAB.source_tokens(n))
-        t = with_figures(trace(model, n, params, version), model)
-        scene = build_scene(t, model.cfg, params, tour)
+        t = trace(model, n, params, version)
         m = interleaved({
             "plain greedy, uncached": lambda s=src: greedy(model, [s], cached=False),
             "plain greedy, cached": lambda s=src: greedy(model, [s]),
@@ -93,18 +89,15 @@ def main() -> None:
             "… a draft wrong from its first piece": lambda s=src, n=n: greedy_checking(
                 model, s, VOCAB.ids(to_german_pieces(n))[1:]),
             "trace() (with that greedy)": lambda n=n: trace(model, n, params, version),
-            "derived_figures() (after trace())": lambda t=t: derived_figures(t, model),
-            "build_scene()": lambda t=t: build_scene(t, model.cfg, params, tour),
-            "CachedTrace.build() (JSON)": lambda t=t, sc=scene: CachedTrace.build(
-                ServedTraceHeader.of(t.header(), scene=sc), t.nodes),
+            "CachedTrace.build()": lambda t=t: CachedTrace.build(ServedTraceHeader.of(t.header()), t.nodes),
         }, 20)
         for k, v in m.items():
             rows.setdefault(k, []).append(v)
     for k, (a, b) in rows.items():
         print(f"{k:44s} {a:10.2f} {b:10.2f}")
     for i, n in enumerate((42, LONGEST)):
-        work = sum(rows[k][i] for k in ("trace() (with that greedy)", "derived_figures() (after trace())",
-                                        "build_scene()", "CachedTrace.build() (JSON)"))
+        # the figures and the scene are the page's now (static/local/page_parts.js), not the server's
+        work = sum(rows[k][i] for k in ("trace() (with that greedy)", "CachedTrace.build()"))
         print(f"{n}: cold trace work {work:.1f} ms = {work / rows['plain greedy, uncached'][i]:.2f}× an uncached "
               f"greedy, {work / rows['plain greedy, cached'][i]:.2f}× a cached greedy")
 

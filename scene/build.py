@@ -96,7 +96,7 @@ def _build_structure(trace, cfg: Config, params: dict[str, np.ndarray], tour: li
     scene.labels = labels(scene)
     names = (tuple(b.id for b in scene.blocks), tuple((s.id, s.of) for s in scene.slices))
     scene.steps = [scene_step(s, scene, by_id, tensors, cfg, names) for s in tour]
-    scene.switches = switches(scene, cfg, set())  # every part on: build_scene sets each trace's
+    scene.switches = switches(scene, cfg, set())  # every part on: the page sets each trace's
     scene.lens = [i for i in lens_blocks(trace) if i in by_id]
     return scene
 

@@ -1,11 +1,11 @@
 """A scene's structure as a document, for a browser that computes the trace itself (issue 25, the static build).
 
 A scene is its graph's structure (scene/build.py `structure_of`: blocks, stations, views, rails, arcs) plus
-the input's own parts (build_scene: the axes' words, row names, threads, token labels, the worked row and the
+the input's own parts (the axes' words, row names, threads, token labels, the worked row and the
 steps it moves). The structure depends only on the graph's shape: the model, the source's length n and the
 decoder's rows m; not on the parts switched off (every part's gate has its place in it: scene/gates.py). So the build
 writes one structure per (model, n, m) the page may meet (`shapes_of`), and static/local/scene.js
-`personalize(document, trace)` adds the input's parts to it, by the rules build_scene uses, from what this
+`personalize(document, trace)` adds the input's parts to it, the one place they are computed, from what this
 document defines (`personal`): which nodes and blocks each part reads, its constants and its sentences. The
 browser knows no trace id and no fact of the model; tests/test_local_scene.py holds the two equal.
 

@@ -68,10 +68,16 @@ def test_every_live_slot_has_a_value_from_the_model_or_the_trace(client, index_h
     assert re.search(r'data-live="german">zweiundvierzig</span>', index_html)
 
 
-def test_a_linked_input_is_rendered_server_side(client):
+def test_a_linked_input_waits_for_the_page_and_says_so_without_scripts(client):
+    """The server renders the default input's numbers (computed by the page's code ahead, app/prerender.py);
+    for another input they stay hidden until the page has computed that input's, and a reader without
+    JavaScript is told the numbers are 42's (static/css/nojs.css shows them)."""
     html = client.get("/", params={"input": "731 015"}).text
-    assert 'data-live="german">siebenhunderteinunddreißigtausendfünfzehn</span>' in html
-    assert 'value="731 015"' in html
+    assert 'value="731 015"' in html and 'class="article-page live-pending"' in html
+    assert 'data-live="german">zweiundvierzig</span>' in html
+    assert "The article's numbers are those of 42" in html.split("<noscript>", 2)[2]
+    plain = client.get("/").text
+    assert "live-pending" not in plain.split("<body", 1)[1].split(">", 1)[0]
 
 
 def test_a_bad_linked_input_shows_the_message_and_the_default(client):

@@ -288,7 +288,8 @@ def test_the_legend_shows_the_hovered_blocks_scale(page):
 
 
 def variant_documents(name: str) -> tuple[dict, dict]:
-    """A research variant (seeded random weights) as the API would send it: trace with scene, weights."""
+    """A research variant (seeded random weights) as the page holds it: the trace with the scene the page's code
+    computes over the variant's structure (scene/page_scene.py), and the weights."""
     import orjson
     import torch
 
@@ -296,14 +297,14 @@ def variant_documents(name: str) -> tuple[dict, dict]:
     from model.transformer import Config, EncoderDecoder
     from model.vocab import VOCAB
     from recorder import parameters, trace
-    from scene import build_scene
+    from scene.page_scene import page_parts_of
     from tests.test_trace_configs import VARIANTS
 
     torch.manual_seed(7)
     model = EncoderDecoder(Config(vocab_size=len(VOCAB), **VARIANTS[name])).eval()
     params = parameters(model)
     t = trace(model, 42, params)
-    doc = {**t.to_json(), "scene": build_scene(t, model.cfg, params, load_tour()).to_json()}
+    doc = {**t.to_json(), "scene": page_parts_of(t, model, params, load_tour(), name)["scene"]}
     weights = {"parameters": [{"id": k, "shape": list(v.shape), "data": v.ravel()} for k, v in params.items()]}
     as_json = lambda o: orjson.loads(orjson.dumps(o, option=orjson.OPT_SERIALIZE_NUMPY))
     return as_json(doc), as_json(weights)

@@ -1,7 +1,6 @@
-// One input's scene, computed in the browser: the structure of its graph's shape (scene/structure.py writes
-// it, one document per model, source length and row count) with the input's own parts added by the rules
-// scene/build.py `build_scene` adds them with, so that the stage draws the very scene the server builds
-// (tests/test_local_scene.py holds them equal, float for float).
+// One input's scene, computed in the page: the structure of its graph's shape (scene/structure.py writes it,
+// one document per model, source length and row count) with the input's own parts added here, the one place
+// they are computed (tests/test_local_scene.py checks each part against the trace).
 //
 //   personalize(structure, trace, vocab?) → scene
 //
