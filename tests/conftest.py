@@ -31,6 +31,16 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"`{BUILD}` failed: {(run.stderr or run.stdout)[-2000:]}")
 
 
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test marked `node` runs the page's JavaScript: without Node it fails, saying how to install it,
+    rather than skip and let a green run hide that the page's code went unchecked."""
+    import shutil
+
+    if item.get_closest_marker("node") and shutil.which("node") is None:
+        pytest.fail("Node is not installed: `bash scripts/setup.sh` installs it (the page's code runs under it)",
+                    pytrace=False)
+
+
 @pytest.fixture(scope="session")
 def client() -> Iterator[TestClient]:
     from app.main import app

@@ -37,7 +37,7 @@ INPUTS = (7, DEFAULT, 305, 731015)
 @pytest.fixture(scope="module")
 def computed(client, tmp_path_factory) -> dict:
     if shutil.which("node") is None:
-        pytest.skip("needs Node to run static/local/topic_tables.js")
+        pytest.fail("needs Node to run static/local/topic_tables.js: `bash scripts/setup.sh` installs it")
     return module_tables(client, tmp_path_factory.mktemp("topics"), INPUTS)
 
 

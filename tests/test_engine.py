@@ -7,7 +7,6 @@ values to the parity rule of tests/program_cases.py; the token lists equal), and
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from tests import program_cases as pc
 ROOT = Path(__file__).resolve().parents[1]
 CASES = pc.cases(30, seed=2025)
 BEAMS = [pc.Case(models.NAMES[k % 2], n) for k, n in enumerate(pc.random.Random(50).sample(range(1_000_000), 50))]
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node to run static/engine/")
+pytestmark = pytest.mark.node
 
 
 def weights_doc(params: dict) -> bytes:

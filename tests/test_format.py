@@ -7,7 +7,6 @@ import json
 import math
 import random
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -47,7 +46,7 @@ def js_literal(v) -> str:
     return repr(v)  # the shortest digits that read back to the same double, in JavaScript as in Python
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node to run static/js/format.js")
+@pytest.mark.node
 def test_python_and_javascript_print_every_value_alike():
     values = table()
     script = (f"import {{ formatNumber }} from './static/js/format.js';\n"

@@ -95,3 +95,18 @@ def test_eslint_keeps_the_rooms(path: str, source: str) -> None:
     finally:
         planted.unlink()
     assert proc.returncode == 1 and "no-restricted-" in proc.stdout, report(f"eslint on {path} importing across", proc)
+
+
+def test_a_test_of_the_pages_code_fails_without_node(monkeypatch):
+    """Marked `node` (tests/conftest.py): without Node it fails, never skips quietly."""
+    import shutil
+
+    from tests.conftest import pytest_runtest_setup
+
+    class Marked:
+        def get_closest_marker(self, name: str):
+            return name == "node"
+
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None)
+    with pytest.raises(pytest.fail.Exception, match="Node is not installed"):
+        pytest_runtest_setup(Marked())

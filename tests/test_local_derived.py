@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import shutil
 import string
 import subprocess
 from pathlib import Path
@@ -33,7 +32,7 @@ CASES = pc.cases(48, seed=2026, checkpoints=(0, 25, 100, 1000)) + [
     pc.Case("2017", 70, (), 25), pc.Case("2017", 0), pc.Case("2017", 21), pc.Case("modern", 999_999),
     pc.Case("2017", 777_777, (), 0), pc.Case("2017", 100_000, (), 50), pc.Case("modern", 7_000),
     pc.Case("2017", 31, ("dec.1.cross",))]
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node to run static/local/")
+pytestmark = pytest.mark.node
 RELATIVE = 1e-9
 
 

@@ -10,7 +10,6 @@ trace) is caught; the structure of a shape equals the structure of real traces o
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from scene.structure import shapes_of, structure_document, structure_for_shape
 from tests.in_page import PageRequest, page_parts, run_page_parts
 
 ROOT = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node to run static/local/")
+pytestmark = pytest.mark.node
 
 TRAINED_2017 = (0, 7, 13, 45, 100, 512, 999, 4321, 70001, 101010, 123456, 999999)
 TRAINED_MODERN = (3, 6, 8, 13, 17, 21, 4321, 87654, 250000, 999999)  # 3 … 17: the rule "any"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from model.numbers import to_english
 from tests import program_cases as pc
 
 ROOT = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node to run static/local/")
+pytestmark = pytest.mark.node
 
 REFUSED = [  # (input, ablation, checkpoint, model): each refused by one of the API's rules
     ("", [], None, ""), ("   ", [], None, "modern"), ("-5", [], None, ""), ("1000000", [], None, ""),

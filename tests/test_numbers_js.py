@@ -13,7 +13,6 @@ import hashlib
 import json
 import random
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -30,7 +29,7 @@ from tests.input_forms import API_SPELLINGS, BAD_INPUTS, BLANKS, all_forms
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "tests" / "numbers_parity.mjs"
 CHUNK = 10_000
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node to run static/js/numbers.js")
+pytestmark = pytest.mark.node
 
 
 def python_lines(start: int, end: int) -> str:

@@ -21,7 +21,6 @@ import html.parser
 import http.server
 import json
 import re
-import shutil
 import subprocess
 import threading
 import time
@@ -246,7 +245,7 @@ SITE_PATH_CASES = [
 ]
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node to run static/js/site.js")
+@pytest.mark.node
 def test_site_path_in_python_and_javascript_agree():
     script = ("import { sitePath } from './static/js/site.js';\n"
               "const cases = JSON.parse(process.argv[1]);\n"

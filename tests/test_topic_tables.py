@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import shutil
 import subprocess
 
 import numpy as np
@@ -23,7 +22,7 @@ from tests.deeper_pages import ROOT, softmax
 
 INPUTS = {"2017": (0, 7, 12, 21, 42, 80, 305, 1000, 100_000, 555_555, 731_015, 999_999),
           "modern": (4, 42, 50, 305, 7000, 731_015, 888_888, 999_999)}
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node to run static/local/")
+pytestmark = pytest.mark.node
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 import struct
 import subprocess
 from pathlib import Path
@@ -109,7 +108,7 @@ def test_the_json_body_and_stream_lines_made_from_the_compact_form_are_byte_for_
 
 # ---- the page's own decoder, in Node -------------------------------------------------------------------
 
-node = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node to run static/js/api.js")
+node = pytest.mark.node
 
 READ = """
 import { fetchCompactTrace, fetchJson } from './static/js/api.js';

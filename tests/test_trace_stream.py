@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node to run static/js/api.js")
+pytestmark = pytest.mark.node
 
 READ = """
 import { fetchJson, readTraceStream } from './static/js/api.js';
