@@ -71,9 +71,10 @@ def main() -> None:
     line("evaluation: 2 × 1 000 uncached / exact_match", m["u"], m["c"])
 
     # the cold trace's work in process, beside a plain greedy translation of the same number
-    from app.schemas import ServedTraceHeader
-    from app.service import CachedTrace
     from article.derived import derived_figures, with_figures
+
+    from app.documents.schemas import ServedTraceHeader
+    from app.service.model_service import CachedTrace
     from article.tour import load_tour
     from recorder import parameters, trace, weights_version
     from scene import build_scene

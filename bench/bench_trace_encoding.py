@@ -96,11 +96,11 @@ def server_parts(numbers: list[int]) -> dict[str, list[float]]:
     """In process: the plain translation and each part of a cold trace's server time, per input (ms)."""
     import torch
     import zstandard
-
-    from app import service as served
-    from app.schemas import ServedTraceHeader, weights_url
-    from app.serialize import dumps
     from article.derived import with_figures
+
+    from app.documents.schemas import ServedTraceHeader, weights_url
+    from app.service import model_service as served
+    from app.serving.serialize import dumps
     from recorder import trace
     from scene import build_scene
 
@@ -110,7 +110,7 @@ def server_parts(numbers: list[int]) -> dict[str, list[float]]:
     tr.translate(1)
     svc.trace_sync(7)
     try:
-        from app.trace_bytes import compact_body
+        from app.serving.trace_bytes import compact_body
     except ImportError:  # before the compact form
         compact_body = None
     zstd = zstandard.ZstdCompressor(level=4)

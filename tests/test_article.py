@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from app import figures as app_figures
-from app import research_views
-from app.content import CONTENT, read_tsv, read_unused, split_front_matter
+from app.documents.content import CONTENT, read_tsv, read_unused, split_front_matter
+from app.routes import figures as app_figures
+from app.service import research_views
 from article import figures
 from article.format import format_number
 from tests.test_page import Page
@@ -230,13 +230,13 @@ def test_the_app_reads_the_views_from_the_configured_folder(client, monkeypatch,
 
 
 def test_the_app_never_imports_the_research_desk():
-    for path in (ROOT / "app").glob("*.py"):
+    for path in (ROOT / "app").rglob("*.py"):
         code = path.read_text()
         assert not re.search(r"^\s*(import research|from research)", code, re.M), path.name
     import subprocess
     import sys
 
-    check = ("import sys, app.main, app.figures as f; f.research_body('research-extrapolation'); "
+    check = ("import sys, app.main, app.routes.figures as f; f.research_body('research-extrapolation'); "
              "assert not [m for m in sys.modules if m.split('.')[0] == 'research'], 'research imported'")
     subprocess.run([sys.executable, "-c", check], cwd=ROOT, check=True, timeout=120)
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from app.model_choice import _load
-from app.service import TraceRequest
+from app.service.model_choice import _load
+from app.service.model_service import TraceRequest
 from model import models
 from recorder import trace as record_trace
 from scene import build

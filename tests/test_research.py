@@ -210,7 +210,7 @@ def test_a_smoke_run_writes_its_views_beside_its_results(tmp_path):
 
 def test_a_view_written_by_another_study_is_read_by_the_app(tmp_path, monkeypatch):
     """The contract for a new result (research/views.py): write_view from summary rows, read by the app."""
-    from app import research_views
+    from app.service import research_views
     from research.views import part, write_view
 
     rows = [{"variant": "full", "seeds": [1, 2], "exact_match": {"values": [1.0, 0.995], "mean": 0.9975,

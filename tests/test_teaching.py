@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.content import CONTENT
+from app.documents.content import CONTENT
 from article.format import format_number
 from article.tour import split_front_matter
 from tests.onnx_numpy import as_array
