@@ -22,6 +22,7 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from app.settings import settings  # noqa: E402
 from model.data import heldout_numbers  # noqa: E402
 from model.decode import beam_search, greedy, greedy_checking  # noqa: E402
 from model.numbers import to_german_pieces  # noqa: E402
@@ -49,7 +50,7 @@ def line(label: str, before: float, after: float) -> None:
 
 
 def main() -> None:
-    torch.set_num_threads(int(os.environ.get("ANATOMY_TORCH_THREADS", "1")))  # as the service runs
+    torch.set_num_threads(settings.torch_threads)  # as the service runs
     load_avg = os.getloadavg()
     print(f"machine: {os.cpu_count()} cores, load average {load_avg[0]:.2f}; torch threads {torch.get_num_threads()}")
     model = load()

@@ -17,6 +17,7 @@ import pytest
 from app.documents.content import CONTENT, read_tsv, read_unused, split_front_matter
 from app.routes import figures as app_figures
 from app.service import research_views
+from app.settings import settings
 from article import figures
 from article.format import format_number
 from tests.test_page import Page
@@ -211,7 +212,7 @@ def test_the_research_figures_are_the_view_files_the_desk_wrote():
 
 def test_a_broken_or_missing_view_file_does_not_break_the_page(client, monkeypatch, tmp_path):
     (tmp_path / "alignment.json").write_text('{"view": 1, "name": "alignm')  # half-written
-    monkeypatch.setenv("ANATOMY_RESEARCH_VIEWS", str(tmp_path))
+    monkeypatch.setattr(settings, "research_views", tmp_path)
     data = figure(client, "research-alignment")
     assert data["status"] == "not available" and "JSONDecodeError" in data["error"]
     data = figure(client, "research-ablations")  # no file in this folder
@@ -224,7 +225,7 @@ def test_the_app_reads_the_views_from_the_configured_folder(client, monkeypatch,
     view["title"] = "A copy elsewhere"
     view["parts"][0]["rows"][0][0] = "moved"
     (tmp_path / "extrapolation.json").write_text(json.dumps(view))
-    monkeypatch.setenv("ANATOMY_RESEARCH_VIEWS", str(tmp_path))
+    monkeypatch.setattr(settings, "research_views", tmp_path)
     data = figure(client, "research-extrapolation")
     assert data["title"] == "A copy elsewhere" and data["parts"][0]["rows"][0][0] == "moved"
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import AsyncIterator, Iterable
 
@@ -35,11 +34,10 @@ from app.serving.delivery import COMPACT, SAFETENSORS, accepts_media, ndjson_wri
 from app.serving.once import once_response
 from app.serving.serialize import dumps
 from app.serving.trace_bytes import CachedTrace
+from app.settings import settings
 from app.startup.health import health_doc
 
 router = APIRouter(prefix="/api", tags=["api"])
-# The time to compute (or find) a trace, in a Server-Timing header: for bench/ only (ANATOMY_SERVER_TIMING=1)
-SERVER_TIMING = os.environ.get("ANATOMY_SERVER_TIMING") == "1"
 NDJSON = "application/x-ndjson"
 BAD_INPUT = {422: {"model": ErrorResponse, "description": "The input is not a number the model can read, "
                                                          "or the model is not one of the shipped ones"}}
@@ -152,7 +150,7 @@ async def get_trace(request: Request, asked: TraceRequestDep) -> Response:
         br = None if etag_matches(request, etag) else once_compressed(request, entry.br, entry.body_br)
         resp = cached(request, etag, entry.body, br=br)
     resp.headers["Vary"] = "Accept, Accept-Encoding"
-    if SERVER_TIMING:  # 0.02 ms found against ~20 ms computed would tell anyone which inputs others asked for
+    if settings.server_timing:  # 0.02 ms found against ~20 ms computed would tell anyone which inputs others asked for
         resp.headers["Server-Timing"] = timing
     return resp
 

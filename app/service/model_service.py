@@ -9,7 +9,6 @@ limiter, so a flood of requests queues instead of oversubscribing the cores.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -37,6 +36,7 @@ from app.documents.schemas import (
 from app.service.time_machine import Checkpoints
 from app.serving.serialize import dumps
 from app.serving.trace_bytes import CachedTrace
+from app.settings import settings
 from article.stats import attention_peaks_per_head, model_figures, training_summary
 from article.tour import TourStep, load_tour
 from model import models
@@ -132,9 +132,9 @@ class ModelService:
         # Two cores: two traces at once, each on one thread. The matrices are 32 wide, so torch's
         # intra-op threads cost more in hand-offs than they gain, and with two requests in flight
         # they would oversubscribe the cores (bench/bench_api.py measures both settings).
-        torch.set_num_threads(int(os.environ.get("ANATOMY_TORCH_THREADS", "1")))
-        workers = workers or int(os.environ.get("ANATOMY_WORKERS", "2"))
-        cache_bytes = cache_bytes or int(os.environ.get("ANATOMY_CACHE_MB", "192")) * 2**20  # ~500 traces
+        torch.set_num_threads(settings.torch_threads)
+        workers = workers or settings.workers
+        cache_bytes = cache_bytes or settings.cache_mb * 2**20  # ~500 traces
         tr = Translator.load(models.weights_path(model))  # model/models.py: the shipped miniatures
         tr.model.eval()
         attention = attention_peaks_per_head(tr.model, heldout_numbers())

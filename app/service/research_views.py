@@ -11,13 +11,13 @@ made-up numbers.
 from __future__ import annotations
 
 import json
-import os
 import threading
 from pathlib import Path
 
 import markdown
 
 from app.service.shipped import MANIFEST, recorded, shown_name, unreadable
+from app.settings import settings
 
 DEFAULT = Path(__file__).resolve().parents[2] / "research" / "results" / "views"
 PREFIX = "research-"
@@ -26,7 +26,7 @@ SECTIONS = ("claim", "hypothesis", "design")
 
 
 def folder() -> Path:
-    return Path(os.environ.get("ANATOMY_RESEARCH_VIEWS") or DEFAULT)
+    return settings.research_views or DEFAULT
 
 
 def names() -> dict[str, str]:

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+
+from app.settings import settings
 
 ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = Path(__file__).resolve().parent / "shipped.sha256"
@@ -148,7 +149,7 @@ class Shipped:
 
 def skipped() -> tuple[str, ...]:
     """Data sets served from elsewhere: research views from ANATOMY_RESEARCH_VIEWS when it is set."""
-    return ("research views",) if os.environ.get("ANATOMY_RESEARCH_VIEWS") else ()
+    return ("research views",) if settings.research_views else ()
 
 
 def require_shipped(root: Path = ROOT, manifest: Path = MANIFEST) -> Shipped:

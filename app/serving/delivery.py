@@ -25,7 +25,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 import threading
@@ -42,6 +41,7 @@ from starlette_compress import CompressMiddleware, add_compress_type
 
 from app.documents.schemas import Weights
 from app.serving.serialize import dumps
+from app.settings import settings
 
 T = TypeVar("T")
 NDJSON = "application/x-ndjson"
@@ -82,7 +82,7 @@ def vendor_files(node_modules: Path) -> dict[str, frozenset[str]]:
 
 
 def compression_enabled() -> bool:
-    return os.environ.get("ANATOMY_COMPRESS", "1") != "0"
+    return settings.compress
 
 
 def add_compression(app: FastAPI) -> None:

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 
 import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.supervisors import Multiprocess
+
+from app.settings import settings
 
 MAX_HEAD_BYTES = 16 * 1024  # a request line and headers; the longest page address is under 2 KB
 HEAD_TIMEOUT_S = 10.0
@@ -117,9 +118,9 @@ def serve(host: str, port: int, workers: int, access_log: bool = True) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m app", description="Serve the app with bounded connections.")
-    p.add_argument("--host", default=os.environ.get("ANATOMY_HOST", "127.0.0.1"))
-    p.add_argument("--port", type=int, default=int(os.environ.get("ANATOMY_PORT", "8000")))
-    p.add_argument("--workers", type=int, default=int(os.environ.get("ANATOMY_PROCESSES", "1")),
+    p.add_argument("--host", default=settings.host)
+    p.add_argument("--port", type=int, default=settings.port)
+    p.add_argument("--workers", type=int, default=settings.processes,
                    help="server processes (each loads the models and keeps its own caches)")
     p.add_argument("--no-access-log", dest="access_log", action="store_false", help="no line per request")
     args = p.parse_args(argv)
