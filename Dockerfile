@@ -27,7 +27,7 @@ RUN python3 -c "import tomllib; print(*tomllib.load(open('/src/pyproject.toml', 
  && /opt/venv/bin/python -c "import torch; assert torch.__version__.startswith('2.13.0') and not torch.version.cuda, torch.__version__"
 # The browser libraries (three.js, KaTeX, Chart.js, Swagger UI), exactly as package-lock.json pins them, and
 # the page's JavaScript bundled and minified from them and static/ (npm run build: esbuild, a devDependency,
-# pruned once the bundle is written; app/bundle.py).
+# pruned once the bundle is written; app/startup/bundle.py).
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund ${BUILD_CA:+--cafile "$BUILD_CA"}
@@ -36,7 +36,7 @@ COPY templates templates
 COPY static static
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 # The default input's live figures and go-deeper tables, computed ahead by the page's own JavaScript under Node
-# (app/prerender.py, into bundle/prerendered/), which the server renders for a reader without JavaScript: the
+# (app/startup/prerender.py, into bundle/prerendered/), which the server renders for a reader without JavaScript: the
 # final image has no Node.
 COPY app app
 COPY model model
@@ -59,7 +59,7 @@ WORKDIR /srv/anatomy
 # Everything the app reads at run time (tests/test_container.py checks this list against a running copy):
 # the code, the trained weights (model/artifacts), the article, the templates, the stage, the research
 # desk (research/results.py renders its results and records; the gallery feeds step 28), the browser
-# libraries and the page's bundle (checked at start-up against static/ and node_modules: app/bundle.py).
+# libraries and the page's bundle (checked at start-up against static/ and node_modules: app/startup/bundle.py).
 COPY app app
 COPY model model
 COPY recorder recorder
@@ -76,6 +76,6 @@ EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=3s --start-period=60s \
   CMD python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2)"
 # python -m puts its working directory (/srv/anatomy) first on sys.path: app, model and research import from here.
-# app/serve.py: the shipped files checked once (one line and exit 3 if one is missing or altered), then uvicorn
+# app/startup/serve.py: the shipped files checked once (one line and exit 3 if one is missing or altered), then uvicorn
 # with bounded request heads, head-read and keep-alive times and connections.
 CMD ["python3", "-m", "app", "--host", "0.0.0.0", "--port", "8000"]

@@ -1,5 +1,5 @@
-"""`python -m app`: the run command (app/serve.py)."""
+"""`python -m app`: the run command (app/startup/serve.py)."""
 
-from app.serve import main
+from app.startup.serve import main
 
 raise SystemExit(main())

@@ -13,20 +13,21 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException
 
-from app import api, embed, figures, live_route, onnx_route, pages, prerender, program_route, scene_route
-from app.api import json_response
-from app.bundle import require_bundle
-from app.content import load_content
-from app.delivery import STARTUP_FAILURE, VENDOR, add_compression, require_vendor, vendor_files
-from app.deps import InputError
-from app.head import HeadAsGet
-from app.model_choice import ACCEPTED_MODELS, ChosenModel, ModelNameError, loaded
-from app.once import OnceFiles
-from app.schemas import ErrorDetail, ErrorResponse
-from app.security import SecurityHeaders, content_security_policy, csp_hash
-from app.serialize import dumps
-from app.service import BusyError, ModelService
-from app.shipped import DataUnavailable, require_shipped
+from app.documents.content import load_content
+from app.documents.schemas import ErrorDetail, ErrorResponse
+from app.routes import api, embed, figures, live, onnx, pages, program, scenes
+from app.routes.api import json_response
+from app.service.deps import InputError
+from app.service.model_choice import ACCEPTED_MODELS, ChosenModel, ModelNameError, loaded
+from app.service.model_service import BusyError, ModelService
+from app.service.shipped import DataUnavailable, require_shipped
+from app.serving.delivery import STARTUP_FAILURE, VENDOR, add_compression, require_vendor, vendor_files
+from app.serving.head import HeadAsGet
+from app.serving.once import OnceFiles
+from app.serving.security import SecurityHeaders, content_security_policy, csp_hash
+from app.serving.serialize import dumps
+from app.startup import prerender
+from app.startup.bundle import require_bundle
 from model import models
 from model.parse import ACCEPTED
 
@@ -61,7 +62,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         state.service = ModelService.load()
     svc: ModelService = state.service
     loaded(state)[models.DEFAULT] = ChosenModel.of(svc)  # its card and weights bodies, made once
-    # the article's numbers for the default input, as the page's own code computes them (app/prerender.py)
+    # the article's numbers for the default input, as the page's own code computes them (app/startup/prerender.py)
     state.content = load_content(live={**svc.figures, **default_figures(svc)})
     state.facts_body = dumps(svc.facts_doc(state.content.facts))
     state.figure_bodies = figures.compute_model_figures(svc.translator.model, svc.attention)
@@ -71,20 +72,20 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 def create_app() -> FastAPI:
     require_vendor(NODE_MODULES)  # without `npm ci`: one line and exit, not a 500 for every /vendor file
     shipped = require_shipped()  # a missing or altered weights or data file: one line and exit 3
-    bundle = require_bundle(ROOT)  # the page's JavaScript, built from the sources as they are (app/bundle.py)
+    bundle = require_bundle(ROOT)  # the page's JavaScript, built from the sources as they are (app/startup/bundle.py)
     app = FastAPI(title="Anatomy of the Transformer", version="1", description=DESCRIPTION,
                   lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.shipped = shipped
     app.include_router(api.router)
-    app.include_router(onnx_route.router)  # /api/trace.onnx
-    app.include_router(program_route.router)  # /api/program: the graph a browser runs (issue 25)
-    app.include_router(live_route.router)  # /api/live: the recipe of the live figures a browser computes
-    app.include_router(scene_route.router)  # /site/scene/…: the static build's structures, served (issue 25)
+    app.include_router(onnx.router)  # /api/trace.onnx
+    app.include_router(program.router)  # /api/program: the graph a browser runs (issue 25)
+    app.include_router(live.router)  # /api/live: the recipe of the live figures a browser computes
+    app.include_router(scenes.router)  # /site/scene/…: the static build's structures, served (issue 25)
     app.include_router(api.health_router)
     app.include_router(figures.router)
     app.include_router(pages.router)
-    app.include_router(embed.router)  # /embed: the one view another site may frame (app/security.py)
-    app.mount("/static", OnceFiles(ROOT / "static"), name="static")  # each file compressed once (app/once.py)
+    app.include_router(embed.router)  # /embed: the one view another site may frame (app/serving/security.py)
+    app.mount("/static", OnceFiles(ROOT / "static"), name="static")  # each file compressed once (app/serving/once.py)
     app.mount("/bundle", OnceFiles(bundle.folder, bundle.files), name="bundle")  # what the pages load
     served = vendor_files(NODE_MODULES)
     for name, (folder, _) in VENDOR.items():

@@ -1,7 +1,7 @@
 """The tour: what each of the article's steps shows on the stage, read from the front matter of
 content/steps/NN-slug.md — the one place where a step is declared (STYLE: Transformer Explainer's
 one typed array). The scene (scene/layout.py) turns it into blocks lit and a camera view; the
-article (app/content.py) reads the same files for the text.
+article (app/documents/content.py) reads the same files for the text.
 
 Front matter keys for the stage:
   subject    globs of block ids the text talks about: lit, and framed by the step's camera view;

@@ -29,6 +29,8 @@ sys.path.insert(0, str(ROOT))
 
 from serving import Connection, free_port, start_server, stop  # noqa: E402
 
+from app.settings import settings  # noqa: E402
+
 
 def pct(xs: list[float], q: float) -> float:
     xs = sorted(xs)
@@ -90,7 +92,7 @@ def translate_times(numbers: list[int]) -> tuple[list[float], list[float]]:
     from model.translate import Translator
     from model.vocab import VOCAB
 
-    torch.set_num_threads(int(os.environ.get("ANATOMY_TORCH_THREADS", "1")))
+    torch.set_num_threads(settings.torch_threads)
     tr = Translator.load()
     tr.translate(1)
     out, uncached = [], []
@@ -108,8 +110,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--cold", type=int, default=100, help="distinct numbers for the cold/cached latencies")
     p.add_argument("--seconds", type=float, default=6.0, help="duration of each throughput run")
-    p.add_argument("--threads", default=os.environ.get("ANATOMY_TORCH_THREADS", "1"), help="torch threads")
-    p.add_argument("--workers", default=os.environ.get("ANATOMY_WORKERS", "2"), help="concurrent traces")
+    p.add_argument("--threads", default=str(settings.torch_threads), help="torch threads")
+    p.add_argument("--workers", default=str(settings.workers), help="concurrent traces")
     args = p.parse_args()
 
     env = {"ANATOMY_TORCH_THREADS": str(args.threads), "ANATOMY_WORKERS": str(args.workers),

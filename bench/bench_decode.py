@@ -22,6 +22,7 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from app.settings import settings  # noqa: E402
 from model.data import heldout_numbers  # noqa: E402
 from model.decode import beam_search, greedy, greedy_checking  # noqa: E402
 from model.numbers import to_german_pieces  # noqa: E402
@@ -49,7 +50,7 @@ def line(label: str, before: float, after: float) -> None:
 
 
 def main() -> None:
-    torch.set_num_threads(int(os.environ.get("ANATOMY_TORCH_THREADS", "1")))  # as the service runs
+    torch.set_num_threads(settings.torch_threads)  # as the service runs
     load_avg = os.getloadavg()
     print(f"machine: {os.cpu_count()} cores, load average {load_avg[0]:.2f}; torch threads {torch.get_num_threads()}")
     model = load()
@@ -71,8 +72,8 @@ def main() -> None:
     line("evaluation: 2 × 1 000 uncached / exact_match", m["u"], m["c"])
 
     # the cold trace's work in process, beside a plain greedy translation of the same number
-    from app.schemas import ServedTraceHeader
-    from app.service import CachedTrace
+    from app.documents.schemas import ServedTraceHeader
+    from app.service.model_service import CachedTrace
     from recorder import parameters, trace, weights_version
 
     params, version = parameters(model), weights_version(model)

@@ -10,7 +10,7 @@ For each, headless Chromium opens /?input=42 in a fresh context and sums the enc
 response finished (CDP Network.loadingFinished, headers included) until the stage reports ready; then
 the page fetches the longest trace (777 777) as JSON and as the NDJSON stream, and those transfers
 are summed the same way. Goals (issue 12): ≤ 1.5 MB before the stage is live, the longest trace ≤ 200 KB;
-issue 25: ≤ 1.0 MB before the stage is live (the page's JavaScript bundled and minified: app/bundle.py).
+issue 25: ≤ 1.0 MB before the stage is live (the page's JavaScript bundled and minified: app/startup/bundle.py).
 "js total" is every .js response until then, whichever row it is in. A --before tree that has the build
 script (scripts/build-js.mjs) gets its bundle built first.
 """
@@ -92,7 +92,7 @@ def measure(browser, base: str) -> dict:
            "requests": len(at_live),
            "js": sum(n for rid, n in at_live.items() if wire.urls.get(rid, "").split("?")[0].endswith(".js"))}
     # each form twice: the first asking (compressed per request while the kept form is made in the
-    # background, app/delivery.py) and, 5 s later, the kept form
+    # background, app/serving/delivery.py) and, 5 s later, the kept form
     for label, path in (("trace_json", f"/api/trace?input={LONGEST}"),
                         ("trace_json kept", f"/api/trace?input={LONGEST}"),
                         ("trace_stream", f"/api/trace/stream?input={LONGEST}"),

@@ -4,7 +4,7 @@
   python3 bench/bench_harden.py flood [--launcher uvicorn]   # header flood + slow and silent clients
   python3 bench/bench_harden.py memory [--inputs 300]        # RSS fresh and after N cold inputs, both models
 
-`--launcher app` (default) serves with the README's command (`python -m app`, app/serve.py);
+`--launcher app` (default) serves with the README's command (`python -m app`, app/startup/serve.py);
 `--launcher uvicorn` with plain `uvicorn app.main:app` (httptools, no head deadline), for the before.
 """
 

@@ -21,8 +21,8 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app import site_scenes  # noqa: E402
-from app.service import ModelService  # noqa: E402
+from app.service import scenes as site_scenes  # noqa: E402
+from app.service.model_service import ModelService  # noqa: E402
 from model import models  # noqa: E402
 from scene import build  # noqa: E402
 from scene.structure import shapes_of, structure_for_shape  # noqa: E402
@@ -49,7 +49,7 @@ def structures(svc: ModelService, every: int) -> None:
 
 
 def site_files(svc: ModelService, every: int) -> None:
-    """The files the build writes (app/site_scenes.py): each kind's bytes over the sampled shapes (scaled to
+    """The files the build writes (app/service/scenes.py): each kind's bytes over the sampled shapes (scaled to
     all), and one new input's: the files of its shape that the reader does not hold yet (the base of its n,
     its diff; the same with parts off: one structure per shape, its gates in place)."""
     shapes = shapes_of(svc.name)[::every]

@@ -40,6 +40,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from serving import free_port, start_server, stop  # noqa: E402
 
+from app.settings import settings  # noqa: E402
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update"]
 COMPACT = "application/vnd.anatomy.trace"
@@ -98,18 +100,18 @@ def server_parts(numbers: list[int]) -> dict[str, list[float]]:
     import torch
     import zstandard
 
-    from app import service as served
-    from app.schemas import ServedTraceHeader, weights_url
-    from app.serialize import dumps
+    from app.documents.schemas import ServedTraceHeader, weights_url
+    from app.service import model_service as served
+    from app.serving.serialize import dumps
     from recorder import trace
 
-    torch.set_num_threads(int(os.environ.get("ANATOMY_TORCH_THREADS", "1")))
+    torch.set_num_threads(settings.torch_threads)
     svc = served.ModelService.load()
     tr, model = svc.translator, svc.translator.model
     tr.translate(1)
     svc.trace_sync(7)
     try:
-        from app.trace_bytes import compact_body
+        from app.serving.trace_bytes import compact_body
     except ImportError:  # before the compact form
         compact_body = None
     zstd = zstandard.ZstdCompressor(level=4)
@@ -170,7 +172,7 @@ def main() -> None:
     p.add_argument("--before", help="a checkout of the app before the compact form (its page's stream, timed first)")
     args = p.parse_args()
     numbers = random.Random(args.seed).sample(range(100_000, 1_000_000), args.inputs)
-    env = {"ANATOMY_TORCH_THREADS": os.environ.get("ANATOMY_TORCH_THREADS", "1"), "ANATOMY_SERVER_TIMING": "1",
+    env = {"ANATOMY_TORCH_THREADS": str(settings.torch_threads), "ANATOMY_SERVER_TIMING": "1",
            "ANATOMY_CACHE_MB": "0"}  # a cache of one trace: every request in the order below is cold
     load = os.getloadavg()
     print(f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "

@@ -32,7 +32,7 @@ def start_server(port: int, root: Path = ROOT, env: dict[str, str] | None = None
     worker process (each loads the model: several answers make it likely that every one is up)."""
     cmd = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port),
            "--log-level", "warning", "--no-access-log"] + (["--workers", str(workers)] if workers > 1 else [])
-    if launcher == "app":  # the README's run command (app/serve.py: bounded heads, head-read and idle times)
+    if launcher == "app":  # the README's run command (app/startup/serve.py: bounded heads, head-read and idle times)
         cmd = [sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
                "--no-access-log"]
     proc = subprocess.Popen(cmd, cwd=root, env={**os.environ, **(env or {}), "PYTHONPATH": str(root)})

@@ -45,7 +45,7 @@ EN_SPLIT = r"[\s\-]+"
 
 def tables() -> dict:
     """The words and pieces the rules below put together, as data: what static/js/numbers.js reads
-    (app/numbers_doc.py sends it) so that the lexicon is written once, here."""
+    (app/service/number_words.py sends it) so that the lexicon is written once, here."""
     return {"max_number": MAX_NUMBER,
             "english": {"ones": EN_ONES, "teens": EN_TEENS, "tens": EN_TENS, "hundred": EN_HUNDRED,
                         "thousand": EN_THOUSAND, "fillers": EN_FILLERS, "split": EN_SPLIT,

@@ -2,7 +2,7 @@
 
 The rules read Python's own definitions of a space, a digit and a decimal (`str.split`, `str.isdigit`,
 `re`'s `\\d`); `rules()` writes those, the patterns and the messages' templates as data, so that
-static/js/numbers.js follows the same rules over the same tables (app/numbers_doc.py sends them).
+static/js/numbers.js follows the same rules over the same tables (app/service/number_words.py sends them).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The trace's documents: the header a trace sends besides its nodes (the input, the rows, the parameters
 it reads, the parts switched off, the logit lens, the article's live figures), and `Trace` itself.
 
-The service sends these dataclasses as they are (orjson serialises dataclasses), and app/schemas.py
+The service sends these dataclasses as they are (orjson serialises dataclasses), and app/documents/schemas.py
 documents them. `Derived` is the schema of the live figures; article/derived.py computes them, since the
 recorder reads no article code.
 """

@@ -2,7 +2,7 @@
 
 `python -m research …` ends by writing one JSON view per page of the desk (each experiment that is not
 part of a group, and each group: ablations, extrapolation, alignment, followups). The app reads these
-files from a configured folder (app/research_views.py, `ANATOMY_RESEARCH_VIEWS`) and never imports
+files from a configured folder (app/service/research_views.py, `ANATOMY_RESEARCH_VIEWS`) and never imports
 research/, so the page needs neither torch runs nor this package to show the desk.
 
 A view file, `views/<name>.json`, served as the figure `research-<name>`:

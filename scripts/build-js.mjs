@@ -7,7 +7,7 @@
 // page loads from two entries is still one instance, as with the unbundled modules. stage/stage.css
 // is built too: the stage adds it at run time from beside its own module (import.meta.url).
 // Writes bundle/ (not committed; scripts/setup.sh and the Dockerfile run this) with source maps and
-// bundle/manifest.json: the entries, and every input file with its SHA-256, which app/bundle.py checks
+// bundle/manifest.json: the entries, and every input file with its SHA-256, which app/startup/bundle.py checks
 // at start-up so that the app never serves a bundle older than its sources.
 import { createHash } from "node:crypto";
 import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";

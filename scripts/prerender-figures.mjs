@@ -1,5 +1,5 @@
 // The article's live figures of one input, computed by the page's own code under Node from the trace the
-// server sends, for the server to fill into the article for a reader without JavaScript (app/prerender.py
+// server sends, for the server to fill into the article for a reader without JavaScript (app/startup/prerender.py
 // runs this; app/main.py reads it at start-up).
 //
 //   node scripts/prerender-figures.mjs FOLDER [INPUT]

@@ -1,5 +1,5 @@
 // The go-deeper pages' per-input tables of one input, computed by the page's own code under Node, for the
-// server to render for a reader without JavaScript (app/prerender.py runs this; app/deeper.py reads it).
+// server to render for a reader without JavaScript (app/startup/prerender.py runs this; app/routes/deeper.py reads it).
 //
 //   node scripts/prerender-topics.mjs FOLDER [INPUT]   (INPUT: the page's default, 42)
 //

@@ -3,7 +3,7 @@
 #   Python dependencies (torch pinned to the 2.13.0 CPU wheel) and the package itself, editable;
 #   the browser libraries from npm (three.js, KaTeX, Swagger UI), exactly as package-lock.json says, and the
 #   page's JavaScript bundled and minified from them and static/ by esbuild into bundle/ (`npm run build`,
-#   about a second; the app refuses to start without it, app/bundle.py), then the default input's go-deeper
+#   about a second; the app refuses to start without it, app/startup/bundle.py), then the default input's go-deeper
 #   tables computed ahead by that JavaScript under Node (`python3 -m app.prerender`, bundle/prerendered/), which
 #   the server renders for a reader without JavaScript;
 #   with --with-browser, Debian's Chromium for the browser tests (never `playwright install`) and the
@@ -44,7 +44,7 @@ npm ci --no-audit --no-fund --loglevel=error
 echo "setup: the page's JavaScript bundle"
 npm run --silent build
 
-echo "setup: the default input's figures and tables, computed ahead by the page's own code (app/prerender.py)"
+echo "setup: the default input's figures and tables, computed ahead by the page's own code (app/startup/prerender.py)"
 "$PYTHON" -m app.prerender
 
 echo "setup: done"

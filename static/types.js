@@ -3,7 +3,7 @@
 // A function at a boundary names them, e.g. `@param {import("../types.js").Trace} trace`, and a wrong field
 // name (trace.source_token) is an error of `npx tsc -p tsconfig.json` (tests/test_js_types.py).
 //
-// Where each comes from: the trace from the server (app/trace_bytes.py, decoded by static/js/compact.js) or
+// Where each comes from: the trace from the server (app/serving/trace_bytes.py, decoded by static/js/compact.js) or
 // from the engine in the page (static/local/trace.js computeTrace); the recipe from GET /api/live; the scene's
 // structure from scene/structure.py (the static build's /site/scene/… files); the live figures and the scene
 // from static/local/page_parts.js withPageParts. Fields the page does not read may be left out of a type;
@@ -41,7 +41,7 @@
 /** The live figures of one trace, keyed as the server's `derived` block (static/local/derived.js).
  *  @typedef {Record<string, any>} LiveFigures */
 
-/** The trace document (app/schemas.py ServedTraceHeader's fields, then the nodes), with the page's parts
+/** The trace document (app/documents/schemas.py ServedTraceHeader's fields, then the nodes), with the page's parts
  *  (`derived`, `scene`) once withPageParts has added them.
  *  @typedef {object} Trace
  *  @property {string} format

@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """The suite runs against the bundle readers get (app/bundle.py): when it is missing or older than the
+    """The suite runs against the bundle readers get (app/startup/bundle.py): when it is missing or older than the
     sources, it is built once here (`npm run build`, about a second), before any worker imports the app."""
-    from app.bundle import BUILD, problems
+    from app.startup.bundle import BUILD, problems
 
     if hasattr(config, "workerinput") or not problems(ROOT):
         return

@@ -20,7 +20,7 @@ from model.transformer import EncoderDecoder
 from recorder import parameters, trace
 from recorder.program import build_program
 
-# one thread per trace, as the service runs them (app/service.py): the matrices are 32 wide, and torch's
+# one thread per trace, as the service runs them (app/service/model_service.py): the matrices are 32 wide, and torch's
 # intra-op threads cost more than they gain, many times more on a busy machine
 torch.set_num_threads(1)
 
@@ -65,7 +65,7 @@ def params_of(name: str, checkpoint: int | None = None) -> dict[str, np.ndarray]
 @functools.cache
 def program_of(name: str) -> dict:
     """The model's program as a client receives it (JSON)."""
-    from app.service import BEAM_ALPHA, BEAM_SIZE  # the served program's settings (app/program_route.py)
+    from app.service.model_service import BEAM_ALPHA, BEAM_SIZE  # the served program's settings (app/routes/program.py)
 
     program = build_program(model_of(name).cfg, params_of(name), name, decoding={"beam_size": BEAM_SIZE,
                                                                                 "alpha": BEAM_ALPHA})

@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
-from app.schemas import Beam, ErrorResponse, Facts, Health, ModelCard, Trace, TraceStreamHeader, Weights
-from app.security import csp_hash
-from app.serialize import dumps
-from app.service import ByteLRU
+from app.documents.schemas import Beam, ErrorResponse, Facts, Health, ModelCard, Trace, TraceStreamHeader, Weights
+from app.service.model_service import ByteLRU
+from app.serving.security import csp_hash
+from app.serving.serialize import dumps
 from model.decode import length_penalty
 from model.parse import ACCEPTED
 from model.vocab import VOCAB
@@ -107,7 +107,7 @@ def test_beam_schema_and_search(client, svc):
 
 
 def test_facts_are_the_ledger_file(client):
-    from app.content import CONTENT, read_tsv
+    from app.documents.content import CONTENT, read_tsv
 
     facts = documented(Facts, client.get("/api/facts").json())
     rows = [r for r in read_tsv(CONTENT / "facts.tsv") if r.get("id")]
@@ -117,7 +117,7 @@ def test_facts_are_the_ledger_file(client):
 
 
 def test_figures_are_documented(client):
-    from app.figures import Figure, FigureList
+    from app.routes.figures import Figure, FigureList
 
     names = documented(FigureList, client.get("/api/figures").json()).names
     assert names
@@ -271,7 +271,7 @@ def test_security_headers_on_every_response(client, path):
 
 
 def test_the_inline_import_map_is_allowed_by_its_hash(client):
-    from app.pages import IMPORT_MAP
+    from app.routes.pages import IMPORT_MAP
 
     r = client.get("/")
     assert f'<script type="importmap">{IMPORT_MAP}</script>' in r.text

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from app import figures as app_figures
-from app import research_views
-from app.content import CONTENT, read_tsv, read_unused, split_front_matter
+from app.documents.content import CONTENT, read_tsv, read_unused, split_front_matter
+from app.routes import figures as app_figures
+from app.service import research_views
+from app.settings import settings
 from article import figures
 from article.format import format_number
 from tests.in_page import page_parts
@@ -212,7 +213,7 @@ def test_the_research_figures_are_the_view_files_the_desk_wrote():
 
 def test_a_broken_or_missing_view_file_does_not_break_the_page(client, monkeypatch, tmp_path):
     (tmp_path / "alignment.json").write_text('{"view": 1, "name": "alignm')  # half-written
-    monkeypatch.setenv("ANATOMY_RESEARCH_VIEWS", str(tmp_path))
+    monkeypatch.setattr(settings, "research_views", tmp_path)
     data = figure(client, "research-alignment")
     assert data["status"] == "not available" and "JSONDecodeError" in data["error"]
     data = figure(client, "research-ablations")  # no file in this folder
@@ -225,19 +226,19 @@ def test_the_app_reads_the_views_from_the_configured_folder(client, monkeypatch,
     view["title"] = "A copy elsewhere"
     view["parts"][0]["rows"][0][0] = "moved"
     (tmp_path / "extrapolation.json").write_text(json.dumps(view))
-    monkeypatch.setenv("ANATOMY_RESEARCH_VIEWS", str(tmp_path))
+    monkeypatch.setattr(settings, "research_views", tmp_path)
     data = figure(client, "research-extrapolation")
     assert data["title"] == "A copy elsewhere" and data["parts"][0]["rows"][0][0] == "moved"
 
 
 def test_the_app_never_imports_the_research_desk():
-    for path in (ROOT / "app").glob("*.py"):
+    for path in (ROOT / "app").rglob("*.py"):
         code = path.read_text()
         assert not re.search(r"^\s*(import research|from research)", code, re.M), path.name
     import subprocess
     import sys
 
-    check = ("import sys, app.main, app.figures as f; f.research_body('research-extrapolation'); "
+    check = ("import sys, app.main, app.routes.figures as f; f.research_body('research-extrapolation'); "
              "assert not [m for m in sys.modules if m.split('.')[0] == 'research'], 'research imported'")
     subprocess.run([sys.executable, "-c", check], cwd=ROOT, check=True, timeout=120)
 

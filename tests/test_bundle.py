@@ -1,4 +1,4 @@
-"""The page's JavaScript is served bundled and minified (app/bundle.py, scripts/build-js.mjs): every module
+"""The page's JavaScript is served bundled and minified (app/startup/bundle.py, scripts/build-js.mjs): every module
 the templates name is built, the app refuses to start without the bundle or with one older than its
 sources, and the article page loads the bundle and nothing of the unbundled modules or of node_modules'
 three.js."""
@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from app import bundle
+from app.startup import bundle
 from tests.browser import until
 
 ROOT = bundle.ROOT
@@ -27,7 +27,7 @@ def test_every_module_the_templates_name_is_built_and_served_compressed(client):
         assert (ROOT / "static" / entry).is_file(), entry  # its source
         r = client.get(f"/bundle/{entry}", headers={"Accept-Encoding": "br"})
         assert r.status_code == 200 and "javascript" in r.headers["content-type"], entry
-        if len(r.content) > 1024:  # app/once.py leaves the smallest as they are
+        if len(r.content) > 1024:  # app/serving/once.py leaves the smallest as they are
             assert r.headers["content-encoding"] == "br", entry
     assert client.get("/bundle/manifest.json").status_code == 404  # only what the build wrote for the page
 

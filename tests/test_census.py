@@ -35,10 +35,10 @@ NOT_TWINS = {
     "decoder": "the engine's decoder pass over the program; recorder/record.py's records torch's",
     "instantiate": "the engine fills the program's lengths; recorder/program.py's probes the recorder",
     "plain": "a JSON value in the program (program.js); recorder/program.py's makes one",
-    "read": "a program's input (program.js); recorder/program.py's and app/research_views.py's read files",
+    "read": "a program's input (program.js); recorder/program.py's and app/service/research_views.py's read files",
     "rotary": "the ONNX op the engine evaluates; the recorder records it",
     "slice": "the ONNX op the engine evaluates; recorder/onnx_model.py writes it",
-    "compute": "an op's compute (engine/ops.js); app/deeper.py's renders a page",
+    "compute": "an op's compute (engine/ops.js); app/routes/deeper.py's renders a page",
     "beziers": "the threads' curves from E's rows, the input's own (curves.js); scene/connectors.py's draws the "
                "structure's rails and arcs, which no input changes",
     "col_x": "where a column lies, for the input's windows (windows.js); scene/cells.py's for the notebook's cells",
@@ -48,7 +48,7 @@ NOT_TWINS = {
     "label": "a window's label, the input's (windows.js); scene/windows.py's for the first columns' windows",
     "part": "a phone's part of the input (windows.js); research/views.py's names an ablated part",
     "parts": "the input's phone parts (windows.js); model/ablation.py lists the switchable parts",
-    "json_patched": "applies the structure's JSON difference (json_diff.js); app/json_diff.py writes it and "
+    "json_patched": "applies the structure's JSON difference (json_diff.js); app/service/json_diff.py writes it and "
                     "checks it by patching back",
     "mean": "arithmetic", "norm": "arithmetic (a row's length); the Python ones are layer norms and names",
     "node": "a trace node by id (tensors.js)", "row": "a tensor's row (tensors.js)",
@@ -57,7 +57,7 @@ NOT_TWINS = {
     "score": "a head's score for the worked row (worked.js); the research harness scores runs",
     "parameter_count": "step 25's question counts a station's tensors (exercises.js); article/figures.py counts "
                        "the paper's base and big models",
-    "weights_url": "which of the program's weights a request runs (trace.js); app/schemas.py makes the URLs",
+    "weights_url": "which of the program's weights a request runs (trace.js); app/documents/schemas.py makes the URLs",
 }
 
 

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from app.content import load_content
+from app.documents.content import load_content
 from article.keysentence import mark_key_sentence, sentence_end
 
 STAGE = re.compile(r'<div id="stage"[^>]*></div>')

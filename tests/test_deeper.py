@@ -6,7 +6,7 @@ input gets the API's own message, beside the figures for the default input, as o
 
 The tables read off one input's trace are the page's (static/local/topic_tables.js): for the default input
 they are checked as the server renders them for a reader without JavaScript (computed ahead by the same
-module, app/prerender.py), for the other inputs as the module computes them under Node from the API's trace
+module, app/startup/prerender.py), for the other inputs as the module computes them under Node from the API's trace
 and recipe (tests/topic_tables.mjs), each cell formatted as the page formats it. tests/test_deeper_page.py
 checks the page's script in a browser."""
 
@@ -99,7 +99,7 @@ def test_a_typed_input_in_words_is_the_same_page_as_its_digits(client):
 
 
 def test_the_default_inputs_tables_are_rendered_for_a_reader_without_javascript(client):
-    from app.prerender import prerendered
+    from app.startup.prerender import prerendered
 
     ahead = prerendered("topics", client.app.state.service)["topics"]  # the page's module, run under Node
     for slug in PAGE_TOPICS:
@@ -123,7 +123,8 @@ def test_another_inputs_tables_are_left_to_the_page_script_and_the_page_says_so(
 
 
 def test_the_page_topics_are_the_modules_and_every_topic_has_its_tables_somewhere(computed):
-    from app import pages, prerender
+    from app.routes import pages
+    from app.startup import prerender
     from article import topic_figures
 
     assert set(computed[DEFAULT]) == set(PAGE_TOPICS)

@@ -1,4 +1,4 @@
-"""Compact delivery (app/delivery.py): compressed responses decode to the very bytes sent uncompressed,
+"""Compact delivery (app/serving/delivery.py): compressed responses decode to the very bytes sent uncompressed,
 the NDJSON stream stays incremental when compressed, the safetensors weights are the JSON weights, the
 trace's numbers are float32 written at their shortest and read back exactly, and without its browser
 libraries the app refuses to start with one line."""
@@ -20,8 +20,8 @@ import pytest
 import zstandard
 from safetensors.numpy import load
 
-from app import delivery
-from app.serialize import dumps
+from app.serving import delivery
+from app.serving.serialize import dumps
 from recorder import trace
 
 DECODE = {"gzip": gzip.decompress, "br": brotli.decompress,

@@ -30,8 +30,8 @@ def weights_doc(params: dict) -> bytes:
 
 
 def beam_table(case: pc.Case) -> dict:
-    """/api/beam's steps, finished list and best for the case's input (app/service.py beam_doc's rule)."""
-    from app.service import BEAM_ALPHA, BEAM_SIZE
+    """/api/beam's steps, finished list and best for the case's input (app/service/model_service.py beam_doc's rule)."""
+    from app.service.model_service import BEAM_ALPHA, BEAM_SIZE
     from model.decode import beam_search
 
     r = beam_search(pc.model_of(case.model), VOCAB.ids(VOCAB.source_tokens(case.number)), BEAM_SIZE, BEAM_ALPHA)

@@ -13,7 +13,7 @@ import re
 import pytest
 import torch
 
-from app.figures import shade_paths
+from app.routes.figures import shade_paths
 from article.format import format_number
 from research.head_gallery import OUT, gallery, measure, switched_off
 

@@ -50,7 +50,7 @@ def test_only_the_vendor_files_the_pages_use_are_served(client, path):
 
 
 def test_the_vendor_files_the_pages_use_are_served(client):
-    from app.delivery import VENDOR
+    from app.serving.delivery import VENDOR
     for name, (_, files) in VENDOR.items():
         for f in files:
             assert client.get(f"/vendor/{name}/{f}").status_code == 200, (name, f)
@@ -88,7 +88,7 @@ def test_safetensors_refused_with_q_0(client):
 
 
 def test_a_coding_refused_with_q_0_is_not_used(client):
-    from app.delivery import quality
+    from app.serving.delivery import quality
     assert quality("br;q=0, *", "br", ("*",)) == 0
     assert quality("gzip, *;q=0.5", "br", ("*",)) == 0.5
     assert quality("BR;Q=0.3", "br") == 0.3
@@ -133,7 +133,7 @@ def test_a_blank_input_is_refused_as_a_missing_one(client, blank):
 def test_a_view_file_gone_while_running_is_not_available_without_a_server_path(client, tmp_path, monkeypatch):
     import shutil
 
-    from app import research_views
+    from app.service import research_views
     views = tmp_path / "views"
     shutil.copytree(research_views.DEFAULT, views)
     monkeypatch.setattr(research_views, "DEFAULT", views)  # the shipped folder, as the app sees it
@@ -155,14 +155,14 @@ def figure_data(client, name):
 
 
 def test_a_recorded_view_without_a_file_is_still_a_figure_not_available(monkeypatch, tmp_path):
-    from app import research_views
+    from app.service import research_views
     monkeypatch.setattr(research_views, "DEFAULT", tmp_path)  # an empty shipped folder
     assert "research-alignment" in research_views.names()
     assert research_views.read("alignment")["error"] == "alignment.json is missing"
 
 
 def test_the_part_ablation_table_gone_or_damaged_is_not_available(client, tmp_path, monkeypatch):
-    from app import pages
+    from app.routes import pages
     gone = tmp_path / "part_ablation.json"
     monkeypatch.setattr(pages, "PART_ABLATION", gone)
     assert "The per-part table is not available: part_ablation.json is missing" in pages.part_ablation_html("v")
@@ -210,7 +210,7 @@ def test_unchanging_bodies_are_compressed_once_and_sent_with_their_etag(client, 
     import starlette_compress._brotli as per_request_br
     import starlette_compress._gzip as per_request_gzip
 
-    from app.once import STORE
+    from app.serving.once import STORE
     for path in UNCHANGING:
         client.get(path, headers={"Accept-Encoding": coding})  # the first asking compresses it
     made = STORE.made
@@ -234,7 +234,7 @@ def test_a_changed_file_is_read_and_compressed_anew(tmp_path):
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
 
-    from app.once import OnceFiles
+    from app.serving.once import OnceFiles
     (tmp_path / "a.js").write_text("const a = 1;\n" * 200)
     app = FastAPI()
     app.mount("/s", OnceFiles(tmp_path))

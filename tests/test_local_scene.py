@@ -17,8 +17,8 @@ import numpy as np
 import orjson
 import pytest
 
-from app.model_choice import _load
-from app.service import TraceRequest
+from app.service.model_choice import _load
+from app.service.model_service import TraceRequest
 from model import models
 from model.vocab import EOS, VOCAB
 from recorder import trace as record_trace
@@ -69,7 +69,7 @@ def _structure(client, model: str, n: int, m: int) -> dict:
     """The shape's structure document as the app serves it (the base of n, patched by the shape's difference)."""
     import gzip
 
-    from app.json_diff import json_patched
+    from app.service.json_diff import json_patched
 
     def get(url: str):
         body = client.get(url).content

@@ -1,5 +1,5 @@
 """Number words in the browser (issue 25 item 4): static/js/numbers.js, run by Node over the document
-GET /api/numbers sends (app/numbers_doc.py), spells all 1 000 000 numbers as Python does (English
+GET /api/numbers sends (app/service/number_words.py), spells all 1 000 000 numbers as Python does (English
 words, source token ids, German pieces and their ids) and reads every input form of the API's tests
 (tests/input_forms.py) as the API does: the same number or the same refusal message.
 
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from app.deps import InputError, parse_input
-from app.numbers_doc import number_words, number_words_body
-from app.schemas import NumberWords
+from app.documents.schemas import NumberWords
+from app.service.deps import InputError, parse_input
+from app.service.number_words import number_words, number_words_body
 from model.numbers import MAX_NUMBER, to_german_pieces
 from model.parse import parse_number
 from model.vocab import VOCAB
@@ -135,7 +135,7 @@ def random_forms(count: int = 3000) -> list[str]:
 
 
 def python_reads(text: str | None) -> list[dict]:
-    """What the API does with ?input=text (app/deps.py) and what parse_number does with it."""
+    """What the API does with ?input=text (app/service/deps.py) and what parse_number does with it."""
     def read(f, t):
         try:
             return {"number": f(t)}

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.skipif(not has_chromium(), reason="Debian chromium is n
 STAND_IN = "export const STAND_IN = true" in (Path(__file__).parents[1] / "static/local/trace.js").read_text()
 # the new input has the loaded one's shape (3 source tokens, 4 rows), so the scene structure kept for 42 serves
 NEW, REFUSED, BACK = "43", "minus three", "44"
-CUT = ("**/api/**", "**/site/**")  # what the server answers: its API and the scene structures (app/scene_route.py)
+CUT = ("**/api/**", "**/site/**")  # what the server answers: its API and the scene structures (app/routes/scenes.py)
 
 
 @pytest.fixture(scope="module")

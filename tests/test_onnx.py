@@ -7,7 +7,7 @@ node at a time on the trace's values of its inputs (what tests/onnx_numpy.py doe
 as a whole graph from the weights alone. For the 2017 model at a few inputs, ablated, at training
 snapshots, for today's recipe, and node by node for six of the research desk's variants. A corrupted
 attribute fails the checks; so does the trace's own rank-2 RotaryEmbedding, which is why the export gives
-it a batch axis. The route /api/trace.onnx (app/onnx_route.py) answers these models, or a 422.
+it a batch axis. The route /api/trace.onnx (app/routes/onnx.py) answers these models, or a 422.
 
 Tolerance: 7e-7 absolute, plus, for large values, float32's own resolution: four spacings (4ε) of the
 tensor's largest magnitude node by node, eight for the whole graph. Scores and logits reach 70–90, where

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from app.content import CONTENT, read_tsv
+from app.documents.content import CONTENT, read_tsv
 from tests.in_page import page_parts
 
 SECTION = re.compile(r'<section id="step-(\d+)" class="step" data-step="(\d+)"')
@@ -163,7 +163,7 @@ def test_typing_a_number_updates_the_live_values_and_the_url(tab, live_server):
     with page.expect_response(lambda r: "/api/trace" in r.url) as answered:
         page.press("#number-input", "Enter")
     page.wait_for_function("() => window.anatomy.trace.input.number === 731015")
-    # the page asks for the trace's compact form, and gets it (app/trace_bytes.py, static/js/compact.js)
+    # the page asks for the trace's compact form, and gets it (app/serving/trace_bytes.py, static/js/compact.js)
     assert answered.value.request.headers["accept"] == "application/vnd.anatomy.trace"
     assert answered.value.headers["content-type"] == "application/vnd.anatomy.trace"
     assert tab.live("german") == "siebenhunderteinunddreißigtausendfünfzehn"

@@ -210,7 +210,8 @@ def test_a_smoke_run_writes_its_views_beside_its_results(tmp_path):
 
 def test_a_view_written_by_another_study_is_read_by_the_app(tmp_path, monkeypatch):
     """The contract for a new result (research/views.py): write_view from summary rows, read by the app."""
-    from app import research_views
+    from app.service import research_views
+    from app.settings import settings
     from research.views import part, write_view
 
     rows = [{"variant": "full", "seeds": [1, 2], "exact_match": {"values": [1.0, 0.995], "mean": 0.9975,
@@ -219,7 +220,7 @@ def test_a_view_written_by_another_study_is_read_by_the_app(tmp_path, monkeypatc
                                                                       "min": 0.25, "max": 0.5}, "params": 40000}]
     write_view("part_ablation", "Per-part ablation", [part("part_ablation", "Per-part ablation", rows, runs=4)],
                tmp_path, claim="A *claim*.", command="python -m research.part_ablation")
-    monkeypatch.setenv("ANATOMY_RESEARCH_VIEWS", str(tmp_path))
+    monkeypatch.setattr(settings, "research_views", tmp_path)
     assert research_views.names() == {"research-part_ablation": "part_ablation"}
     data = research_views.read("part_ablation")
     assert data["status"] == "results" and data["claim_html"] == "<p>A <em>claim</em>.</p>"

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from app.content import CONTENT, load_content, read_tsv
+from app.documents.content import CONTENT, load_content, read_tsv
 from article.figures import PAPER_SIZES
 from model.transformer import parameter_breakdown
 

@@ -1,4 +1,4 @@
-"""GET /site/scene/<model>/<n>-<m>.json.gz (app/scene_route.py): the served app answers the static build's
+"""GET /site/scene/<model>/<n>-<m>.json.gz (app/routes/scenes.py): the served app answers the static build's
 scene structure URL with the bytes the build writes there; bad models and shapes get JSON errors."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import orjson
 
-from app.json_diff import json_patched
-from app.site_scenes import BASE_ROWS, base_path, scene_path, structure_body
+from app.service.json_diff import json_patched
+from app.service.scenes import BASE_ROWS, base_path, scene_path, structure_body
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,4 +1,4 @@
-"""Issue 23 items 1 and 5: the run command's bounds on request heads, slow and silent clients (app/serve.py),
+"""Issue 23 items 1 and 5: the run command's bounds on request heads, slow and silent clients (app/startup/serve.py),
 checked on a tiny app served with the same settings, and the one memory budget of every model's caches."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import time
 import pytest
 import uvicorn
 
-from app import serve
+from app.startup import serve
 from tests.conftest import free_port
 
 

@@ -1,4 +1,4 @@
-"""Issue 23 item 3: every shipped file checked at start-up against app/shipped.sha256; /healthz honest.
+"""Issue 23 item 3: every shipped file checked at start-up against app/service/shipped.sha256; /healthz honest.
 
 The damaged copies are of the project folder (code and data copied, the rest linked), started with
 `uvicorn app.main:app` as a deployment would, and with `python -m app --workers 2`."""
@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.shipped import MANIFEST, manifest_text, recorded
+from app.service.shipped import MANIFEST, manifest_text, recorded
 from tests.conftest import ROOT, free_port, served
 
 COPIED = ("app", "model", "content", "research")  # read through Path(__file__).resolve(): real copies

@@ -1,4 +1,4 @@
-"""The static build (issue 25, app/site.py): `python -m app.site build DIR`, served by a plain
+"""The static build (issue 25, app/site/build.py): `python -m app.site build DIR`, served by a plain
 `python -m http.server -d DIR`, holds every page, every file they load and every document they read.
 
 One build a session, into a temporary folder (the only module that builds: under xdist one worker pays),
@@ -30,8 +30,8 @@ from urllib.parse import unquote, urljoin, urlsplit
 import httpx
 import pytest
 
-from app.site import MANIFEST, OWN_PATH, SERVER_ONLY, get_routes, page_urls, site_path
-from app.site_scenes import base_path, scene_path
+from app.service.scenes import base_path, scene_path
+from app.site.build import MANIFEST, OWN_PATH, SERVER_ONLY, get_routes, page_urls, site_path
 from tests.browser import until
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,7 +51,7 @@ SHOWN_TRACES = ("input=731015", "input=42&ablate=dec.0.cross.h3",
 def article_shapes(model: str, n: int, m: int, shown: frozenset = frozenset()) -> bool:
     """The scene structures the test builds (all of them take a minute): those of the article's input's
     length with up to 8 decoder rows (42 has 4), and the (model, n, m) of `shown` (SHOWN_TRACES' shapes)."""
-    from app.pages import DEFAULT_INPUT
+    from app.routes.pages import DEFAULT_INPUT
     from model.vocab import VOCAB
 
     return (model, n, m) in shown or (n == len(VOCAB.source_tokens(int(DEFAULT_INPUT))) and m <= 8)
@@ -72,7 +72,7 @@ def shown_shapes(client) -> frozenset:
 def built(tmp_path_factory: pytest.TempPathFactory, client):
     """The site, built once: (folder, manifest, the app it was built from, seconds the build took)."""
     from app.main import create_app
-    from app.site import Options, build
+    from app.site.build import Options, build
 
     t0 = time.perf_counter()
     app = create_app()

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.content import CONTENT
+from app.documents.content import CONTENT
 from article.format import format_number
 from article.tour import split_front_matter
 from tests.in_page import page_parts

@@ -1,4 +1,4 @@
-"""A trace's compact form (app/trace_bytes.py) against its JSON form: the same trace, read back in Python and by
+"""A trace's compact form (app/serving/trace_bytes.py) against its JSON form: the same trace, read back in Python and by
 the page's own decoder (static/js/compact.js through static/js/api.js, run in Node against a real server: each
 float32 node a Float32Array of the very float32s the JSON's digits stand for), for several inputs, ablations,
 both models and a training snapshot; refusals stay JSON; and the JSON body and NDJSON lines made from the
@@ -16,9 +16,9 @@ import numpy as np
 import orjson
 import pytest
 
-from app.schemas import ServedTraceHeader, TraceStreamHeader, weights_url
-from app.serialize import dumps
-from app.trace_bytes import COMPACT_FORMAT, CachedTrace
+from app.documents.schemas import ServedTraceHeader, TraceStreamHeader, weights_url
+from app.serving.serialize import dumps
+from app.serving.trace_bytes import COMPACT_FORMAT, CachedTrace
 from recorder import trace
 
 ROOT = Path(__file__).resolve().parent.parent

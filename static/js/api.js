@@ -4,7 +4,7 @@
 //
 //   fetchCompactTrace(url, { onHeader, signal }) → Promise<trace>
 //
-// /api/trace sent with Accept: application/vnd.anatomy.trace answers the compact form (app/trace_bytes.py:
+// /api/trace sent with Accept: application/vnd.anatomy.trace answers the compact form (app/serving/trace_bytes.py:
 // a JSON header, then each float32 node's values as float32 bytes), read back by ./compact.js with each
 // float32 node's values a Float32Array over those bytes (the page's one form of a trace: −∞ as −Infinity),
 // in about half the bytes of the JSON form and without parsing or converting 55 000 numbers. The
@@ -224,7 +224,7 @@ export async function keepForOffline(input, options = {}) {
   if (STATIC) return false;
   const computing = await localModule();
   const { ablation = [], checkpoint = null, model = "" } = options;
-  // its scene too: the server answers the static build's structure file at the same URL (app/scene_route.py)
+  // its scene too: the server answers the static build's structure file at the same URL (app/routes/scenes.py)
   await computing.computeTrace(String(input), { ablation, checkpoint, model }, keptDocuments);
   const more = computing.documentsToKeep?.({ checkpoint, model }) || [];
   await Promise.all(more.map(({ url, binary }) => (binary ? keptDocuments.bytes(url) : keptDocuments.json(url))));

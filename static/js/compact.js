@@ -1,4 +1,4 @@
-// The compact form of a trace (app/trace_bytes.py) read straight into typed arrays.
+// The compact form of a trace (app/serving/trace_bytes.py) read straight into typed arrays.
 //
 //   decodeCompactTrace(buffer) → { head, trace }
 //   pageNode(node) → node;  pageTrace(trace) → trace

@@ -1,4 +1,4 @@
-// The embed view (/embed, app/embed.py): only the stage, drawing the state its address names, read as the
+// The embed view (/embed, app/routes/embed.py): only the stage, drawing the state its address names, read as the
 // article reads its own (page/address.js): the input with its parts switched off and its training snapshot,
 // the step, the pinned input to compare with and the explained cell. It keeps window.anatomy as the article
 // does (page/state.js: trace, step, stepDetail, compareTrace, cell, cellDetail, ablation, checkpoint,
@@ -15,7 +15,7 @@ const errorBox = document.getElementById("embed-error");
 const MODEL = main?.dataset.model || addressedModel();  // the static folder: the address names it
 const address = readAddress(new URL(window.location.href));
 // the server's (a bad step= is step 1, with its message); the static folder's one embed page was rendered for
-// step 1, so there the address's step= is read as app/embed.py reads it, checked against the scene's steps
+// step 1, so there the address's step= is read as app/routes/embed.py reads it, checked against the scene's steps
 // once the first trace is in
 const STATIC = isStaticSite();
 const askedStep = new URLSearchParams(window.location.search).get("step") ?? "";
@@ -44,7 +44,7 @@ async function draw(input, ablation) {
 }
 
 // The static folder's caption, title and article link for the address's step (the server renders them
-// elsewhere: app/embed.py, whose message for a step it has not this repeats).
+// elsewhere: app/routes/embed.py, whose message for a step it has not this repeats).
 function captionStep(steps) {
   const numbers = steps.map((s) => s.step), first = numbers[0], last = numbers.at(-1);
   if (askedStep !== "" && !(/^\d+$/.test(askedStep) && numbers.includes(Number(askedStep)))) {

@@ -1,6 +1,6 @@
 // Number words in the browser: the rules of model/numbers.py, model/vocab.py, model/parse.py and
-// app/deps.py, run over the data they define, which the server sends as GET /api/numbers
-// (app/numbers_doc.py; a static build writes the same document with write_number_words). This file
+// app/service/deps.py, run over the data they define, which the server sends as GET /api/numbers
+// (app/service/number_words.py; a static build writes the same document with write_number_words). This file
 // holds rules only: no word, piece, token, limit or message is written here; they all come from the
 // document. Pure: no DOM, no fetch; Node and the browser import it alike.
 //
@@ -224,7 +224,7 @@ export function numberWords(doc) {
   const sourceTokens = (n) => [...toEnglish(n), doc.source_end];
   const fromEnglish = englishReader(doc, toEnglish, text);
   const parseNumber = numberReader(doc, fromEnglish, text);
-  const parseInput = (raw) => {  // app/deps.py parse_input: a missing or blank ?input= first
+  const parseInput = (raw) => {  // app/service/deps.py parse_input: a missing or blank ?input= first
     if (raw === null || raw === undefined || !text.strip(raw)) {
       return { message: fill(doc.parse.refused, { reason: doc.input_missing, accepted: doc.parse.accepted }) };
     }

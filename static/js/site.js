@@ -1,5 +1,5 @@
-// The static build (app/site.py): where a document of the API lies in the built folder, and whether this
-// page is one of that folder's. One rule, written here and in app/site.py `site_path` (tests/test_site.py
+// The static build (app/site/build.py): where a document of the API lies in the built folder, and whether this
+// page is one of that folder's. One rule, written here and in app/site/build.py `site_path` (tests/test_site.py
 // holds them equal): /api/a/b?y=2&x=1 → /site/api/a/b/x=1&y=2.json (parameters sorted by name; none:
 // index), .bin for a binary body (the weights as safetensors).
 
@@ -13,7 +13,7 @@ export function sitePath(url, { binary = false } = {}) {
 
 /** Where a root-relative address of this site (/site/…, /static/…, /embed) lies: in the static folder, under the
  *  folder's root wherever a host put it (the page's <meta name="anatomy-root">, relative to the page, which
- *  app/site.py writes); elsewhere the address as it is. */
+ *  app/site/build.py writes); elsewhere the address as it is. */
 export function siteUrl(path, doc = globalThis.document, href = globalThis.location?.href) {
   const root = isStaticSite(doc) && href ? doc.querySelector('meta[name="anatomy-root"]')?.content : null;
   return root && path.startsWith("/") ? new URL(path.slice(1), new URL(root, href)).href : path;

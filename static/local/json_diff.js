@@ -1,4 +1,4 @@
-// A JSON value from another and their difference (app/json_diff.py json_diff writes it; this is its
+// A JSON value from another and their difference (app/service/json_diff.py json_diff writes it; this is its
 // json_patched): the static build's scene structure of a shape is its difference from its source length's
 // base. Generic, exact: a difference is null (equal), {v} (the value), {d: {key: difference}} (an object
 // with the base's keys in its order), {l: [[index, difference], …]} (a list of the base's length).

@@ -1,7 +1,7 @@
-// A trace request read as the API reads it (app/deps.py check_trace): the input (static/js/numbers.js), the
-// parts switched off (model/ablation.py parse_ablation) and the training snapshot (app/time_machine.py
+// A trace request read as the API reads it (app/service/deps.py check_trace): the input (static/js/numbers.js), the
+// parts switched off (model/ablation.py parse_ablation) and the training snapshot (app/service/time_machine.py
 // Checkpoints.parse), in that order, each refused with the API's message word for word. The rules and
-// messages come from the program document's `refusals` (app/program_route.py); none is written here.
+// messages come from the program document's `refusals` (app/routes/program.py); none is written here.
 //
 //   readRequest(program, words, { input, ablation, checkpoint }) → { number, ablation, checkpoint }
 //   refusal(message) → an Error as static/js/api.js makes of a 422 (err.status = 422)

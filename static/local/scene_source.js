@@ -1,5 +1,5 @@
 // The scene of a trace computed in the browser: its shape's structure (the static build's files, written by
-// app/site_scenes.py from scene/structure.py, and answered at the same URLs by the served app: the base of
+// app/service/scenes.py from scene/structure.py, and answered at the same URLs by the served app: the base of
 // the source length, <n>.json.gz, and the shape's difference from it, <n>-<m>.diff.json.gz, ./json_diff.js) with the
 // input's own parts added (./scene.js personalize). The structure is the same whatever parts are switched off:
 // every part's gate has its place in it (scene/gates.py), drawn while the trace has the gate's node.

@@ -35,7 +35,7 @@ function once(fetcher, key, make) {
 const fetchProgram = (fetcher, model) => once(fetcher, programUrl(model), () => fetcher.json(programUrl(model)));
 
 /** The model's program. The default model's is asked without ?model= (as the page and the static build ask
- *  it: app/site.py model_query), so a request that names the default is answered by that one, which names
+ *  it: app/site/build.py model_query), so a request that names the default is answered by that one, which names
  *  itself (`model`), where the named URL is not. */
 async function programOf(fetcher, model) {
   try {
@@ -48,7 +48,7 @@ async function programOf(fetcher, model) {
 }
 const wordsOf = (fetcher) => once(fetcher, NUMBERS_URL, async () => numberWords(await fetcher.json(NUMBERS_URL)));
 
-/** The version a safetensors file's metadata names (app/delivery.py writes it beside the tensors' order). */
+/** The version a safetensors file's metadata names (app/serving/delivery.py writes it beside the tensors' order). */
 function safetensorsVersion(buffer) {
   const length = Number(new DataView(buffer).getBigUint64(0, true));
   return JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, 8, length))).__metadata__?.weights_version ?? "";
@@ -93,7 +93,7 @@ function inputOf(number, outputTokens, program, words) {
     reference_pieces: reference, correct: pieces.length === reference.length && pieces.every((p, i) => p === reference[i]) };
 }
 
-/** The trace document (app/schemas.py ServedTraceHeader's fields, in its order, then the nodes). */
+/** The trace document (app/documents/schemas.py ServedTraceHeader's fields, in its order, then the nodes). */
 function assemble(program, words, request, computed, weights, url) {
   const values = new Map(computed.nodes.map((x) => [x.id, x]));
   const lens = computed.lens.map((layer) => ({
@@ -126,7 +126,7 @@ export async function computeTrace(input, options = {}, fetcher) {
   return parts ? withPageParts(trace, model, fetcher) : trace;
 }
 
-/** Beam search over one input with the trained model: GET /api/beam's document (app/service.py beam_doc). */
+/** Beam search over one input with the trained model: GET /api/beam's document (app/service/model_service.py beam_doc). */
 export async function computeBeam(input, { model = "" } = {}, fetcher) {
   const program = await programOf(fetcher, model), words = await wordsOf(fetcher);
   const number = readNumber(input === null || input === undefined ? input : String(input), words);

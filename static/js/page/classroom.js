@@ -1,5 +1,5 @@
 // For the classroom (issue 24), beside the progress bar: "Present" opens presenter mode (present.js) at the
-// step being read, and "Copy embed code" copies an <iframe> of the embed view (/embed, app/embed.py) for the
+// step being read, and "Copy embed code" copies an <iframe> of the embed view (/embed, app/routes/embed.py) for the
 // state shown now: the input, the parts switched off, the snapshot, the pinned input, the explained cell and
 // the step, as the address keeps them (address.js). Where the clipboard is refused, the code is shown
 // selected in a box to copy by hand. Both are plain buttons: they work by keyboard and say what they did.
