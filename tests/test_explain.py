@@ -613,8 +613,9 @@ def test_a_model_of_another_shape_is_explained_unchanged(page, live_server):
                 assert {(i, tuple(at)) for i, at, *_ in got["inputs"]} == expected, (name, nid, idx)
         assert pg.errors == []
     finally:
-        served = [httpx.get(f"{live_server}/api/{what}", params=params, timeout=60).text
-                  for what, params in (("trace", {"input": "42"}), ("weights", {}))]
+        with httpx.Client(base_url=live_server, timeout=60) as c:  # 42 as the served page holds it
+            shown = page_parts(c, ["42"])[0]
+            served = [json.dumps({**shown["trace"], "scene": shown["scene"]}), c.get("/api/weights").text]
         assert pg.evaluate(draw, served)
         assert pg.evaluate("anatomyStage.explain('enc.0.self.q', 1, 5).recomputed") == pytest.approx(
             pg.evaluate("anatomyStage.explain('enc.0.self.q', 1, 5).value"), abs=1e-5)

@@ -90,11 +90,13 @@ def test_every_parts_gate_has_its_place_named_for_its_part(shipped):
     assert not [s for s in doc["switches"] if s["off"]]  # a structure has every part on
 
 
-def test_an_ablated_traces_scene_is_the_one_structure_with_the_inputs_parts(client, shipped):
+def test_an_ablated_traces_scene_is_the_one_structure_with_the_inputs_parts(client, shipped, request):
     """The page's scene of an ablated trace (tests/in_page.py: static/local/scene.js over the served structure)."""
     model, params = shipped
     off = sets(model.cfg)[3]
-    page = page_parts(client, [PageRequest("305", ablate=",".join(off))])[0]
+    name = request.node.callspec.params["shipped"]
+    asked = "" if name == models.DEFAULT else name  # the model as the page asks it
+    page = page_parts(client, [PageRequest("305", model=asked, ablate=",".join(off))])[0]
     mine, t = page["scene"], page["trace"]
     alone = structure(graph(model.cfg, params, len(t["source_tokens"]), len(t["target_tokens"]), []), model.cfg,
                       params)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from article import figure1
+from tests.in_page import page_parts
 from tests.test_page import Page
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -140,12 +141,13 @@ def drawn_weights(page) -> list[dict]:
         keys: [...svg.querySelectorAll('text.aw-key')].map(t => t.textContent) }))""")
 
 
-TRACES: dict[int, dict] = {}  # each input's trace asked of the API once (the model runs in this process)
+TRACES: dict[int, dict] = {}  # each input's trace with the page's scene, once (the model runs in this process)
 
 
 def check_against_trace(client, page, number: int, axis: str, row: int):
     if number not in TRACES:
-        TRACES[number] = client.get("/api/trace", params={"input": str(number)}).json()
+        page_doc = page_parts(client, [str(number)])[0]
+        TRACES[number] = {**page_doc["trace"], "scene": page_doc["scene"]}
     t = TRACES[number]
     nodes = {n["id"]: n for n in t["nodes"]}
     blocks = [b for b in t["scene"]["blocks"] if b["op"] == "Softmax" and b["row_axis"] == axis

@@ -20,6 +20,7 @@ import numpy as np
 import orjson
 import pytest
 
+from article.format import format_number
 from article.recipe import live_recipe
 from model import models
 from model.vocab import VOCAB
@@ -168,11 +169,16 @@ PLACEHOLDER = re.compile(r"\{(\w+)(?::(\.\d[mf]|g))?\}")  # what a template may 
 
 
 class _PageFormat(string.Formatter):
-    """Python's format language, as the recipe's sentences use it: .Nm is .Nf with a true minus sign."""
+    """The sentences' placeholders by the page's one way of printing a number, in its Python twin
+    (article/format.py, held equal to static/js/format.js by tests/test_format.py): .Nf is fixedN, .Nm the same
+    with a true minus sign, g is sig6."""
 
     def format_field(self, value: object, spec: str) -> str:
-        if spec.endswith("m"):
-            return f"{value:.{spec[1:-1]}f}".replace("-", "\u2212")
+        if spec == "g":
+            return format_number(value, "sig6")
+        if spec:
+            text = format_number(value, f"fixed{spec[1]}")
+            return text.replace("-", "\u2212") if spec.endswith("m") else text
         return format(value, spec)
 
 
@@ -180,7 +186,7 @@ def fill(template: str, values: dict) -> str:
     return _PageFormat().vformat(template, (), values)
 
 
-def test_the_browser_formats_every_sentence_of_the_table_as_python_does(recipes):
+def test_the_page_fills_every_sentence_of_the_table_with_the_pages_number_formats(recipes):
     SENTENCES = recipes[models.DEFAULT]["sentences"]  # noqa: N806 — the table the page formats, as served
     assert all(set(PLACEHOLDER.sub("", t if isinstance(t, str) else t["item"])).isdisjoint("{}")
                for t in SENTENCES.values())  # nothing else of the format language
@@ -207,4 +213,4 @@ def test_the_browser_formats_every_sentence_of_the_table_as_python_does(recipes)
     assert out.returncode == 0, out.stderr[-2000:]
     ours = json.loads(out.stdout)
     assert [(c["entry"], c["values"], o) for c, o in zip(cases, ours, strict=True) if o != c["said"]] == []
-    assert {"0.062", "0.12", "\u22120.000", "-0.000", "1e-05"} <= {c["said"] for c in cases}
+    assert {"0.063", "0.13", "\u22120.000", "-0.000", "1·10^-5"} <= {c["said"] for c in cases}  # exact halves up

@@ -255,12 +255,14 @@ def test_station_titles_are_sprites_with_the_scenes_words_in_the_overview_only(w
 
 def test_the_notebook_draws_the_scene_the_served_page_computes(client, scene_values):
     """The notebook's scene (scene/page_scene.py: the page's code over documents written in Python) is the one
-    the page computes from the served trace and the served structure: the input's own parts included."""
+    the page computes from the served trace and the served structure, the input's own parts included, less
+    what this trace does not draw (each part's gate, kept in the structure, drawn only while it is off)."""
     from scene.document import scene_from_json
+    from scene.notebook import drawn_scene
     from tests.in_page import page_parts
 
-    served = scene_from_json(page_parts(client, ["42"])[0]["scene"])
-    scene, _ = scene_values
+    scene, values = scene_values
+    served = drawn_scene(scene_from_json(page_parts(client, ["42"])[0]["scene"]), values)
     threads = [c for c in scene.connectors if c.kind == "thread"]
     assert threads and scene.connectors == served.connectors
     assert [x for x in scene.labels if x.role == "token"] and scene.labels == served.labels

@@ -38,8 +38,9 @@ from tests.test_trace_configs import model_of
 ATOL = 7e-7
 EPS = float(np.finfo(np.float32).eps)
 # measured node by node at most 1.4 spacings on the shipped models, 3.3 on the research variants (random
-# weights); the whole graph at most 3.4 on the shipped models
-NODE_SPACINGS, GRAPH_SPACINGS = 4, 8
+# weights); the whole graph at most 3.4 on the shipped models where this was written, 8.1 on another CPU's
+# kernels (777 777's first decoder softmax: the error carried through every layer before it)
+NODE_SPACINGS, GRAPH_SPACINGS = 4, 12
 VARIANTS = ["learned_positions", "pre_ln", "positional_rotary", "no_scaling", "d_k_64_unscaled", "depth_3"]
 ABLATION = ("dec.1.cross.h3", "enc.0.ffn")
 # (model, input, ablation, training snapshot)

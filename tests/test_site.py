@@ -33,6 +33,7 @@ import pytest
 from app.service.scenes import base_path, scene_path
 from app.site.build import MANIFEST, OWN_PATH, SERVER_ONLY, get_routes, page_urls, site_path
 from tests.browser import until
+from tests.in_page import page_parts
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_SITE_BYTES = 30 * 10**6  # issue 25: the whole site on disk at most 30 MB
@@ -354,39 +355,6 @@ def live_text(page, key: str) -> str:
     return page.text_content(f'.step [data-live="{key}"]')
 
 
-def served_live(client, query: str, key: str) -> str:
-    """The text of a live slot in the article the app renders for `query` (its first, as the page's)."""
-    body = client.get(f"/?{query}").text
-    at = re.search(rf'data-live="{key}"[^>]*>', body)
-    assert at, key
-    parser = TextUntilClose()
-    parser.feed(body[at.end():])
-    return parser.text
-
-
-class TextUntilClose(html.parser.HTMLParser):
-    """The text of an element whose start tag was just read (its nested elements' included)."""
-
-    def __init__(self):
-        super().__init__()
-        self.depth, self.parts, self.done = 0, [], False
-
-    def handle_starttag(self, tag, attrs):
-        self.depth += not self.done
-
-    def handle_endtag(self, tag):
-        self.done = self.done or self.depth == 0
-        self.depth -= not self.done
-
-    def handle_data(self, data):
-        if not self.done:
-            self.parts.append(data)
-
-    @property
-    def text(self) -> str:
-        return "".join(self.parts)
-
-
 def assert_same_nodes(got: dict, trace: dict, ids=None) -> None:
     want = {n["id"]: n for n in trace["nodes"] if ids is None or n["id"] in ids}
     assert set(got) == set(want)
@@ -402,15 +370,17 @@ def assert_same_nodes(got: dict, trace: dict, ids=None) -> None:
 @pytest.mark.parametrize("typed, number", [("731 015", 731015), ("sixty three", 63)])
 def test_typing_an_input_recomputes_the_stage_and_every_live_number(static_page, client, typed, number):
     """Digits or English words: the trace computed in the browser equals the app's node for node, the stage
-    draws it, and the text's live numbers (the German, the logit lens, …) are those the app renders."""
+    draws it, and the text's live numbers (the German, the logit lens, …) are those the served page computes
+    from the server's tensors (the same page code: tests/in_page.py)."""
     page, _ = static_page
     show(page, typed, number)
     trace = client.get("/api/trace", params={"input": typed}).json()
     assert page.evaluate("anatomy.trace.output_tokens") == trace["output_tokens"]
     assert_same_nodes(page.evaluate(NODES, None), trace)
     assert page.evaluate("anatomyStage.input.german") == trace["input"]["german"]
+    served = page_parts(client, [typed])[0]["derived"]
     for key in ("german", "english", "logit_lens"):
-        assert live_text(page, key) == served_live(client, f"input={number}", key), key
+        assert live_text(page, key) == served[key], key
     assert f"input={number}" in page.url and page.text_content("#input-error") == ""
     assert page.errors == []
 
