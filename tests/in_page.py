@@ -66,3 +66,12 @@ def run_page_parts(job: dict) -> list[dict]:
                          capture_output=True, timeout=300, cwd=ROOT)
     assert run.returncode == 0, run.stderr.decode()[-3000:]
     return json.loads(run.stdout)["cases"]
+
+
+def node_json(script: str):
+    """A module script run under Node from the project's root (it imports the page's modules by path and
+    prints one JSON value): that value."""
+    run = subprocess.run(["node", "--no-warnings", "--input-type=module", "-e", script], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return json.loads(run.stdout)

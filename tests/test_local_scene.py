@@ -10,7 +10,6 @@ trace) is caught; the structure of a shape equals the structure of real traces o
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +23,7 @@ from model.vocab import EOS, VOCAB
 from recorder import trace as record_trace
 from scene import build
 from scene.structure import shapes_of, structure_document, structure_for_shape
-from tests.in_page import PageRequest, page_parts, run_page_parts
+from tests.in_page import PageRequest, node_json, page_parts, run_page_parts
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.node
@@ -183,9 +182,7 @@ def test_the_browser_draws_curves_as_numpy_rounds_them():
     script = ("import { beziers } from './static/local/curves.js';\n"
               f"const c = {json.dumps(CURVES)};\n"
               "console.log(JSON.stringify(beziers(c.a, c.c, c.e, c.n)));\n")
-    out = subprocess.run(["node", "--no-warnings", "--input-type=module", "-e", script], cwd=ROOT,
-                         capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr[-2000:]
+    drawn = node_json(script)
     t = np.linspace(0.0, 1.0, CURVES["n"] + 1)[None, :, None]
     a, c, e = (np.asarray(CURVES[k], dtype=np.float64)[:, None, :] for k in "ace")
-    assert json.loads(out.stdout) == np.round((1 - t) ** 2 * a + 2 * (1 - t) * t * c + t * t * e, 3).tolist()
+    assert drawn == np.round((1 - t) ** 2 * a + 2 * (1 - t) * t * c + t * t * e, 3).tolist()

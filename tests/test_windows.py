@@ -8,7 +8,6 @@ ringed pieces it leaves out; and the rows beside an input's ids column are named
 labels. The stage's side (names, numbers and label inside the phone's stage) is tests/test_readouts.py."""
 import gzip
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +16,7 @@ import pytest
 from model.vocab import VOCAB
 from scene.cells import col_x
 from scene.document import scene_from_json
-from tests.in_page import page_parts
+from tests.in_page import node_json, page_parts
 
 ROOT = Path(__file__).resolve().parents[1]
 INPUTS = [42, 305, 777777]
@@ -42,10 +41,7 @@ def marked_windows(cases: list[tuple[list[int], int]], w: dict) -> list[list[int
     script = ("import { markedWindow } from './static/local/windows.js';\n"
               f"const cases = {json.dumps(cases)}, w = {json.dumps(w)};\n"
               "console.log(JSON.stringify(cases.map(([m, n]) => markedWindow(m, n, w))));\n")
-    out = subprocess.run(["node", "--no-warnings", "--input-type=module", "-e", script], cwd=ROOT,
-                         capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return json.loads(out.stdout)
+    return node_json(script)
 
 
 def test_the_run_around_the_marks(windows):
