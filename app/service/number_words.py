@@ -2,14 +2,13 @@
 limits and the input's rules and refusal messages, as model/ defines them, for static/js/numbers.js.
 
 One definition: the JavaScript holds the rules (how words are put together, how a text is read) and
-none of the words, tables or messages; they come from here. A static build writes the same bytes with
-`write_number_words(path)`.
+none of the words, tables or messages; they come from here. The static build writes the same bytes, as it
+writes every API document it asks of the app (app/site/build.py).
 """
 
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
 from app.documents.schemas import NumberWords
 from app.service.deps import INPUT_MISSING
@@ -29,10 +28,3 @@ def number_words() -> NumberWords:
 @cache
 def number_words_body() -> bytes:
     return dumps(number_words())
-
-
-def write_number_words(path: Path) -> int:
-    """The document as GET /api/numbers sends it, written to `path`; returns its size in bytes."""
-    body = number_words_body()
-    Path(path).write_bytes(body)
-    return len(body)

@@ -1,6 +1,6 @@
 // Number words in the browser: the rules of model/numbers.py, model/vocab.py, model/parse.py and
 // app/service/deps.py, run over the data they define, which the server sends as GET /api/numbers
-// (app/service/number_words.py; a static build writes the same document with write_number_words). This file
+// (app/service/number_words.py; the static build writes the same document as a file). This file
 // holds rules only: no word, piece, token, limit or message is written here; they all come from the
 // document. Pure: no DOM, no fetch; Node and the browser import it alike.
 //
