@@ -547,7 +547,10 @@ def test_attention_by_word_draws_the_chosen_words_weights(static_page, client):
     page, _ = static_page
     show(page, "731015", 731015)
     word = '[data-attention-words] .aw-word[data-axis="source"][data-index="2"]'
-    if page.get_attribute(word, "aria-pressed") != "true":  # a word is a toggle: chosen once, kept across inputs
+    until(page, "window.anatomyWords && window.anatomy.trace && window.anatomy.trace.scene")
+    chosen = page.evaluate("(() => { const c = anatomyWords.chosen(); "
+                           "return !!c && c.axis === 'source' && c.index === 2; })()")
+    if not chosen:  # a word is a toggle: chosen once, kept across inputs
         page.click(word)
     until(page, "document.querySelector('[data-attention-words] .aw-station .aw-line')")
     station, weights = page.evaluate("""(() => { const s = document.querySelector('[data-attention-words] .aw-station');
