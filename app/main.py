@@ -78,9 +78,9 @@ def create_app() -> FastAPI:
     app.state.shipped = shipped
     app.include_router(api.router)
     app.include_router(onnx.router)  # /api/trace.onnx
-    app.include_router(program.router)  # /api/program: the graph a browser runs (issue 25)
+    app.include_router(program.router)  # /api/program: the graph the page's engine runs
     app.include_router(live.router)  # /api/live: the recipe of the live figures a browser computes
-    app.include_router(scenes.router)  # /site/scene/…: the static build's structures, served (issue 25)
+    app.include_router(scenes.router)  # /site/scene/…: the shapes' structures the page adds each input's parts to
     app.include_router(api.health_router)
     app.include_router(figures.router)
     app.include_router(pages.router)

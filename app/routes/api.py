@@ -107,7 +107,7 @@ async def _stream_response(request: Request, entry: CachedTrace) -> StreamingRes
     return StreamingResponse(_stream(ndjson_writes(entry.ndjson())), media_type=NDJSON, headers=headers)
 
 
-TRACE_DOC = f"""The trace of one input (SPEC §4): the input as number, English and German; the source and
+TRACE_DOC = f"""The trace of one input: the input as number, English and German; the source and
 target tokens; every intermediate tensor as a graph node named after its ONNX operator, with its
 inputs, attributes, shape and row-major data; and the derived figures the article quotes.
 

@@ -1,5 +1,5 @@
 """GET /api/program: the model's graph as a program free of the input's length (recorder/program.py), for a
-client that computes every trace itself (issue 25: static/engine/ runs it in the browser).
+client that computes every trace itself (static/engine/ runs it in the page).
 
 One document per model (?model=, checked by app/service/deps.py's `ChosenModelDep`; a bad name is a 422 JSON
 error), built on first asking and kept; its ETag is the weights version, so a client's copy is revalidated

@@ -1,4 +1,4 @@
-"""The static build's scene structures (issue 25 part 2, scene/structure.py), gzipped JSON under
+"""The static build's scene structures (scene/structure.py), gzipped JSON under
 /site/scene/<model>/: per source length n the structure of (n, BASE_ROWS) in full (<n>.json.gz, ~18 KB), and
 per graph shape (n source pieces, m decoder rows) its structure as a generic difference from that base
 (<n>-<m>.diff.json.gz, ~3.5 KB: app/service/json_diff.py, applied in the browser by static/local/json_diff.js). A

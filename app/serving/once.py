@@ -1,4 +1,5 @@
-"""Unchanging bodies compressed once and served from memory with their ETag (issue 23 item 2).
+"""Unchanging bodies compressed once and served from memory with their ETag, so a page asked often costs no
+compression per request.
 
 The weights (the model's and each snapshot's), the model card, the ledger, the figures, the page
 without parameters, the app's own files under /static and the browser libraries under /vendor do not

@@ -1,4 +1,4 @@
-"""The static build (issue 25): the app rendered into a folder that a plain file server serves.
+"""The static build: the app rendered into a folder that a plain file server serves.
 
 `python -m app.site build DIR` starts the app in this process (its lifespan run, no socket), asks it
 for every page, every file it serves and every API document the pages read, and writes each answer's

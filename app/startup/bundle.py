@@ -1,4 +1,4 @@
-"""The page's JavaScript as readers get it: bundled and minified (issue 25, bytes before the stage is live).
+"""The page's JavaScript as readers get it: bundled and minified, so few bytes come before the stage is live.
 
 `npm run build` (scripts/build-js.mjs, esbuild) bundles every module script the templates name as
 /bundle/<path> (its source is static/<path>) with three.js inside, minified, with source maps, into

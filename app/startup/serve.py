@@ -4,7 +4,7 @@
   process before any worker starts: a missing or altered one ends it with one line and exit 3, under
   any worker count (uvicorn's own supervisor exits 0 when a worker fails to boot; here a worker that
   fails to boot makes the exit 3 too).
-- **Bounded connections** (issue 23): uvicorn's h11 parser, and a request head over `MAX_HEAD_BYTES`
+- **Bounded connections** (no client holds a worker): uvicorn's h11 parser, and a request head over `MAX_HEAD_BYTES`
   refused with 431 (h11 alone refuses only a head still incomplete past its limit, not one that
   arrives in one read; httptools reads heads of any size: 20 connections of 16 MB kept 62–200 MB); the whole
   head must arrive within `HEAD_TIMEOUT_S` of the connection opening or of the previous response
