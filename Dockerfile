@@ -45,7 +45,7 @@ COPY scene scene
 COPY article article
 COPY content content
 COPY research research
-COPY scripts/prerender-figures.mjs scripts/prerender-topics.mjs scripts/
+COPY scripts/prerender.mjs scripts/
 RUN /opt/venv/bin/python -m app.prerender
 
 FROM ${BASE_IMAGE}

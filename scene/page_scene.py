@@ -37,17 +37,22 @@ def structure_of_shape(model: EncoderDecoder, params: dict[str, np.ndarray], tou
 def page_parts_of(trace, model: EncoderDecoder, params: dict[str, np.ndarray], tour: list[TourStep],
                   name: str) -> dict:
     """The live figures and the scene the page computes for `trace` (recorder's Trace) of the model `name`."""
-    if shutil.which("node") is None:
-        raise RuntimeError("the page's scene is computed by the page's code under Node, which is not installed")
     n, m = len(trace.source_tokens), len(trace.target_tokens)
     folder = f"/site/scene/{name}"
     documents = {"/api/live": live_recipe(model),
                  f"{folder}/{n}.json.gz": structure_of_shape(model, params, tour, name, n, m),
                  f"{folder}/{n}-{m}.diff.json.gz": None}  # the base is this shape's own: no difference
     served = {**trace.to_json(), "model": name}
-    job = {"documents": documents, "cases": [{"trace": served, "model": ""}]}
+    return run_page_parts({"documents": documents, "cases": [{"trace": served, "model": ""}]})[0]
+
+
+def run_page_parts(job: dict) -> list[dict]:
+    """scripts/page-parts.mjs over a job ({documents: {url: JSON or null}, cases: [{trace, model}]}): each
+    case's {derived, scene}, as the page computes them."""
+    if shutil.which("node") is None:
+        raise RuntimeError("the page's parts are computed by the page's code under Node, which is not installed")
     run = subprocess.run(["node", "--no-warnings", str(SCRIPT)], cwd=ROOT, capture_output=True, timeout=300,
                          input=orjson.dumps(job, option=orjson.OPT_SERIALIZE_NUMPY))
     if run.returncode != 0:
         raise RuntimeError(f"scripts/page-parts.mjs failed: {run.stderr.decode()[-2000:]}")
-    return json.loads(run.stdout)["cases"][0]
+    return json.loads(run.stdout)["cases"]

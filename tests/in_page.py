@@ -17,6 +17,8 @@ from urllib.parse import urlencode
 
 import orjson
 
+from scene.page_scene import run_page_parts
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -58,14 +60,6 @@ def page_parts(client, requests: list[PageRequest | str]) -> list[dict]:
         cases.append({"trace": head, "model": r.model})
     computed = run_page_parts({"documents": documents, "cases": cases})
     return [{"trace": t, **parts} for t, parts in zip(traces, computed, strict=True)]
-
-
-def run_page_parts(job: dict) -> list[dict]:
-    """scripts/page-parts.mjs over a job ({documents, cases}): each case's {derived, scene}."""
-    run = subprocess.run(["node", "--no-warnings", str(ROOT / "scripts" / "page-parts.mjs")], input=orjson.dumps(job),
-                         capture_output=True, timeout=300, cwd=ROOT)
-    assert run.returncode == 0, run.stderr.decode()[-3000:]
-    return json.loads(run.stdout)["cases"]
 
 
 def node_json(script: str):

@@ -3,7 +3,7 @@
 // constants, the reader's names of blocks): the input's tokens, their rows of E, their positional encodings,
 // the worked attention row and its heads, the decoder's mask, logits at several temperatures, a LayerNorm's
 // rows, the loss per position and the paths a recurrent network would take. The served page, the static
-// site and the server's render for a reader without JavaScript (scripts/prerender-topics.mjs) all run this.
+// site and the server's render for a reader without JavaScript (scripts/prerender.mjs) all run this.
 //
 //   topicTables(slug, trace, recipe) → [{id, title, caption, columns: [{name, format, bar}], rows}]
 //     format: a static/js/format.js format; bar: draw a bar of the value (a weight in 0…1) beside it; the

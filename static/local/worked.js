@@ -7,15 +7,7 @@
 //   withWorked(steps, worked, definition, tokenCount) → the steps with the row's targets put in
 //
 // `definition` is the document's personal.worked; `node(id)` a trace node ({data, shape}).
-
-/** Index and value of the largest of values[from … from + count) (the first, if tied: numpy's argmax). */
-function argmax(values, from, count) {
-  let at = 0, best = values[from];
-  for (let k = 1; k < count; k++) {
-    if (values[from + k] > best) { at = k; best = values[from + k]; }
-  }
-  return [at, best];
-}
+import { argmax } from "./reductions.js";
 
 /** Of every row of every head (`heads`: each head's weights node, {data, shape}), the row whose largest weight
  * falls on another word of the input (not its own position, not the end token `eos`), the largest such weight;
@@ -24,8 +16,8 @@ export function chooseWorked(tokens, heads, eos) {
   const rows = [];
   heads.forEach(({ data, shape: [count, keys] }, head) => {
     for (let row = 0; row < count; row++) {
-      const [key, peak] = argmax(data, row * keys, keys);
-      rows.push({ head, row, key, peak, word: key !== row && tokens[key] !== eos });
+      const weights = data.slice(row * keys, (row + 1) * keys), key = argmax(weights);
+      rows.push({ head, row, key, peak: weights[key], word: key !== row && tokens[key] !== eos });
     }
   });
   const rule = rows.some((r) => r.word) ? "word" : "any";
