@@ -5,8 +5,6 @@ back into the decoder's input."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from scene.cells import row_y
 from scene.document import Block, Connector, Scene, Station
 from scene.measures import CONNECTOR_Z
@@ -16,19 +14,6 @@ from scene.tensors import Tensor
 # high off the blocks' plane, its curve drawn in this many segments (the browser draws them too:
 # scene/structure.py sends these)
 THREAD_END_GAP, THREAD_BEND, THREAD_LIFT, THREAD_SEGMENTS = 0.3, 30, 8, 24
-
-
-def _bezier(a: tuple, c: tuple, e: tuple, n: int = 24) -> list[list[float]]:
-    return _beziers([a], [c], [e], n)[0]
-
-
-def _beziers(a: list, c: list, e: list, n: int = 24) -> list[list[list[float]]]:
-    """Quadratic Bézier curves from each a through control c to e, n + 1 points each, to 3 decimals:
-    one array expression for all of them (a trace's threads are 20–30 curves; point by point in Python
-    they took 1 ms of a cold trace)."""
-    t = np.linspace(0.0, 1.0, n + 1)[None, :, None]
-    a, c, e = (np.asarray(v, dtype=np.float64)[:, None, :] for v in (a, c, e))
-    return np.round((1 - t) ** 2 * a + 2 * (1 - t) * t * c + t * t * e, 3).tolist()
 
 
 def thread_ends(by_id: dict[str, Block], trace) -> list[dict]:
@@ -51,12 +36,17 @@ def rail(x: Block, b: Block, st: Station | None) -> list:
             [b.x - 0.3, row_y(b, 0), z]]
 
 
-def arc(mem: Block, w: Block) -> list:
-    """A memory arc: from z (`mem`) to a cross-attention's W^K or W^V."""
+ARC_SEGMENTS = 40
+
+
+def arc(mem: Block, w: Block) -> dict:
+    """A memory arc: from z (`mem`) to a cross-attention's W^K or W^V, as a quadratic Bézier curve's ends and
+    control point; the page draws it (static/local/curves.js, which draws the input's threads too), so a
+    curve is sampled in one place."""
     z = CONNECTOR_Z
-    a = (mem.x + mem.w, mem.y - mem.rows / 2, z)
-    b = (w.x + w.w / 2, w.y - w.rows - 0.3, z)
-    return _bezier(a, ((a[0] + b[0]) / 2, max(a[1], b[1]) + 12, 40), b, 40)
+    a = [mem.x + mem.w, mem.y - mem.rows / 2, z]
+    b = [w.x + w.w / 2, w.y - w.rows - 0.3, z]
+    return {"from": a, "control": [(a[0] + b[0]) / 2, max(a[1], b[1]) + 12, 40], "to": b, "segments": ARC_SEGMENTS}
 
 
 def tie(e: Block, et: Block) -> list:

@@ -69,7 +69,9 @@ class Station:
 class Connector:
     kind: str  # thread | rail | arc | tie | loop
     color: str
-    lines: list[list[list[float]]]  # polylines of [x, y, z] points
+    # polylines of [x, y, z] points; in a structure, a curve may stand as {from, control, to, segments}, which
+    # the page draws (static/local/curves.js)
+    lines: list
 
 
 @dataclass

@@ -98,7 +98,7 @@ def _phone_parts(blocks: list[Block], s: TourStep, lit: list[Block]) -> list[dic
     for ids_ in _candidates(blocks):  # the first column's windows, else its weights' (or last block's)
         mine = [by_id[i] for i in ids_ if not by_id[i].param]
         if mine and windows.wide(mine):
-            return parts + windows.first_windows(mine, *_angles(mine, s), lit)
+            return parts + windows.first_windows(mine, *_angles(mine, s))
     return parts
 
 

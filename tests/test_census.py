@@ -39,13 +39,8 @@ NOT_TWINS = {
     "rotary": "the ONNX op the engine evaluates; the recorder records it",
     "slice": "the ONNX op the engine evaluates; recorder/onnx_model.py writes it",
     "compute": "an op's compute (engine/ops.js); app/routes/deeper.py's renders a page",
-    "beziers": "the threads' curves from E's rows, the input's own (curves.js); scene/connectors.py's draws the "
-               "structure's rails and arcs, which no input changes",
     "col_x": "where a column lies, for the input's windows (windows.js); scene/cells.py's for the notebook's cells",
     "row_y": "where a row lies, for the input's threads and labels (scene.js); scene/cells.py's for the structure",
-    "window_part": "a window of the input's marked columns (windows.js); scene/windows.py's frames a block's "
-                   "first columns, which no input changes",
-    "label": "a window's label, the input's (windows.js); scene/windows.py's for the first columns' windows",
     "part": "a phone's part of the input (windows.js); research/views.py's names an ablated part",
     "parts": "the input's phone parts (windows.js); model/ablation.py lists the switchable parts",
     "json_patched": "applies the structure's JSON difference (json_diff.js); app/service/json_diff.py writes it and "

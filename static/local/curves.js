@@ -1,19 +1,19 @@
-// The scene's curves as scene/connectors.py draws them, to the last bit: numpy's linspace, the same products
-// summed in the same order, and numpy's round (multiply, round half to even, divide).
+// The scene's curves (the input's threads, the structure's memory arcs), drawn here only: evenly spaced
+// points along each quadratic Bézier curve, to 3 decimals, a half rounded to the even digit.
 
-/** x rounded to the nearest integer, halves to the even one (numpy's rint). */
+/** x rounded to the nearest integer, halves to the even one. */
 export function rint(x) {
   const r = Math.round(x);  // halves up
   return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
 }
 
-/** x to `decimals` decimals as numpy's round writes it. */
+/** x to `decimals` decimals. */
 export function roundTo(x, decimals) {
   const f = 10 ** decimals;
   return rint(x * f) / f;
 }
 
-/** n + 1 points evenly from 0 to 1, as np.linspace(0.0, 1.0, n + 1) computes them. */
+/** n + 1 points evenly from 0 to 1. */
 function linspace(n) {
   const step = 1 / n;
   return Array.from({ length: n + 1 }, (_, i) => (i === n ? 1 : i * step));

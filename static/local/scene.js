@@ -52,6 +52,11 @@ function threads(palette, byId, node, t) {
   return { kind: t.kind, color: palette.connectors[t.kind], lines: beziers(starts, controls, ends, t.segments) };
 }
 
+/** A structural connector with its curves drawn: the structure gives a curve as its ends and control point
+ * (scene/connectors.py arc), a polyline as its points. */
+const drawnCurves = (c) => ({ ...c, lines: c.lines.map((l) => (Array.isArray(l) ? l
+  : beziers([l.from], [l.control], [l.to], l.segments)[0])) });
+
 /** Token names beside the id columns and the chosen tokens (scene/labels.py token_labels). */
 function tokenLabels(byId, axes, node, vocab, t) {
   const out = [];
@@ -90,7 +95,7 @@ export function personalize(structure, trace, vocab = structure.personal.vocab) 
   steps = withWindows(steps, byId, marking(trace, node, own.windows), axes, own.windows);
   const off = new Set(trace.ablation ?? []);
   return { ...base, axes, row_names: rowNames(trace, vocab, own.row_names),
-    connectors: [threads(base.palette, byId, node, own.threads), ...base.connectors],
+    connectors: [threads(base.palette, byId, node, own.threads), ...base.connectors.map(drawnCurves)],
     labels: [...base.labels, ...tokenLabels(byId, axes, node, vocab, own.token_labels)], steps,
     switches: base.switches.map((s) => ({ ...s, off: off.has(s.id) })), worked };
 }

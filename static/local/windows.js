@@ -1,5 +1,5 @@
-// A phone's parts of the tour's steps for one input, as scene/windows.py makes them: the windows of a step
-// that marks cells, around the marks (`withWindows`), and steps 6–9's parts over the worked head
+// A phone's parts of the tour's steps for one input: every window part framed (`withWindows`: from a block's
+// first columns, or around the marks of a step that marks cells), and steps 6–9's parts over the worked head
 // (`onWorkedHead`, step 9's over V: `valueParts`). `w` is the structure document's personal.windows (the
 // measures and sentences), `byId` the scene's blocks by id.
 
@@ -9,9 +9,12 @@ export const fill = (template, values) => template.replace(/\{(\w+)\}/g, (_, k) 
 const label = (w, c0, c1, n) => fill(w.label, { first: c0 + 1, last: c1 + 1, count: n });
 const view = (box, azimuth, elevation, w) =>
   ({ box, target: [(box[0] + box[1]) / 2, (box[2] + box[3]) / 2, 0], azimuth, elevation, margin: w.view_margin });
+const isFirst = (part) => part.window?.first !== undefined;  // a window the structure names but does not frame
 const colX = (gapEvery, c, headGap) => (gapEvery ? c + Math.floor(c / gapEvery) * headGap : c);
 
-/** A part framing columns c0..c1 of blocks stacked over the same columns (scene/windows.py window_part). */
+/** A part framing columns c0..c1 (inclusive) of blocks stacked over the same columns: their rectangle with the
+ * labels' room above it and the token names' room beside and under it; `clip`: the blocks drawn only in those
+ * columns, these and every block the step lights over the same columns. */
 export function windowPart(blocks, c0, c1, azimuth, elevation, text, lit, w) {
   const left = Math.min(...blocks.map((b) => b.x));
   const x0 = left + c0, x1 = left + c1 + 1;
@@ -58,22 +61,28 @@ function leftOut(marks, c0, c1, words, w) {
     .map(([r, c]) => fill(w.left_out, { row: r, word: c < words.length ? words[c] : c, column: c + 1 })).join("");
 }
 
-/** The steps with each marking step's windows around its marks (`marked(step)`: its (row, column) pairs). */
+/** The steps with their windows framed: the structure names each window's blocks and the first columns it
+ * keeps (`window.first`, scene/windows.py first_windows); a step that marks cells (`marked(step)`: its (row,
+ * column) pairs) gets one window around its marks instead. Windows already framed (the worked head's) stay. */
 export function withWindows(steps, byId, marked, axes, w) {
   return steps.map((s) => {
-    const mine = s.marks.length && s.parts.some((p) => p.window) ? marked(s) : [];
-    if (!mine.length) return s;
+    if (!s.parts.some(isFirst)) return s;
+    const mine = s.marks.length ? marked(s) : [], lit = s.lit.filter((i) => byId.has(i)).map((i) => byId.get(i));
     const parts = [], seen = new Set();
     for (const p of s.parts) {
-      if (!p.window) { parts.push(p); continue; }
+      if (!isFirst(p)) { parts.push(p); continue; }
+      const blocks = p.blocks.map((i) => byId.get(i)), n = blocks[0].cols, { azimuth, elevation } = p.window;
+      if (!mine.length) {
+        const c1 = p.window.first - 1;
+        parts.push(windowPart(blocks, 0, c1, azimuth, elevation, label(w, 0, c1, n), lit, w));
+        continue;
+      }
       const key = JSON.stringify(p.blocks);
       if (seen.has(key)) continue;
       seen.add(key);
-      const blocks = p.blocks.map((i) => byId.get(i)), n = blocks[0].cols;
       const [c0, c1] = markedWindow(mine.map(([, c]) => c), n, w);
       const text = label(w, c0, c1, n) + leftOut(mine, c0, c1, axes[blocks[0].col_axis || ""] ?? [], w);
-      const lit = s.lit.filter((i) => byId.has(i)).map((i) => byId.get(i));
-      parts.push(windowPart(blocks, c0, c1, p.view.azimuth, p.view.elevation, text, lit, w));
+      parts.push(windowPart(blocks, c0, c1, azimuth, elevation, text, lit, w));
     }
     return { ...s, parts };
   });
