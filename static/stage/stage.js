@@ -84,7 +84,8 @@ export class Stage {
   // ---------- data ----------
   setWeights(params) { this.params = params; }
 
-  /** A new trace and its scene: values animate to the new numbers, re-laid cells glide to their place. */
+  /** A new trace and its scene: values animate to the new numbers, re-laid cells glide to their place.
+   *  @param {import("../types.js").Trace} trace */
   setTrace(trace) {
     const t0 = performance.now(), scene = trace.scene;
     if (!scene || !Array.isArray(scene.blocks) || !scene.blocks.length) throw new Error('the trace has no scene');
@@ -163,7 +164,8 @@ export class Stage {
   get compareTrace() { return this.compare.trace; }
   get compareTensors() { return this.compare.tensors; }
 
-  /** Pins a trace to compare with (null: compare mode off); the cells animate to the differences. */
+  /** Pins a trace to compare with (null: compare mode off); the cells animate to the differences.
+   *  @param {import("../types.js").Trace | null} trace */
   setCompare(trace) {
     this.compare.pin(trace);
     if (!this.scene) return;
