@@ -145,7 +145,8 @@ function render(ex, input) {
   return box;
 }
 
-/** The boxes for a trace: each in its step's text, after the prose; none for another model's stage. */
+/** The boxes for a trace: each in its step's text, after the prose; none for another model's stage.
+ *  @param {import("../../types.js").Trace | null} trace */
 function show(trace) {
   for (const box of boxes.values()) box.el.remove();
   boxes.clear();

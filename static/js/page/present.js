@@ -140,7 +140,7 @@ export function leave() {
   const section = current();
   section.scrollIntoView({ block: "start" });
   pin(section);
-  section.querySelector(".step-anchor")?.focus({ preventScroll: true });
+  /** @type {HTMLElement | null} */ (section.querySelector(".step-anchor"))?.focus({ preventScroll: true });
 }
 
 const typing = (t) => t instanceof HTMLElement && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));

@@ -15,6 +15,7 @@ function outputPlaces() {
   return [...places].filter(Boolean);
 }
 
+/** @param {import("../../types.js").Trace | null} trace  @param {string[]} parts */
 function partNames(trace, parts) {
   const byId = new Map((trace?.scene?.switches || []).map((s) => [s.id, s.label]));
   return parts.map((id) => (byId.has(id) && byId.get(id) !== id ? `${byId.get(id)} (${id})` : id));
