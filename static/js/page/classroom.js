@@ -1,4 +1,4 @@
-// For the classroom (issue 24), beside the progress bar: "Present" opens presenter mode (present.js) at the
+// For the classroom, beside the progress bar: "Present" opens presenter mode (present.js) at the
 // step being read, and "Copy embed code" copies an <iframe> of the embed view (/embed, app/routes/embed.py) for the
 // state shown now: the input, the parts switched off, the snapshot, the pinned input, the explained cell and
 // the step, as the address keeps them (address.js). Where the clipboard is refused, the code is shown

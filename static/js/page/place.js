@@ -1,4 +1,4 @@
-// The reader keeps their place (issue 21 item 8): what the reader does to the picture (a new or bad
+// The reader keeps their place: what the reader does to the picture (a new or bad
 // input, pinning, switching a part off, the time machine, a same-page link) changes heights above the
 // step being read — live values, figures redrawn, the top bar's message, the pin's label — and without
 // help the page slides to another step; and Chromium scrolls the page while one types into the top

@@ -1,4 +1,4 @@
-// Presenter mode (?present=1; issue 24): the stage full screen for a projector, above it the step's title and
+// Presenter mode (?present=1), for teaching from the page: the stage full screen for a projector, above it the step's title and
 // its key sentence in large type: the article's own sentence, the span.key-sentence that article/keysentence.py
 // marks in each step (with the formula it introduces, when it ends in a colon), never a second copy. Next and
 // previous by the buttons, Space, the left and right arrows and PageUp/PageDown (a clicker's keys); the
