@@ -134,7 +134,9 @@ export class Stage {
       // freed once the new decor has been drawn: three.js deletes a shader program as soon as no material
       // holds it, so freeing the old materials first made every new input compile the labels' and the
       // lines' programs again (360 ms a new input in software WebGL, bench/bench_new_input.py)
-      this.view.whenSettled(() => old.traverse(o => { o.geometry?.dispose(); o.material?.map?.dispose(); o.material?.dispose(); }));
+      /** @param {THREE.Object3D & {geometry?: THREE.BufferGeometry, material?: THREE.Material & {map?: THREE.Texture}}} o */
+      const free = o => { o.geometry?.dispose(); o.material?.map?.dispose(); o.material?.dispose(); };
+      this.view.whenSettled(() => old.traverse(free));
     }
     this.decor = new THREE.Group();
     this.labels = buildLabels(styleLabels(this.scene.labels, this.scene.palette.labels, this.gatesDrawn));
