@@ -124,4 +124,53 @@
 /** The API's documents, from the server or the static folder (static/js/api.js keptDocuments, a test's).
  *  @typedef {{json: (url: string) => Promise<any>, bytes: (url: string) => Promise<ArrayBuffer>}} Fetcher */
 
+/** A cell named by its tensor coordinates (the stage's anatomy:explain and anatomy:select; `panel: false`
+ *  lights its inputs with the panel left closed).
+ *  @typedef {{id: string, row: number, col: number, panel?: boolean}} CellAddress */
+
+/** The step in view, as anatomy:step announces it.
+ *  @typedef {{step: number}} StepDetail */
+
+/** window.anatomy: what the article or the embed view holds (static/js/page/state.js, static/js/embed.js), for
+ *  the other modules, the stage, the tests and the console; the page's functions are added by its modules.
+ *  @typedef {object} PageState
+ *  @property {Trace | null} trace  a read-only view of static/js/store.js shownTrace
+ *  @property {number | null} step
+ *  @property {StepDetail | null} stepDetail
+ *  @property {Trace | null} compareTrace
+ *  @property {CellAddress | null} cell
+ *  @property {CellAddress | null} cellDetail
+ *  @property {Record<string, any> | null} model  the model's document (GET /api/model: its figures)
+ *  @property {string | null} checkpoint
+ *  @property {string[]} ablation
+ *  @property {boolean} ready
+ *  @property {string} [source]
+ *  @property {(step: string | number | null) => Promise<boolean>} [setCheckpoint]
+ *  @property {(n: number) => void} [goTo]
+ *  @property {(input: string | null) => Promise<any>} [compareWith]
+ *  @property {(parts: string[]) => Promise<any>} [ablate]
+ *  @property {Record<string, any>} [handout]
+ *  @property {Record<string, any>} [present]
+ *  @property {() => any[]} [exercises]
+ *  @property {() => {src: string, code: string}} [embedCode]
+ *  @property {(input: string) => Promise<boolean>} [keepForOffline]
+ *  @property {boolean} [offlineReady] */
+
+/** window.anatomyStage (static/stage/main.js; its members as static/stage/README.md lists them): the stage for
+ *  the page, the tests and the console.
+ *  @typedef {object} StageApi
+ *  @property {boolean} ready
+ *  @property {string | null} error
+ *  @property {Record<string, number> | null} stats
+ *  @property {import("./stage/stage.js").Stage | null} stage
+ *  @property {number} traceCount
+ *  @property {TraceInput} [input]
+ *  @property {() => SceneStep[]} [steps]
+ *  @property {(detail: number | StepDetail) => void} [step]
+ *  @property {() => void} [returnToStep]
+ *  @property {() => void} [close]
+ *  @property {(steps?: number[], onStep?: (step: number, done: number) => void) => Promise<any[] | null>} [pictures]
+ *  @property {(...args: any[]) => any} [inspect]
+ *  @property {(...args: any[]) => any} [project] */
+
 export {};

@@ -1,11 +1,13 @@
-"""The page's JavaScript is type-checked where its rooms allow: TypeScript's compiler in checkJs mode
-(tsconfig.json, pinned in package.json) over static/engine/, static/local/ and static/js/compact.js, with the
-documents that cross a boundary typed once (static/types.js), finds 0 errors; and a copy of a module that reads
-a field the document does not have (trace.source_token) makes it fail, so the types are doing work."""
+"""The page's JavaScript is type-checked: TypeScript's compiler in checkJs mode (tsconfig.json, pinned in
+package.json) over every module of the page (static/engine/, static/local/, static/stage/, static/js/ with
+static/js/page/, and static/js/docs.js), with the documents that cross a boundary typed once (static/types.js)
+and the page's globals and events declared once (static/globals.d.ts), finds 0 errors; and a copy of a module
+that reads a field the document does not have (trace.source_token) makes it fail, so the types are doing work."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -30,14 +32,19 @@ def test_the_typed_rooms_have_no_type_errors():
 
 def test_the_boundaries_are_typed():
     listed = tsc_files()
-    for module in ("static/types.js", "static/local/page_parts.js", "static/local/derived.js", "static/local/scene.js",
-                   "static/local/trace.js", "static/js/compact.js", "static/engine/program.js"):
+    for module in ("static/types.js", "static/globals.d.ts", "static/local/page_parts.js", "static/local/derived.js",
+                   "static/local/scene.js", "static/local/trace.js", "static/js/compact.js", "static/engine/program.js",
+                   "static/stage/main.js", "static/stage/stage.js", "static/js/api.js", "static/js/page.js",
+                   "static/js/page/run.js", "static/js/docs.js"):
         assert module in listed, f"{module} is not type-checked"
     for module, function in [("local/page_parts.js", "withPageParts"), ("local/derived.js", "derivedFigures"),
                              ("local/scene.js", "personalize"), ("js/compact.js", "decodeCompactTrace"),
-                             ("local/trace.js", "computeTrace")]:
+                             ("local/trace.js", "computeTrace"), ("stage/stage.js", "setTrace"),
+                             ("stage/view.js", "useScene"), ("stage/data.js", "traceTensors"),
+                             ("js/api.js", "loadTrace")]:
         text = (ROOT / "static" / module).read_text(encoding="utf-8")
-        head = text[:text.index(f"function {function}(")]
+        # a function, or a class's method (two spaces in)
+        head = text[:re.search(rf"(function |\n  ){function}\(", text).start()]
         assert 'import("../types.js").' in head[head.rindex("/**"):], f"{function} names no document of types.js"
 
 
@@ -58,6 +65,8 @@ def project_config() -> dict:
     ("local/scene_source.js", "trace.source_tokens.length", "trace.source_token.length", "source_token"),
     ("local/scene.js", "structure.personal.vocab)", "structure.personal.vocabulary)", "vocabulary"),
     ("local/page_parts.js", "ablation: trace.ablation", "ablation: trace.ablations", "ablations"),
+    ("stage/stage.js", "scene = trace.scene;", "scene = trace.scenes;", "scenes"),
+    ("js/handout.js", "trace.input.english.join", "trace.input.englsh.join", "englsh"),
 ])
 def test_a_wrong_field_name_fails_the_check(tmp_path, module, right, wrong, missing):
     shutil.copytree(ROOT / "static", tmp_path / "static", ignore=shutil.ignore_patterns("*.css", "*.svg", "*.md"))

@@ -63,7 +63,11 @@ async function get(url, accept, signal) {
   return response;
 }
 
-/** A JSON document of the API. */
+/** The caller's part in a fetch: the header and each node as they come, and a signal to stop it.
+ *  @typedef {{onHeader?: (header: Record<string, any>) => void, onNode?: (node: import("../types.js").TraceNode,
+ *    index: number) => void, signal?: AbortSignal}} TraceCallbacks */
+
+/** A JSON document of the API.  @param {string} url  @param {{signal?: AbortSignal}} [options] */
 export async function fetchJson(url, { signal } = {}) {
   return (await get(located(url), "application/json", signal)).json();
 }
@@ -77,7 +81,8 @@ export function traceUrl(input, { ablation = [], checkpoint = null, model = "", 
   return `/api/trace${stream ? "/stream" : ""}?${q}`;
 }
 
-/** A trace in the compact form; onHeader gets its header (node_count included), as the stream's first line. */
+/** A trace in the compact form; onHeader gets its header (node_count included), as the stream's first line.
+ *  @param {string} url  @param {TraceCallbacks} [callbacks]  @returns {Promise<import("../types.js").Trace>} */
 export async function fetchCompactTrace(url, { onHeader, signal } = {}) {
   const response = await get(url, COMPACT, signal);
   if (!response.headers.get("content-type")?.startsWith(COMPACT)) throw new Error("the server sent no compact trace");
@@ -88,7 +93,9 @@ export async function fetchCompactTrace(url, { onHeader, signal } = {}) {
 
 /** One input's trace (the page; the stage on its own) with what the page shows for it: the tensors from
  *  the server in the compact form, else computed here (the static build; the served app whose server cannot
- *  be reached); the live figures and the scene always computed here, by ../local/page_parts.js. */
+ *  be reached); the live figures and the scene always computed here, by ../local/page_parts.js.
+ *  @param {string | number} input  @param {{ablation?: string[], checkpoint?: string | number | null, model?: string}} [options]
+ *  @param {TraceCallbacks} [callbacks]  @returns {Promise<import("../types.js").Trace>} */
 export async function loadTrace(input, options = {}, callbacks = {}) {
   if (STATIC) return computedTrace(input, options, callbacks, "browser");
   if (globalThis.navigator?.onLine === false) return computedTrace(input, options, callbacks, "offline");
@@ -120,6 +127,7 @@ export async function loadBeam(number, { model = "" } = {}) {
 export const streamTrace = (input, options = {}, callbacks = {}) =>
   readTraceStream(traceUrl(input, { ...options, stream: true }), callbacks);
 
+/** @param {string} url  @param {TraceCallbacks} [callbacks]  @returns {Promise<import("../types.js").Trace>} */
 export async function readTraceStream(url, { onHeader, onNode, signal } = {}) {
   const response = await get(url, STREAM, signal);
   let header = null, trace = null;
@@ -208,6 +216,8 @@ async function computed(what, args, how) {
   }
 }
 
+/** @param {string | number} input  @param {Record<string, any>} options  @param {TraceCallbacks} callbacks
+ *  @param {string} how  @returns {Promise<import("../types.js").Trace>} */
 async function computedTrace(input, options, { onHeader } = {}, how) {
   const { ablation = [], checkpoint = null, model = "" } = options;
   const trace = await computed("computeTrace", [String(input), { ablation, checkpoint, model }], how);

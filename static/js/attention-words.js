@@ -108,13 +108,13 @@ function draw() {
 function choose(axis, index) {
   chosen = chosen && chosen.axis === axis && chosen.index === index ? null : { axis, index };
   draw();
-  root.querySelector(`.aw-word[data-axis="${axis}"][data-index="${index}"]`)?.focus();
+  /** @type {HTMLElement | null} */ (root.querySelector(`.aw-word[data-axis="${axis}"][data-index="${index}"]`))?.focus();
 }
 
 if (root) {
   root.classList.add("aw-live");
   root.addEventListener("click", (e) => {
-    const b = e.target instanceof Element ? e.target.closest(".aw-word") : null;
+    const b = e.target instanceof Element ? /** @type {HTMLElement | null} */ (e.target.closest(".aw-word")) : null;
     if (b) choose(b.dataset.axis, Number(b.dataset.index));
   });
   document.addEventListener("anatomy:trace", (e) => {

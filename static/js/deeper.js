@@ -23,11 +23,11 @@ function element(tag, props = {}, children = []) {
 function bar(value) {
   const svg = document.createElementNS(SVG, "svg");
   Object.entries({ class: "bar", width: BAR_WIDTH, height: 8, "aria-hidden": "true", focusable: "false" })
-    .forEach(([k, v]) => svg.setAttribute(k, v));
+    .forEach(([k, v]) => svg.setAttribute(k, String(v)));
   const width = Math.round(10 * BAR_WIDTH * Math.max(0, Math.min(value, 1))) / 10;
   for (const [w, cls] of [[BAR_WIDTH, "bar-track"], [width, "bar-value"]]) {
     const rect = document.createElementNS(SVG, "rect");
-    Object.entries({ width: w, height: 8, class: cls }).forEach(([k, v]) => rect.setAttribute(k, v));
+    Object.entries({ width: w, height: 8, class: cls }).forEach(([k, v]) => rect.setAttribute(k, String(v)));
     svg.append(rect);
   }
   return svg;
@@ -57,9 +57,10 @@ export function figureOf(t) {
 }
 
 /** Computes and draws the slot's tables for the section's input; resolves when drawn (or said failed). */
+/** @param {HTMLElement} [slot] */
 export async function fillTopicTables(slot = document.querySelector("[data-topic-tables]")) {
   if (!slot || slot.dataset.state !== "pending") return false;
-  const input = slot.closest("[data-input]").dataset.input;
+  const input = /** @type {HTMLElement} */ (slot.closest("[data-input]")).dataset.input;
   slot.dataset.state = "computing";
   try {
     const [trace, recipe] = await Promise.all([loadTrace(input, { model: "" }), fetchJson(liveUrl(""))]);

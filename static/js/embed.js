@@ -10,7 +10,7 @@ import { addressedModel, isStaticSite, siteUrl } from "./site.js";
 import { shownTrace, withShownTrace } from "./store.js";
 
 const DEFAULT_INPUT = "42";
-const main = document.querySelector("main.embed");
+const main = /** @type {HTMLElement | null} */ (document.querySelector("main.embed"));
 const errorBox = document.getElementById("embed-error");
 const MODEL = main?.dataset.model || addressedModel();  // the static folder: the address names it
 const address = readAddress(new URL(window.location.href));
@@ -21,6 +21,7 @@ const STATIC = isStaticSite();
 const askedStep = new URLSearchParams(window.location.search).get("step") ?? "";
 const step = (STATIC ? /^\d+$/.test(askedStep) && Number(askedStep) : Number(main?.dataset.step)) || 1;
 
+/** @type {import("../types.js").PageState} */
 const anatomy = (window.anatomy = withShownTrace({  // its `trace` a view of shownTrace, which the stage follows
   step, stepDetail: { step }, compareTrace: null, cell: null, cellDetail: address.cell,
   model: null, checkpoint: address.checkpoint, ablation: address.ablation, ready: false, source: traceSource(),
@@ -57,7 +58,7 @@ function captionStep(steps) {
   for (const k of ["step", "present"]) query.delete(k);
   document.querySelector(".embed-step").textContent = `Step ${anatomy.step}`;
   document.querySelector(".embed-caption a").lastChild.textContent = ` ${title}`;
-  document.querySelector(".embed-caption a").href = `${siteUrl("/")}${query.size ? `?${query}` : ""}#step-${anatomy.step}`;
+  /** @type {HTMLAnchorElement} */ (document.querySelector(".embed-caption a")).href = `${siteUrl("/")}${query.size ? `?${query}` : ""}#step-${anatomy.step}`;
   document.title = `Step ${anatomy.step}: ${title} · Anatomy of the Transformer`;
 }
 

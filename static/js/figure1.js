@@ -5,8 +5,8 @@
 // (window.anatomy.goTo, which moves the stage's camera) instead of a plain jump. Without scripts the
 // boxes are ordinary links to #step-N.
 
-const figures = [...document.querySelectorAll("[data-fig1]")];
-const boxes = figures.flatMap((f) => [...f.querySelectorAll("a.fig1-box")]);
+const figures = [.../** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-fig1]"))];
+const boxes = figures.flatMap((f) => [.../** @type {NodeListOf<SVGAElement>} */ (f.querySelectorAll("a.fig1-box"))]);
 
 function mark(step) {
   for (const a of boxes) {
@@ -32,7 +32,7 @@ function say(figure, a) {
 }
 
 for (const figure of figures) {
-  for (const a of figure.querySelectorAll("a.fig1-box")) {
+  for (const a of /** @type {NodeListOf<SVGAElement>} */ (figure.querySelectorAll("a.fig1-box"))) {
     a.addEventListener("pointerenter", () => say(figure, a));
     a.addEventListener("focus", () => say(figure, a));
     a.addEventListener("click", (event) => {
@@ -47,7 +47,7 @@ for (const figure of figures) {
 
 // The map starts folded (open, it covers a corner of the stage, where the step's subject may be) and
 // stays as the reader leaves it, open or folded, from one visit to the next.
-const map = document.querySelector("details.fig1-map");
+const map = /** @type {HTMLDetailsElement | null} */ (document.querySelector("details.fig1-map"));
 const KEY = "anatomy.map-open";
 if (map) {
   try { map.open = localStorage.getItem(KEY) === "true"; } catch { /* storage refused: stay folded */ }

@@ -46,6 +46,8 @@ function slot(figure, key, label, height = 240) {
   return canvas;
 }
 
+/** @param {HTMLCanvasElement} canvas
+ *  @param {{labels?: any[], datasets: object[], x: string, y: string, y2?: string, legend?: boolean, logX?: boolean}} chart */
 function lineChart(canvas, { labels, datasets, x, y, y2, legend = true, logX = false }) {
   const scales = {
     x: { type: logX ? "logarithmic" : "linear", title: { display: !!x, text: x }, ticks: { maxTicksLimit: 8 },
@@ -112,8 +114,8 @@ function table(head, rows, attrs = {}) {
 // Seeds as points, means as bars, one row per variant (horizontal bars keep long labels legible).
 function seedBars(canvas, c) {
   const seeds = Math.max(0, ...c.values.map((v) => v.length));
-  const datasets = [{ type: "bar", label: "mean", data: c.mean, backgroundColor: "rgba(122,63,176,0.35)",
-    borderColor: COLORS.violet, borderWidth: 1 }];
+  const datasets = /** @type {Record<string, any>[]} */ ([{ type: "bar", label: "mean", data: c.mean, backgroundColor: "rgba(122,63,176,0.35)",
+    borderColor: COLORS.violet, borderWidth: 1 }]);
   for (let s = 0; s < seeds; s++) {
     datasets.push({ type: "scatter", label: `seed ${s + 1}`, data: c.values.flatMap((v, i) => (v[s] == null ? [] : [{ y: c.labels[i], x: v[s] }])),  // a scatter point may not be null
       backgroundColor: SERIES[(s + 1) % SERIES.length], pointRadius: 4 });
@@ -369,7 +371,7 @@ function observeFigures() {
       drawFigure(e.target);
     }
   }, { root: ownScroller ? article : null, rootMargin: "1000px 0px" });
-  for (const fig of document.querySelectorAll("figure[data-figure]")) {
+  for (const fig of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("figure[data-figure]"))) {
     if (fig.dataset.figure !== "beam" && !fig.dataset.drawn) lazy.observe(fig);
   }
 }

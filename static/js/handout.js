@@ -20,7 +20,8 @@ let busy = null;
 const say = (text) => { if (status) status.textContent = text; };
 const fresh = () => !!made && made.trace === anatomy.trace && made.compare === anatomy.compareTrace;
 
-/** What the pictures show, in words: the input, and what else changes the stage's colours. */
+/** What the pictures show, in words: the input, and what else changes the stage's colours.
+ *  @param {import("../types.js").Trace} trace  @param {import("../types.js").Trace | null} compare */
 function described(trace, compare) {
   let text = `for the input ${formatNumber(trace.input.number, "int")} (${trace.input.english.join(" ")})`;
   if (compare) text += `, coloured by its difference from ${formatNumber(compare.input.number, "int")}`;

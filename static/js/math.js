@@ -14,7 +14,7 @@ const MIN_SCALE = 0.5;  // under it a formula would be too small to read: it scr
 
 /** Each display formula at its natural size, then shrunk by the share its column lacks. */
 export function fitFormulas(root = document) {
-  const boxes = [...root.querySelectorAll(".arithmatex")].map((box) => [box, box.querySelector(".katex-display")]).filter(([, k]) => k);
+  const boxes = [...root.querySelectorAll(".arithmatex")].map((box) => /** @type {[Element, HTMLElement | null]} */ ([box, box.querySelector(".katex-display")])).filter(([, k]) => k);
   for (const [, k] of boxes) k.style.fontSize = "";
   const natural = boxes.map(([box]) => [box.clientWidth, box.scrollWidth]);  // all reads before any write
   boxes.forEach(([, k], i) => {

@@ -4,7 +4,7 @@
 import { formatNumber } from "./format.js";
 
 const nav = document.querySelector("nav.progress");
-const links = nav ? [...nav.querySelectorAll("a[data-step]")] : [];
+const links = nav ? [.../** @type {NodeListOf<HTMLAnchorElement>} */ (nav.querySelectorAll("a[data-step]"))] : [];
 const label = document.getElementById("progress-step");
 const title = document.getElementById("progress-title");
 const part = document.getElementById("progress-part");  // the path through the model, or the research desk

@@ -8,7 +8,7 @@ const SELECTOR = ".arithmatex, .table-scroll, .step-body > table, pre";
 const NAMES = { arithmatex: "formula", "table-scroll": "table" };
 
 function check() {
-  for (const box of document.querySelectorAll(SELECTOR)) {
+  for (const box of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(SELECTOR))) {
     const overflows = box.scrollWidth > box.clientWidth + 1;
     if (overflows && !box.hasAttribute("tabindex")) {
       const kind = Object.keys(NAMES).find((k) => box.classList.contains(k));

@@ -153,6 +153,7 @@ export function colAt(block, lx, headGap) {
 }
 
 export class CellField {
+  /** @param {import("../types.js").Scene} scene */
   constructor(scene) {
     const p = scene.palette, cell = scene.cell;
     this.cell = cell;

@@ -35,7 +35,8 @@ export function compareValues(block, ta, tb) {
   return out;
 }
 
-/** What the banner says: the two inputs and, per token axis, which rows only one of them has. */
+/** What the banner says: the two inputs and, per token axis, which rows only one of them has.
+ *  @param {import("../types.js").Scene} scene  @param {import("../types.js").Trace} traceA  @param {import("../types.js").Trace} traceB */
 export function compareSummary(scene, traceA, traceB) {
   const a = traceA.input?.number, b = traceB.input?.number, onlyA = [], onlyB = [];
   const axesB = traceB.scene?.axes || {};

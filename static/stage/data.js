@@ -25,7 +25,7 @@ export function parseWeights(json) {
  *  kept; true and false become 1 and 0. */
 const tensorData = values => new Float64Array(values);
 
-/** A trace's nodes as tensors (op, inputs, attrs, shape, dtype, data). */
+/** A trace's nodes as tensors (op, inputs, attrs, shape, dtype, data).  @param {import("../types.js").Trace} trace */
 export function traceTensors(trace) {
   const out = new Map();
   for (const n of trace.nodes) {

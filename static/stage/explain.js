@@ -67,6 +67,7 @@ const tokenNote = (name) => (name === undefined ? '' : `\\;\\text{“${texText(n
 // ---------- the evaluators: (node, input tensors, output index, ctx) → {value, cells, lines, where?, top?} ----------
 // cells: [[input position, index]]; lines: the right-hand sides of "Y_… = …", the definition first.
 
+/** @param {any} n @param {any[]} inputs (A, B and Gemm's C) */
 function product(n, [A, B, C], o, { alpha = 1, beta = 1, transA = 0, transB = 0 } = {}) {
   if (A.shape.length !== 2 || B.shape.length !== 2 || o.length !== 2) throw new Error(`${n.op} is explained for matrices only`);
   const [r, c] = o, K = transA ? A.shape[0] : A.shape[1];

@@ -71,7 +71,8 @@ export function onnxMissing(source = traceSource()) {
   return null;
 }
 
-/** Downloads the trace on the stage as an ONNX model (the server names the file); false with no trace. */
+/** Downloads the trace on the stage as an ONNX model (the server names the file); false with no trace.
+ *  @param {import("../types.js").Trace | null} trace */
 export function downloadOnnx(trace) {
   if (!trace?.input || onnxMissing()) return false;
   const a = document.createElement('a');

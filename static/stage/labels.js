@@ -112,10 +112,10 @@ export function buildLabels(labels) {
   const tex = new THREE.CanvasTexture(canvas);
   tex.colorSpace = THREE.SRGBColorSpace; tex.anisotropy = 4; tex.generateMipmaps = true;
   tex.minFilter = THREE.LinearMipmapLinearFilter;
-  const m = new THREE.ShaderMaterial({
+  const m = /** @type {THREE.ShaderMaterial & {map?: THREE.Texture}} */ (new THREE.ShaderMaterial({
     vertexShader, fragmentShader, transparent: true, depthWrite: false, side: THREE.DoubleSide,
     uniforms: { uMap: { value: tex }, uPxPerUnit: { value: 1 }, uBand: { value: new THREE.Vector2(1, -1) } },
-  });
+  }));
   m.map = tex;  // so that the stage's dispose() frees the atlas too
   const mesh = new THREE.Mesh(labelQuads(labels, slots, canvas), m);
   mesh.renderOrder = 2;
@@ -123,7 +123,7 @@ export function buildLabels(labels) {
   const size = new THREE.Vector2();
   mesh.onBeforeRender = (renderer, scene, camera) => {
     renderer.getSize(size);
-    m.uniforms.uPxPerUnit.value = size.y / (2 * Math.tan(THREE.MathUtils.degToRad(camera.fov) / 2));
+    m.uniforms.uPxPerUnit.value = size.y / (2 * Math.tan(THREE.MathUtils.degToRad(/** @type {THREE.PerspectiveCamera} */ (camera).fov) / 2));
   };
   return mesh;
 }

@@ -66,7 +66,8 @@ export class LossView {
     for (let v = 0; v < n; v++) {
       const p = probs.data[r.row * n + v], q = v === r.reference_id ? d.loss_q_reference : d.loss_q_other;
       const bar = document.createElementNS(SVG, 'rect');
-      for (const [k, val] of [['x', v * w], ['y', H - p * H], ['width', Math.max(w - 0.3, 0.5)], ['height', p * H], ['class', 'p']]) bar.setAttribute(k, val);
+      const attributes = /** @type {[string, number | string][]} */ ([['x', v * w], ['y', H - p * H], ['width', Math.max(w - 0.3, 0.5)], ['height', p * H], ['class', 'p']]);
+      for (const [k, val] of attributes) bar.setAttribute(k, String(val));
       svg.append(bar);
       qPath += ` L${v * w} ${H - q * H} L${(v + 1) * w} ${H - q * H}`;
     }

@@ -11,6 +11,7 @@ import { overlayRects } from './overlay.js';
 import { stepPictures } from './pictures.js';
 
 const container = document.getElementById('stage');
+/** @type {import("../types.js").StageApi} */
 const api = window.anatomyStage = {
   ready: false, error: null, stats: null, stage: null, traceCount: 0,
 };
@@ -25,7 +26,8 @@ function injectStyles() {
   return loaded;
 }
 
-/** Draws a trace (a bad one keeps the stage as it is); true when drawn. */
+/** Draws a trace (a bad one keeps the stage as it is); true when drawn.
+ *  @param {Stage} stage  @param {import("../types.js").Trace} trace */
 function apply(stage, trace) {
   if (!trace || !Array.isArray(trace.nodes) || !trace.nodes.length) return false;  // bad input: keep the stage
   try { stage.setTrace(trace); } catch (e) { console.warn('stage: trace not drawn:', e.message); return false; }

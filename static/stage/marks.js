@@ -81,7 +81,7 @@ export class Marks {
   }
 
   clear() {
-    for (const m of this.group.children) m.material.dispose();
+    for (const m of /** @type {THREE.Mesh<THREE.BufferGeometry, THREE.Material>[]} */ (this.group.children)) m.material.dispose();
     this.group.clear();
     this.cells = [];
   }

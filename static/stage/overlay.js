@@ -15,7 +15,8 @@ export function buildHelp() {
 /** The whole machine and back, on screen (O and C on a keyboard; a phone has none): one button that
  *  says where it goes. sync() after the view changes. */
 export function buildViewButton(stage) {
-  const b = Object.assign(document.createElement('button'), { type: 'button', className: 'stage-overview' });
+  const b = /** @type {HTMLButtonElement & {sync: () => void}} */ (
+    Object.assign(document.createElement('button'), { type: 'button', className: 'stage-overview' }));
   b.sync = () => {
     const whole = !!stage.inOverview;
     b.textContent = whole ? 'Step view' : 'Whole machine';
@@ -58,7 +59,7 @@ const OVERLAYS = '[data-covers-stage], .stage-banner, .stage-legend, .stage-mess
  *  (selector: which overlays; skip: an element whose own children are not overlays). */
 export function overlayRects(stageEl, selector = OVERLAYS, skip = null) {
   const box = stageEl.getBoundingClientRect(), out = [];
-  for (const e of document.querySelectorAll(selector)) {
+  for (const e of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(selector))) {
     if (skip?.contains(e)) continue;
     const r = e.getBoundingClientRect();
     if (e.hidden || !r.width || !r.height || getComputedStyle(e).visibility === 'hidden') continue;

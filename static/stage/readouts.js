@@ -84,14 +84,14 @@ export class Readouts {
     const { names = [], numbers = [], label } = this.shown || {};
     ctx.save(); ctx.lineJoin = 'round'; ctx.fillStyle = '#ece8df'; ctx.strokeStyle = 'rgba(16, 18, 22, 0.9)';
     if (label) {  // the window's label, as stage.css draws it
-      ctx.save(); ctx.font = LABEL_FONT.replace('{px}', label.size * k); ctx.fillStyle = '#f1c27d'; ctx.lineWidth = 3 * k;
+      ctx.save(); ctx.font = LABEL_FONT.replace('{px}', String(label.size * k)); ctx.fillStyle = '#f1c27d'; ctx.lineWidth = 3 * k;
       ctx.textAlign = 'right'; ctx.textBaseline = 'middle';
       const y = (label.rect.y0 + label.rect.y1) / 2 * k, x = (label.rect.x1 - 2) * k;
       ctx.strokeText(label.text, x, y); ctx.fillText(label.text, x, y); ctx.restore();
     }
     for (const n of names) {
       const r = n.rect, upright = n.axis === 'col';
-      ctx.save(); ctx.font = NAME_FONT.replace('{px}', n.size * k); ctx.lineWidth = 3 * k; ctx.textBaseline = 'middle';
+      ctx.save(); ctx.font = NAME_FONT.replace('{px}', String(n.size * k)); ctx.lineWidth = 3 * k; ctx.textBaseline = 'middle';
       if (upright) {
         const down = n.side === 'before';
         ctx.translate((r.x0 + r.x1) / 2 * k, (down ? r.y0 + 2 : r.y1 - 2) * k); ctx.rotate(down ? Math.PI / 2 : -Math.PI / 2);
@@ -104,7 +104,7 @@ export class Readouts {
     }
     ctx.fillStyle = '#fff'; ctx.strokeStyle = 'rgba(0, 0, 0, 0.85)'; ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
     for (const c of numbers) {
-      ctx.save(); ctx.font = NUMBER_FONT.replace('{px}', c.size * k); ctx.lineWidth = 2.5 * k;
+      ctx.save(); ctx.font = NUMBER_FONT.replace('{px}', String(c.size * k)); ctx.lineWidth = 2.5 * k;
       ctx.translate(c.x * k, c.y * k); ctx.scale(CONDENSED, 1);
       ctx.strokeText(c.text, 0, 0); ctx.fillText(c.text, 0, 0); ctx.restore();
     }

@@ -7,7 +7,8 @@ import { colX } from './cells.js';
 import { labelRects as drawnLabels } from './labelroom.js';
 import { overlayRects as overlaysOn } from './overlay.js';
 
-/** (x, y, z) in world units → [x, y] CSS px on the stage, and whether it is in front of the camera. */
+/** (x, y, z) in world units → [x, y] CSS px on the stage, and whether it is in front of the camera.
+ *  @returns {(x: number, y: number, z?: number) => [number, number, boolean]} */
 export function projector(stage) {
   const W = stage.el.clientWidth, H = stage.el.clientHeight, v = new THREE.Vector3();
   return (x, y, z = 0) => { v.set(x, y, z).project(stage.camera); return [(v.x + 1) / 2 * W, (1 - v.y) / 2 * H, v.z < 1]; };

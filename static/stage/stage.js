@@ -84,7 +84,8 @@ export class Stage {
   // ---------- data ----------
   setWeights(params) { this.params = params; }
 
-  /** A new trace and its scene: values animate to the new numbers, re-laid cells glide to their place. */
+  /** A new trace and its scene: values animate to the new numbers, re-laid cells glide to their place.
+   *  @param {import("../types.js").Trace} trace */
   setTrace(trace) {
     const t0 = performance.now(), scene = trace.scene;
     if (!scene || !Array.isArray(scene.blocks) || !scene.blocks.length) throw new Error('the trace has no scene');
@@ -133,7 +134,9 @@ export class Stage {
       // freed once the new decor has been drawn: three.js deletes a shader program as soon as no material
       // holds it, so freeing the old materials first made every new input compile the labels' and the
       // lines' programs again (360 ms a new input in software WebGL, bench/bench_new_input.py)
-      this.view.whenSettled(() => old.traverse(o => { o.geometry?.dispose(); o.material?.map?.dispose(); o.material?.dispose(); }));
+      /** @param {THREE.Object3D & {geometry?: THREE.BufferGeometry, material?: THREE.Material & {map?: THREE.Texture}}} o */
+      const free = o => { o.geometry?.dispose(); o.material?.map?.dispose(); o.material?.dispose(); };
+      this.view.whenSettled(() => old.traverse(free));
     }
     this.decor = new THREE.Group();
     this.labels = buildLabels(styleLabels(this.scene.labels, this.scene.palette.labels, this.gatesDrawn));
@@ -163,7 +166,8 @@ export class Stage {
   get compareTrace() { return this.compare.trace; }
   get compareTensors() { return this.compare.tensors; }
 
-  /** Pins a trace to compare with (null: compare mode off); the cells animate to the differences. */
+  /** Pins a trace to compare with (null: compare mode off); the cells animate to the differences.
+   *  @param {import("../types.js").Trace | null} trace */
   setCompare(trace) {
     this.compare.pin(trace);
     if (!this.scene) return;

@@ -20,7 +20,8 @@ export class Switches {
     stage.el.append(this.el);
   }
 
-  /** The scene's switches as buttons (a new trace may have switched parts off or on). */
+  /** The scene's switches as buttons (a new trace may have switched parts off or on).
+   *  @param {import("../types.js").Scene | null} scene */
   build(scene) {
     const list = scene?.switches || [];
     this.off = new Set(list.filter(s => s.off).map(s => s.id));

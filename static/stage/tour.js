@@ -78,7 +78,7 @@ export class Tour {
   covered(always = false) {
     const box = this.stage.el.getBoundingClientRect(), cover = { top: 0, bottom: 0 };
     const which = box.height < COVER_MIN_HEIGHT && !always ? '[data-covers-stage="always"]' : '[data-covers-stage]';
-    for (const e of document.querySelectorAll(which)) {
+    for (const e of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(which))) {
       const r = e.getBoundingClientRect();
       if (e.hidden || !r.height || r.bottom <= box.top || r.top >= box.bottom || r.right <= box.left || r.left >= box.right) continue;
       if (r.top + r.bottom < box.top + box.bottom) cover.top = Math.max(cover.top, (r.bottom - box.top) / box.height);

@@ -26,7 +26,7 @@ export class View {
     this.stats = { drawCalls: 0, cellsDrawn: 0, blocks: 0, lastFrameMs: 0, lastInputToRedrawMs: 0, lastHitTestMs: 0, frames: 0, triangles: 0 };
   }
 
-  /** The scene's camera constants: its field of view. */
+  /** The scene's camera constants: its field of view.  @param {import("../types.js").Scene} scene */
   useScene(scene) {
     this.camera.fov = scene.camera.fov_deg;
     this.camera.updateProjectionMatrix();
@@ -64,7 +64,7 @@ export class View {
   /** Resolves once nothing moves any more (for tests and the benchmark). */
   idle() {
     if (!this.raf && !this.tweens.size && !this.rig?.tween) return Promise.resolve();
-    return new Promise(r => { const prev = this.idleResolve; this.idleResolve = () => { prev?.(); r(); }; });
+    return /** @type {Promise<void>} */ (new Promise(r => { const prev = this.idleResolve; this.idleResolve = () => { prev?.(); r(); }; }));
   }
 
   /** A tween of `ms` (0 with reduced motion): fn(eased, raw) each frame, done() at the end. */

@@ -1,4 +1,4 @@
-// For the classroom (issue 24), beside the progress bar: "Present" opens presenter mode (present.js) at the
+// For the classroom, beside the progress bar: "Present" opens presenter mode (present.js) at the
 // step being read, and "Copy embed code" copies an <iframe> of the embed view (/embed, app/routes/embed.py) for the
 // state shown now: the input, the parts switched off, the snapshot, the pinned input, the explained cell and
 // the step, as the address keeps them (address.js). Where the clipboard is refused, the code is shown
@@ -34,6 +34,8 @@ function showByHand(tools, code) {
   box.select();
 }
 
+let copiedTimer;  // the "copied" line's, cleared by the next copy
+
 async function copyEmbed(tools, status) {
   const { code } = currentEmbedCode();
   tools.dataset.code = code;  // what was copied, for the tests
@@ -44,8 +46,8 @@ async function copyEmbed(tools, status) {
     status.textContent = "The browser refused the clipboard: the embed code is selected in the box, to copy by hand.";
     showByHand(tools, code);
   }
-  clearTimeout(copyEmbed.timer);
-  copyEmbed.timer = setTimeout(() => { status.textContent = ""; }, DONE_MS * 3);
+  clearTimeout(copiedTimer);
+  copiedTimer = setTimeout(() => { status.textContent = ""; }, DONE_MS * 3);
 }
 
 export function bindClassroom() {

@@ -1,12 +1,13 @@
-// Predict, then reveal (issue 24 item 1): each teaching step's question about the input on show, as the
-// trace's derived.exercises asks it. article/exercises.py writes the questions and their answers from the
-// trace; this module knows nothing of the model: it shows them, compares an answer with the shipped one
-// (a cell's "row:col" or a choice's key in `right`, a number within `tolerance` of `answer`), says right or
-// not and why (in a role=status line, which screen readers announce), and has the stage explain the
-// evidence cell (anatomy:select). A cell is answered by choosing it from the list beside the question, or
-// on the stage: press "Answer on the stage", then click it (or reach it with the stage's keyboard cursor
-// and press Enter); unarmed, a click on the stage only explains the cell, as everywhere. Progress stays in this browser (localStorage): which exercises were answered right, for
-// which inputs. anatomy.exercises() lists the boxes shown, for tests and the console.
+// Predict, then reveal (the reader commits to a guess before seeing the answer): each teaching step's
+// question about the input on show, as the trace's derived.exercises asks it. article/exercises.py writes the
+// questions and their answers from the trace; this module knows nothing of the model: it shows them, compares
+// an answer with the shipped one (a cell's "row:col" or a choice's key in `right`, a number within
+// `tolerance` of `answer`), says right or not and why (in a role=status line, which screen readers announce),
+// and has the stage explain the evidence cell (anatomy:select). A cell is answered by choosing it from the
+// list beside the question, or on the stage: press "Answer on the stage", then click it (or reach it with the
+// stage's keyboard cursor and press Enter); unarmed, a click on the stage only explains the cell, as
+// everywhere. Progress stays in this browser (localStorage): which exercises were answered right, for which
+// inputs. anatomy.exercises() lists the boxes shown, for tests and the console.
 import { MODEL, anatomy } from "./state.js";
 import { selectCell } from "./compare.js";
 import { siteUrl } from "../site.js";
@@ -145,7 +146,8 @@ function render(ex, input) {
   return box;
 }
 
-/** The boxes for a trace: each in its step's text, after the prose; none for another model's stage. */
+/** The boxes for a trace: each in its step's text, after the prose; none for another model's stage.
+ *  @param {import("../../types.js").Trace | null} trace */
 function show(trace) {
   for (const box of boxes.values()) box.el.remove();
   boxes.clear();

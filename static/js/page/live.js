@@ -2,8 +2,9 @@
 // (the trace's figures, computed by ../../local/page_parts.js, over the model's own), formatted as its data-format says.
 import { formatNumber } from "../format.js";
 
+/** @param {import("../../types.js").LiveFigures} values */
 export function fillLive(values) {
-  for (const el of document.querySelectorAll("[data-live]")) {
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-live]"))) {
     const key = el.dataset.live;
     if (key in values) el.textContent = formatNumber(values[key], el.dataset.format || "text");
   }

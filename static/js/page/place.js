@@ -1,11 +1,11 @@
-// The reader keeps their place (issue 21 item 8): what the reader does to the picture (a new or bad
-// input, pinning, switching a part off, the time machine, a same-page link) changes heights above the
-// step being read — live values, figures redrawn, the top bar's message, the pin's label — and without
-// help the page slides to another step; and Chromium scrolls the page while one types into the top
-// bar's field. keepPlace() holds the current step's section where it sits on screen while those
-// changes land: every change of a section's or the top bar's size, and every scroll the reader did not
-// make, puts the section back. It lets go when the reader scrolls (wheel, touch, a paging key, the scroll bar), follows a link
-// to a place or goes to another step, or once nothing has moved for QUIET_MS.
+// The reader keeps their place: what the reader does to the picture (a new or bad input, pinning, switching a
+// part off, the time machine, a same-page link) changes heights above the step being read — live values,
+// figures redrawn, the top bar's message, the pin's label — and without help the page slides to another step;
+// and Chromium scrolls the page while one types into the top bar's field. keepPlace() holds the current
+// step's section where it sits on screen while those changes land: every change of a section's or the top
+// bar's size, and every scroll the reader did not make, puts the section back. It lets go when the reader
+// scrolls (wheel, touch, a paging key, the scroll bar), follows a link to a place or goes to another step, or
+// once nothing has moved for QUIET_MS.
 import { anatomy, sections } from "./state.js";
 
 const QUIET_MS = 2500, MAX_MS = 20000;

@@ -1,10 +1,10 @@
-// Presenter mode (?present=1; issue 24): the stage full screen for a projector, above it the step's title and
-// its key sentence in large type: the article's own sentence, the span.key-sentence that article/keysentence.py
-// marks in each step (with the formula it introduces, when it ends in a colon), never a second copy. Next and
-// previous by the buttons, Space, the left and right arrows and PageUp/PageDown (a clicker's keys); the
-// explained cell's panel and the worked row's card are shown large (classroom.css). Esc (once the panel is
-// closed) or the button goes back to the article at the same step. The flag stays in the address, so a link
-// (or a reload) opens the same view; state.js keeps the rest of the state there.
+// Presenter mode (?present=1), for teaching from the page: the stage full screen for a projector, above it
+// the step's title and its key sentence in large type: the article's own sentence, the span.key-sentence that
+// article/keysentence.py marks in each step (with the formula it introduces, when it ends in a colon), never
+// a second copy. Next and previous by the buttons, Space, the left and right arrows and PageUp/PageDown (a
+// clicker's keys); the explained cell's panel and the worked row's card are shown large (classroom.css). Esc
+// (once the panel is closed) or the button goes back to the article at the same step. The flag stays in the
+// address, so a link (or a reload) opens the same view; state.js keeps the rest of the state there.
 import { formatNumber } from "../format.js";
 import { fitFormulas } from "../math.js";
 import { readAddress } from "./address.js";
@@ -140,7 +140,7 @@ export function leave() {
   const section = current();
   section.scrollIntoView({ block: "start" });
   pin(section);
-  section.querySelector(".step-anchor")?.focus({ preventScroll: true });
+  /** @type {HTMLElement | null} */ (section.querySelector(".step-anchor"))?.focus({ preventScroll: true });
 }
 
 const typing = (t) => t instanceof HTMLElement && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));

@@ -10,13 +10,14 @@ import { withShownTrace } from "../store.js";
 export const DEFAULT_INPUT = "42";
 // ?model=: the server names the miniature the stage draws (data-model, absent for the default); a page of
 // the static folder reads it from the address (site.js addressedModel)
-export const form = document.getElementById("input-form");
+export const form = /** @type {HTMLFormElement | null} */ (document.getElementById("input-form"));
 export const MODEL = form?.dataset.model || addressedModel();
-export const field = document.getElementById("number-input");
+export const field = /** @type {HTMLInputElement} */ (document.getElementById("number-input"));
 export const errorBox = document.getElementById("input-error");
-export const sections = [...document.querySelectorAll("section.step")];
+export const sections = [.../** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("section.step"))];
 
 // its `trace` a read-only view of the store the stage follows (../store.js shownTrace)
+/** @type {import("../../types.js").PageState} */
 export const anatomy = (window.anatomy = withShownTrace({ step: null, stepDetail: null, compareTrace: null, cell: null,
   cellDetail: null, model: null, checkpoint: null, ready: false, ablation: [] }));
 
@@ -54,7 +55,7 @@ export function updateUrl() {
 
 /** The "Go deeper" links carry the input on show, so that a topic page computes its figures for it. */
 function deeperLinks(input) {
-  for (const a of document.querySelectorAll(".go-deeper a")) {
+  for (const a of /** @type {NodeListOf<HTMLAnchorElement>} */ (document.querySelectorAll(".go-deeper a"))) {
     const link = new URL(a.href);
     link.searchParams.set("input", input);
     a.href = link.pathname + link.search;

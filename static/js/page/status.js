@@ -1,7 +1,8 @@
-// The state is always said (issue 21 item 8): while parts are switched off or a training snapshot is
-// shown, every paragraph of the article that shows the model's output (the German it writes) carries a
-// note saying so, with the way back (every part on again, the trained model). The parts are named as
-// the scene's switches name them (the trace's scene.switches: id and label); nothing here parses ids.
+// The state is always said, so that an altered model's output is never read as the trained one's: while parts
+// are switched off or a training snapshot is shown, every paragraph of the article that shows the model's
+// output (the German it writes) carries a note saying so, with the way back (every part on again, the trained
+// model). The parts are named as the scene's switches name them (the trace's scene.switches: id and label);
+// nothing here parses ids.
 import { formatNumber } from "../format.js";
 import { anatomy } from "./state.js";
 
@@ -15,6 +16,7 @@ function outputPlaces() {
   return [...places].filter(Boolean);
 }
 
+/** @param {import("../../types.js").Trace | null} trace  @param {string[]} parts */
 function partNames(trace, parts) {
   const byId = new Map((trace?.scene?.switches || []).map((s) => [s.id, s.label]));
   return parts.map((id) => (byId.has(id) && byId.get(id) !== id ? `${byId.get(id)} (${id})` : id));
@@ -59,8 +61,9 @@ export function showState() {
   }
 }
 
-// Where the numbers on show come from (api.js traceSource, issue 25): said at the start of the progress
-// bar's line (a live region, so a change is read out), kept in anatomy.source for tests and the console.
+// Where the numbers on show come from (api.js traceSource: the server, or this browser), said at the start of
+// the progress bar's line (a live region, so a change is read out), kept in anatomy.source for tests and the
+// console.
 const SOURCE_SAID = {
   server: ["Server", "Every tensor on show was computed by the server."],
   browser: ["In your browser", "Every tensor on show was computed in your browser, from the model's own program and weights."],
