@@ -33,11 +33,15 @@ from model.parse import ACCEPTED
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE_MODULES = ROOT / "node_modules"
-DESCRIPTION = """A trained miniature of the 2017 encoder-decoder Transformer (English number words →
+DESCRIPTION = (
+    """A trained miniature of the 2017 encoder-decoder Transformer (English number words →
 German number pieces), dissected: its configuration, its weights, and every intermediate tensor of
 one translation as a self-describing graph of ONNX-style operations.
 
-Inputs: """ + ACCEPTED + ". Anything else is answered with 422 and a message saying what is accepted."
+Inputs: """
+    + ACCEPTED
+    + ". Anything else is answered with 422 and a message saying what is accepted."
+)
 
 
 def error(status: int, message: str, headers: dict[str, str] | None = None, accepted: str = ACCEPTED) -> Response:
@@ -50,8 +54,11 @@ def default_figures(svc: ModelService) -> dict:
     try:
         return prerender.prerendered("figures", svc)["figures"]
     except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
-        print(f"anatomy: the article's numbers for the default input could not be computed ({e}); run "
-              "`python3 -m app.prerender` where Node is installed (scripts/setup.sh does)", file=sys.stderr)
+        print(
+            f"anatomy: the article's numbers for the default input could not be computed ({e}); run "
+            "`python3 -m app.prerender` where Node is installed (scripts/setup.sh does)",
+            file=sys.stderr,
+        )
         raise SystemExit(STARTUP_FAILURE) from None
 
 
@@ -69,27 +76,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     yield
 
 
-def create_app() -> FastAPI:
-    require_vendor(NODE_MODULES)  # without `npm ci`: one line and exit, not a 500 for every /vendor file
-    shipped = require_shipped()  # a missing or altered weights or data file: one line and exit 3
-    bundle = require_bundle(ROOT)  # the page's JavaScript, built from the sources as they are (app/startup/bundle.py)
-    app = FastAPI(title="Anatomy of the Transformer", version="1", description=DESCRIPTION,
-                  lifespan=lifespan, docs_url=None, redoc_url=None)
-    app.state.shipped = shipped
-    app.include_router(api.router)
-    app.include_router(onnx.router)  # /api/trace.onnx
-    app.include_router(program.router)  # /api/program: the graph the page's engine runs
-    app.include_router(live.router)  # /api/live: the recipe of the live figures a browser computes
-    app.include_router(scenes.router)  # /site/scene/…: the shapes' structures the page adds each input's parts to
-    app.include_router(api.health_router)
-    app.include_router(figures.router)
-    app.include_router(pages.router)
-    app.include_router(embed.router)  # /embed: the one view another site may frame (app/serving/security.py)
-    app.mount("/static", OnceFiles(ROOT / "static"), name="static")  # each file compressed once (app/serving/once.py)
-    app.mount("/bundle", OnceFiles(bundle.folder, bundle.files), name="bundle")  # what the pages load
-    served = vendor_files(NODE_MODULES)
-    for name, (folder, _) in VENDOR.items():
-        app.mount(f"/vendor/{name}", OnceFiles(NODE_MODULES / folder, served[name]), name=name)
+def add_error_handlers(app: FastAPI) -> None:
+    """Every error the app answers is JSON with a message a reader can act on, and never a stack trace."""
 
     @app.exception_handler(InputError)
     async def bad_input(request: Request, exc: InputError) -> Response:
@@ -120,6 +108,36 @@ def create_app() -> FastAPI:
     async def internal(request: Request, exc: Exception) -> Response:  # never a stack trace
         return json_response(dumps({"detail": {"message": "internal error"}}), None, 500)
 
+
+def create_app() -> FastAPI:
+    require_vendor(NODE_MODULES)  # without `npm ci`: one line and exit, not a 500 for every /vendor file
+    shipped = require_shipped()  # a missing or altered weights or data file: one line and exit 3
+    bundle = require_bundle(ROOT)  # the page's JavaScript, built from the sources as they are (app/startup/bundle.py)
+    app = FastAPI(
+        title="Anatomy of the Transformer",
+        version="1",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.shipped = shipped
+    app.include_router(api.router)
+    app.include_router(onnx.router)  # /api/trace.onnx
+    app.include_router(program.router)  # /api/program: the graph the page's engine runs
+    app.include_router(live.router)  # /api/live: the recipe of the live figures a browser computes
+    app.include_router(scenes.router)  # /site/scene/…: the shapes' structures the page adds each input's parts to
+    app.include_router(api.health_router)
+    app.include_router(figures.router)
+    app.include_router(pages.router)
+    app.include_router(embed.router)  # /embed: the one view another site may frame (app/serving/security.py)
+    app.mount("/static", OnceFiles(ROOT / "static"), name="static")  # each file compressed once (app/serving/once.py)
+    app.mount("/bundle", OnceFiles(bundle.folder, bundle.files), name="bundle")  # what the pages load
+    served = vendor_files(NODE_MODULES)
+    for name, (folder, _) in VENDOR.items():
+        app.mount(f"/vendor/{name}", OnceFiles(NODE_MODULES / folder, served[name]), name=name)
+
+    add_error_handlers(app)
     add_compression(app)
     app.add_middleware(SecurityHeaders, csp=content_security_policy(csp_hash(pages.IMPORT_MAP)))
     app.add_middleware(HeadAsGet)  # outermost: a HEAD gets the GET's headers, compression's included

@@ -20,19 +20,28 @@ class Settings(BaseSettings):
 
     host: str = Field("127.0.0.1", description="the address `python -m app` listens on")
     port: int = Field(8000, description="the port `python -m app` listens on")
-    processes: int = Field(1, ge=1, description="server processes of `python -m app` (each loads the models "
-                                               "and keeps its own caches)")
+    processes: int = Field(
+        1, ge=1, description="server processes of `python -m app` (each loads the models and keeps its own caches)"
+    )
     workers: int = Field(2, ge=1, description="traces one process computes at once (its worker threads)")
-    torch_threads: int = Field(1, ge=1, description="torch's intra-op threads per trace (the matrices are 32 "
-                                                   "wide: more threads cost more in hand-offs than they gain)")
-    cache_mb: int = Field(192, ge=0, description="MiB of computed traces each process keeps, all models "
-                                                "together (about 500 traces)")
-    compress: bool = Field(True, description="compress responses (zstd, Brotli or gzip); 0 sends every "
-                                             "body as it is")
-    server_timing: bool = Field(False, description="say in a Server-Timing header how long a trace took "
-                                                   "(bench/ only: it tells which inputs others asked for)")
-    research_views: Path | None = Field(None, description="the folder of the research desk's views "
-                                                          "(unset: research/results/views)")
+    torch_threads: int = Field(
+        1,
+        ge=1,
+        description="torch's intra-op threads per trace (the matrices are 32 "
+        "wide: more threads cost more in hand-offs than they gain)",
+    )
+    cache_mb: int = Field(
+        192, ge=0, description="MiB of computed traces each process keeps, all models together (about 500 traces)"
+    )
+    compress: bool = Field(True, description="compress responses (zstd, Brotli or gzip); 0 sends every body as it is")
+    server_timing: bool = Field(
+        False,
+        description="say in a Server-Timing header how long a trace took "
+        "(bench/ only: it tells which inputs others asked for)",
+    )
+    research_views: Path | None = Field(
+        None, description="the folder of the research desk's views (unset: research/results/views)"
+    )
 
 
 settings = Settings()

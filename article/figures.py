@@ -18,8 +18,10 @@ from model.train import ARTIFACTS, learning_rate
 from model.transformer import Config, EncoderDecoder, count_parameters, parameter_breakdown, sinusoid_table
 
 PAPER_VOCAB = 37_000  # "about 37 000" (§5.1); exactly 37 000 for the worked count
-PAPER_SIZES = {"base": Config(PAPER_VOCAB, d_model=512, n_heads=8, d_ff=2048, n_layers=6),
-               "big": Config(PAPER_VOCAB, d_model=1024, n_heads=16, d_ff=4096, n_layers=6)}
+PAPER_SIZES = {
+    "base": Config(PAPER_VOCAB, d_model=512, n_heads=8, d_ff=2048, n_layers=6),
+    "big": Config(PAPER_VOCAB, d_model=1024, n_heads=16, d_ff=4096, n_layers=6),
+}
 
 
 def pe_pattern(positions: int = 50, d_model: int = 32) -> dict:
@@ -39,7 +41,7 @@ def pe_rotation(d_model: int = 32, offsets: tuple[int, ...] = (1, 2, 5, 10), pos
         rotated = np.empty((positions, d_model))
         rotated[:, 0::2] = c * sin_p + s * cos_p  # sin(a+b) = sin a cos b + cos a sin b
         rotated[:, 1::2] = -s * sin_p + c * cos_p  # cos(a+b) = cos a cos b − sin a sin b
-        err = np.abs(rotated - table[k:k + positions]).max()
+        err = np.abs(rotated - table[k : k + positions]).max()
         rows.append({"k": k, "max_abs_error": float(err)})
     return {"d_model": d_model, "positions": positions, "rows": rows}
 
@@ -52,7 +54,7 @@ def softmax_saturation(keys: int = 10, samples: int = 2000, seed: int = 0) -> di
     dividing by √d_k keeps both curves flat.
     """
     rng = np.random.default_rng(seed)
-    d_ks = [2 ** i for i in range(11)]  # 1 … 1024
+    d_ks = [2**i for i in range(11)]  # 1 … 1024
     out = {"keys": keys, "samples": samples, "d_k": d_ks, "scaled": {}, "unscaled": {}}
     for label, scale in (("scaled", True), ("unscaled", False)):
         peak, grad = [], []
@@ -70,10 +72,17 @@ def softmax_saturation(keys: int = 10, samples: int = 2000, seed: int = 0) -> di
 
 def lr_schedules(miniature_d: int, miniature_warmup: int, miniature_steps: int) -> dict:
     """lrate over steps for the paper's base model (d 512, warm-up 4 000, 100 000 steps) and ours."""
+
     def curve(d: int, warmup: int, steps: int, points: int = 200) -> dict:
         xs = sorted({max(1, round(steps * i / points)) for i in range(points + 1)} | {warmup})
-        return {"step": xs, "lr": [learning_rate(s, d, warmup) for s in xs], "d_model": d, "warmup": warmup,
-                "peak_step": warmup, "peak_lr": learning_rate(warmup, d, warmup)}
+        return {
+            "step": xs,
+            "lr": [learning_rate(s, d, warmup) for s in xs],
+            "d_model": d,
+            "warmup": warmup,
+            "peak_step": warmup,
+            "peak_lr": learning_rate(warmup, d, warmup),
+        }
 
     return {"paper_base": curve(512, 4000, 100_000), "miniature": curve(miniature_d, miniature_warmup, miniature_steps)}
 
@@ -84,11 +93,15 @@ def training_curves() -> dict:
     records = [r for r in log["log"] if "loss" in r]
     evals = [r for r in records if "heldout_exact_match" in r]
     final = log["log"][-1]
-    return {"train_config": log["train_config"],
-            "step": [r["step"] for r in records], "loss": [r["loss"] for r in records],
-            "lr": [r["lr"] for r in records],
-            "eval_step": [r["step"] for r in evals], "heldout_exact_match": [r["heldout_exact_match"] for r in evals],
-            "final": final}
+    return {
+        "train_config": log["train_config"],
+        "step": [r["step"] for r in records],
+        "loss": [r["loss"] for r in records],
+        "lr": [r["lr"] for r in records],
+        "eval_step": [r["step"] for r in evals],
+        "heldout_exact_match": [r["heldout_exact_match"] for r in evals],
+        "final": final,
+    }
 
 
 def parameter_count(model: EncoderDecoder) -> dict:
@@ -109,20 +122,33 @@ def parameter_count(model: EncoderDecoder) -> dict:
         rows.append({"part": "learned positions P", "formula": f"max_len·d = {c.max_len}·{d}", "count": p["positions"]})
     rows += [
         {"part": "attention sub-layer", "formula": attn_formula, "count": p["attention"]},
-        {"part": "feed-forward sub-layer", "formula": f"2·d·d_ff + d_ff + d = 2·{d}·{dff} + {dff} + {d}",
-         "count": p["ffn"]},
+        {
+            "part": "feed-forward sub-layer",
+            "formula": f"2·d·d_ff + d_ff + d = 2·{d}·{dff} + {dff} + {d}",
+            "count": p["ffn"],
+        },
         {"part": "LayerNorm", "formula": f"2·d = 2·{d}", "count": p["norm"]},
         {"part": "encoder layer", "formula": "attention + FFN + 2 LayerNorms", "count": p["encoder_layer"]},
         {"part": "decoder layer", "formula": "2 attentions + FFN + 3 LayerNorms", "count": p["decoder_layer"]},
     ]
     if p["final_norms"]:
         rows.append({"part": "final stack norms (pre-LN)", "formula": "2 LayerNorms", "count": p["final_norms"]})
-    terms = "E" + (" + P" if p["positions"] else "") + f" + {n}·encoder layer + {n}·decoder layer" + (
-        " + 2 LayerNorms" if p["final_norms"] else "")
+    terms = (
+        "E"
+        + (" + P" if p["positions"] else "")
+        + f" + {n}·encoder layer + {n}·decoder layer"
+        + (" + 2 LayerNorms" if p["final_norms"] else "")
+    )
     rows.append({"part": "total", "formula": terms, "count": p["total"]})
     paper = {name: count_parameters(cfg) for name, cfg in PAPER_SIZES.items()}
-    return {"rows": rows, "total": p["total"], "model_count": model.get_num_params(), "paper_vocab": PAPER_VOCAB,
-            "paper": paper, "paper_reported": {"base": 65_000_000, "big": 213_000_000}}
+    return {
+        "rows": rows,
+        "total": p["total"],
+        "model_count": model.get_num_params(),
+        "paper_vocab": PAPER_VOCAB,
+        "paper": paper,
+        "paper_reported": {"base": 65_000_000, "big": 213_000_000},
+    }
 
 
 GALLERY = Path(__file__).resolve().parent.parent / "research" / "gallery" / "heads.json"
@@ -162,25 +188,46 @@ def head_gallery(path: Path = GALLERY) -> dict:
         peaks = []
         for c in raw["categories"][h["kind"]]:
             p = h["peaks"][c["key"]]
-            peaks.append({"key": c["key"], "label": c["label"], "detail": c["key"].endswith("_reordered"),
-                          "hits": p["hits"], "rows": p["rows"],
-                          "rate": p["hits"] / p["rows"] if p["rows"] else None,
-                          "chance": p["chance_sum"] / p["rows"] if p["rows"] else None})
+            peaks.append(
+                {
+                    "key": c["key"],
+                    "label": c["label"],
+                    "detail": c["key"].endswith("_reordered"),
+                    "hits": p["hits"],
+                    "rows": p["rows"],
+                    "rate": p["hits"] / p["rows"] if p["rows"] else None,
+                    "chance": p["chance_sum"] / p["rows"] if p["rows"] else None,
+                }
+            )
         off = h["switched_off_correct"]
-        cards.append({
-            "kind": h["kind"], "layer": h["layer"] + 1, "head": h["head"] + 1,
-            "title": head_title(h["kind"], h["layer"], h["head"]),
-            "description": head_description(peaks), "peaks": peaks, "rows": h["rows"],
-            "entropy_bits": h["entropy_bits_sum"] / h["rows"], "uniform_bits": h["uniform_bits_sum"] / h["rows"],
-            "switched_off_correct": off, "switched_off_exact_match": off / n,
-            "pattern": h["pattern"], "rows_axis": raw["pattern"]["source" if h["kind"] == KIND_ORDER[0] else "reads"],
-            "cols_axis": raw["pattern"]["reads" if h["kind"] == KIND_ORDER[1] else "source"],
-        })
+        cards.append(
+            {
+                "kind": h["kind"],
+                "layer": h["layer"] + 1,
+                "head": h["head"] + 1,
+                "title": head_title(h["kind"], h["layer"], h["head"]),
+                "description": head_description(peaks),
+                "peaks": peaks,
+                "rows": h["rows"],
+                "entropy_bits": h["entropy_bits_sum"] / h["rows"],
+                "uniform_bits": h["uniform_bits_sum"] / h["rows"],
+                "switched_off_correct": off,
+                "switched_off_exact_match": off / n,
+                "pattern": h["pattern"],
+                "rows_axis": raw["pattern"]["source" if h["kind"] == KIND_ORDER[0] else "reads"],
+                "cols_axis": raw["pattern"]["reads" if h["kind"] == KIND_ORDER[1] else "source"],
+            }
+        )
     log = json.loads((ARTIFACTS / "training_log.json").read_text())
     desk = json.loads(DESK_ABLATION.read_text()) if DESK_ABLATION.is_file() else {"runs": []}
-    return {"weights_version": raw["weights_version"], "numbers": n, "baseline_correct": raw["baseline_correct"],
-            "pattern_numbers": raw["pattern"]["numbers"], "pattern_example": raw["pattern"]["example"],
-            "model": {"steps": log["log"][-1]["step"], "seed": log["train_config"]["seed"]},
-            "desk": {"steps": sorted({r["steps"] for r in desk["runs"]}),
-                     "seeds": sorted(r["seed"] for r in desk["runs"])},
-            "kinds": list(KIND_ORDER), "cards": cards}
+    return {
+        "weights_version": raw["weights_version"],
+        "numbers": n,
+        "baseline_correct": raw["baseline_correct"],
+        "pattern_numbers": raw["pattern"]["numbers"],
+        "pattern_example": raw["pattern"]["example"],
+        "model": {"steps": log["log"][-1]["step"], "seed": log["train_config"]["seed"]},
+        "desk": {"steps": sorted({r["steps"] for r in desk["runs"]}), "seeds": sorted(r["seed"] for r in desk["runs"])},
+        "kinds": list(KIND_ORDER),
+        "cards": cards,
+    }

@@ -56,6 +56,7 @@ def format_number(value: object, fmt: str = "text") -> str:
 
 # ---- JavaScript's number-to-text rules, on the exact binary value ----------------------------------
 
+
 def _js_string(v: float) -> str:
     """Number::toString: the shortest digits that read back to v, in JavaScript's layout."""
     if math.isnan(v):
@@ -92,7 +93,7 @@ def _grouped(v: float) -> str:
     if abs(v) >= 1e21 or not math.isfinite(v):
         return _js_string(v)
     digits = str(abs(int(v)))
-    groups = [digits[max(0, i - 3):i] for i in range(len(digits), 0, -3)][::-1]
+    groups = [digits[max(0, i - 3) : i] for i in range(len(digits), 0, -3)][::-1]
     return ("-" if v < 0 else "") + THIN_SPACE.join(groups)
 
 

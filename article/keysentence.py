@@ -37,7 +37,7 @@ def sentence_end(inner: str) -> int:
             continue
         text = m.group(0)
         for e in END.finditer(text):
-            before = text[:e.start() + 1]
+            before = text[: e.start() + 1]
             if quoted + before.count("“") - before.count("”") <= 0 and not before.endswith(ABBREVIATIONS):
                 return m.start() + e.end()
         quoted += text.count("“") - text.count("”")
@@ -56,6 +56,6 @@ def mark_key_sentence(html: str) -> str:
         label = LABEL.match(inner)
         start = label.end() if label else 0
         end = len(inner) if label else sentence_end(inner)
-        marked = f'{inner[:start]}<span {MARK}>{inner[start:end]}</span>{inner[end:]}'
-        return html[:p.start(1)] + marked + html[p.end(1):]
+        marked = f"{inner[:start]}<span {MARK}>{inner[start:end]}</span>{inner[end:]}"
+        return html[: p.start(1)] + marked + html[p.end(1) :]
     return html

@@ -31,11 +31,20 @@ def last_cross_weights(n_layers: int, n_heads: int) -> list[str]:
 def worked_blocks(station: str = WORKED_STATION, head: int = 0) -> dict[str, str]:
     """The trace nodes of the worked row: the head's columns of Q, K and V, its scores, weights and output."""
     p = f"{station}.h{head}"
-    return {"q": f"{station}.q.h{head}", "k": f"{station}.k.h{head}", "v": f"{station}.v.h{head}",
-            "scores": f"{p}.scores", "weights": f"{p}.weights", "out": f"{p}.out", "v_full": f"{station}.v"}
+    return {
+        "q": f"{station}.q.h{head}",
+        "k": f"{station}.k.h{head}",
+        "v": f"{station}.v.h{head}",
+        "scores": f"{p}.scores",
+        "weights": f"{p}.weights",
+        "out": f"{p}.out",
+        "v_full": f"{station}.v",
+    }
 
 
 def head_weight_ids(t, station: str = WORKED_STATION) -> list[str]:
     """The weights nodes of every head of a self-attention sub-layer, head by head."""
-    return sorted((n.id for n in t.nodes if n.id.startswith(f"{station}.h") and n.id.endswith(".weights")),
-                  key=lambda i: int(i[len(station) + 2:].split(".")[0]))
+    return sorted(
+        (n.id for n in t.nodes if n.id.startswith(f"{station}.h") and n.id.endswith(".weights")),
+        key=lambda i: int(i[len(station) + 2 :].split(".")[0]),
+    )

@@ -30,30 +30,42 @@ SENTENCES: dict[str, str | dict[str, str]] = {
     "lens_layers": {"item": "after decoder {layer}: {pieces}", "sep": "; "},
     "lens_pieces": {"item": "{piece} ({p:.2f})", "sep": " "},
     # ---- steps 6–9: the worked attention row (lessons.py) ----
-    "reason_any": ("no row of its {rows} rests most on another word, so this is the row with the largest weight "
-                   "of all: {row_token} (row {row}) puts {weight:.3m} on {key_token}"),
-    "reason_word": ("of its {rows} rows ({heads} heads × {tokens} tokens), this is the one that puts the largest "
-                    "weight on another word of the input: {row_token} (row {row}) puts {weight:.3m} on {key_token}"),
+    "reason_any": (
+        "no row of its {rows} rests most on another word, so this is the row with the largest weight "
+        "of all: {row_token} (row {row}) puts {weight:.3m} on {key_token}"
+    ),
+    "reason_word": (
+        "of its {rows} rows ({heads} heads × {tokens} tokens), this is the one that puts the largest "
+        "weight on another word of the input: {row_token} (row {row}) puts {weight:.3m} on {key_token}"
+    ),
     "blend": {"item": "{weight:.3m}·V[{token}]", "sep": " + "},
     "claim_head": "{token} took the most weight, {weight:.3m}",
     "claim_next": "; the next nearest, V[{token}], is {distance:.2m} away",
-    "claim_nearest": ("{head}, and the output lies nearer to V[{token}] than to any other value row: "
-                      "{distance:.2m} away{tail}"),
-    "claim_elsewhere": ("{head}, yet not enough to pull the output to its value row: the output lies {distance:.2m} "
-                        "from V[{token}] and nearer to V[{near_token}], {near_distance:.2m} away, since the other "
-                        "weights, {rest:.3m} together, blend in the other rows"),
+    "claim_nearest": (
+        "{head}, and the output lies nearer to V[{token}] than to any other value row: {distance:.2m} away{tail}"
+    ),
+    "claim_elsewhere": (
+        "{head}, yet not enough to pull the output to its value row: the output lies {distance:.2m} "
+        "from V[{token}] and nearer to V[{near_token}], {near_distance:.2m} away, since the other "
+        "weights, {rest:.3m} together, blend in the other rows"
+    ),
     # ---- step 16: reordering (lessons.py) ----
     "und_rows": {"item": "row {row} (reads {reads}): {a} {wa:.3m}, {b} {wb:.3m}", "sep": "; "},
     "und_none": "none (this input has no und)",
     "units_found": "{found} of {units}",
     "units_none": "none (no unit comes before und here)",
     # ---- step 20: the training loss (loss.py) ----
-    "departs_never": ("For the current input the output is the reference piece for piece, so all {rows} rows are "
-                      "training rows."),
-    "departs_stopped": ("The model stopped after {rows} of the reference's {reference} pieces, so the positions "
-                        "after row {last} are not drawn."),
-    "departs_at": ("From row {row} on the decoder read the model's own pieces, not the reference's, so those rows "
-                   "are not what training computes: they get no loss here."),
+    "departs_never": (
+        "For the current input the output is the reference piece for piece, so all {rows} rows are training rows."
+    ),
+    "departs_stopped": (
+        "The model stopped after {rows} of the reference's {reference} pieces, so the positions "
+        "after row {last} are not drawn."
+    ),
+    "departs_at": (
+        "From row {row} on the decoder read the model's own pieces, not the reference's, so those rows "
+        "are not what training computes: they get no loss here."
+    ),
     # ---- the exercises (exercises.py) ----
     "exercise_id": "step-{step}-{key}",
     "answer_number": "{answer:.3m}",
@@ -62,80 +74,124 @@ SENTENCES: dict[str, str | dict[str, str]] = {
     "peak_choice": "“{token}” (column {col})",
     "peak_why": "Row {row} puts {weight:.3m} on “{token}”, more than on any other {other}: {pairs}.",
     "peak_answer": "“{token}” (column {col}), weight {weight:.3m}",
-    "scale_question": ("Row 0 of E[x], the row of “{token}”, holds {a:.3m} in column 0. What will E[x]·√{d_model} "
-                       "hold in that cell? Type it to two decimals."),
+    "scale_question": (
+        "Row 0 of E[x], the row of “{token}”, holds {a:.3m} in column 0. What will E[x]·√{d_model} "
+        "hold in that cell? Type it to two decimals."
+    ),
     "scale_why": "E[x]·√{d_model} multiplies every entry by √{d_model} = {s:.3m}: {a:.3m} × {s:.3m} = {ans:.3m}.",
     "query_choice": "column {col}",
-    "query_question": ("In {station}, head {head} asks with its {d_k} columns of Q (columns {first}–{last}). In the "
-                       "row of “{token}” (row {row}), which of them holds the largest value? Click that cell of Q, "
-                       "or choose its column."),
+    "query_question": (
+        "In {station}, head {head} asks with its {d_k} columns of Q (columns {first}–{last}). In the "
+        "row of “{token}” (row {row}), which of them holds the largest value? Click that cell of Q, "
+        "or choose its column."
+    ),
     "query_columns": {"item": "column {col} {value:.3m}", "sep": ", "},
-    "query_why": ("Row {row} of Q holds, in head {head}'s columns: {columns}; the largest is {top:.3m}, in column "
-                  "{col}."),
+    "query_why": (
+        "Row {row} of Q holds, in head {head}'s columns: {columns}; the largest is {top:.3m}, in column {col}."
+    ),
     "query_answer": "column {col} ({top:.3m})",
-    "weights_question": ("In {block}, which token will the row of “{token}” (row 0) weigh most? Click the cell in "
-                         "its softmax weights, or choose it."),
+    "weights_question": (
+        "In {block}, which token will the row of “{token}” (row 0) weigh most? Click the cell in "
+        "its softmax weights, or choose it."
+    ),
     "weights_other": "key",
-    "unscaled_question": ("Step 7's row (row 0 of {block}) has a largest weight of {top:.3m}. Without the division "
-                          "by √d_k, would its largest weight be larger, smaller or the same?"),
+    "unscaled_question": (
+        "Step 7's row (row 0 of {block}) has a largest weight of {top:.3m}. Without the division "
+        "by √d_k, would its largest weight be larger, smaller or the same?"
+    ),
     "unscaled_wider": "Without the division the scores lie {times:.2m} times wider apart",
-    "unscaled_why": ("{wider}, and the softmax of wider scores is sharper: the largest weight goes from {top:.3m} "
-                     "to {unscaled:.3m}."),
-    "unscaled_why_one": ("{wider}, but the row already puts {top:.3m} on one key, and a weight cannot pass 1: it "
-                         "goes to {unscaled:.3m}."),
-    "unscaled_why_flat": ("{wider}, but the row's scores are so close that the weights stay nearly even: the "
-                          "largest goes from {top:.3m} to {unscaled:.3m}."),
+    "unscaled_why": (
+        "{wider}, and the softmax of wider scores is sharper: the largest weight goes from {top:.3m} to {unscaled:.3m}."
+    ),
+    "unscaled_why_one": (
+        "{wider}, but the row already puts {top:.3m} on one key, and a weight cannot pass 1: it goes to {unscaled:.3m}."
+    ),
+    "unscaled_why_flat": (
+        "{wider}, but the row's scores are so close that the weights stay nearly even: the "
+        "largest goes from {top:.3m} to {unscaled:.3m}."
+    ),
     "unscaled_larger": "larger",
     "unscaled_smaller": "smaller",
     "unscaled_same": "the same, to 3 decimals",
-    "nearest_question": ("In {block}, the output row of “{token}” (row {row}) blends the value rows in the "
-                         "proportions of its weights. Which value row will it lie nearest?"),
-    "nearest_why": ("Its weights are {weights}; the output lies {distance:.2m} from V[{near_token}] (row {near}), "
-                    "nearer than to any other value row: {distances}."),
+    "nearest_question": (
+        "In {block}, the output row of “{token}” (row {row}) blends the value rows in the "
+        "proportions of its weights. Which value row will it lie nearest?"
+    ),
+    "nearest_why": (
+        "Its weights are {weights}; the output lies {distance:.2m} from V[{near_token}] (row {near}), "
+        "nearer than to any other value row: {distances}."
+    ),
     "nearest_choice": "V[{token}] (row {row})",
-    "relu_question": ("In {block}, click a hidden unit that the ReLU {asked} in the row of “{token}” (row 0), or "
-                      "choose its unit."),
+    "relu_question": (
+        "In {block}, click a hidden unit that the ReLU {asked} in the row of “{token}” (row 0), or choose its unit."
+    ),
     "relu_zeroes": "sets to zero",
     "relu_passes": "lets through",
-    "relu_why": ("ReLU(x) = max(0, x) zeroes every unit that was negative before it: {zeros} of the row's {units} "
-                 "units, for example unit {unit} ({pre:.3m} before the ReLU)."),
-    "relu_why_none": ("ReLU(x) = max(0, x) zeroes every unit that was negative before it, and none of this row's "
-                      "{units} was: unit {unit} held {pre:.3m}."),
+    "relu_why": (
+        "ReLU(x) = max(0, x) zeroes every unit that was negative before it: {zeros} of the row's {units} "
+        "units, for example unit {unit} ({pre:.3m} before the ReLU)."
+    ),
+    "relu_why_none": (
+        "ReLU(x) = max(0, x) zeroes every unit that was negative before it, and none of this row's "
+        "{units} was: unit {unit} held {pre:.3m}."
+    ),
     "relu_choice": "unit {unit}",
     "relu_answer": "any of the {count} such units, for example unit {unit}",
-    "mask_question": ("Row 0 of {block} reads “{token}”. What weight will it put on position 0, itself? Type a "
-                      "number."),
+    "mask_question": (
+        "Row 0 of {block} reads “{token}”. What weight will it put on position 0, itself? Type a number."
+    ),
     "mask_hidden_many": "every score after position 0 ({count} of them)",
     "mask_hidden_one": "the score after position 0",
-    "mask_why": ("The mask sets {hidden} to −∞ before the softmax, and e^−∞ = 0, so row 0 keeps one term: its "
-                 "weight on itself is e^s / e^s = 1 (the trace holds {weight:.3m})."),
-    "cross_question": ("Row 0 of {block} reads “{reads}” and writes “{writes}”. Which English word will it look "
-                       "at most? Click the cell, or choose it."),
+    "mask_why": (
+        "The mask sets {hidden} to −∞ before the softmax, and e^−∞ = 0, so row 0 keeps one term: its "
+        "weight on itself is e^s / e^s = 1 (the trace holds {weight:.3m})."
+    ),
+    "cross_question": (
+        "Row 0 of {block} reads “{reads}” and writes “{writes}”. Which English word will it look "
+        "at most? Click the cell, or choose it."
+    ),
     "cross_other": "English token",
-    "softmax_question": ("Row 0 (reads “{reads}”) gives “{piece}” the logit {logit:.3m}, and the log of its "
-                         "softmax's denominator, ln Σ_u e^(logit_u) over all {count} pieces, is {lse:.3m}. What "
-                         "probability will the softmax give “{piece}”? Type it to two decimals."),
-    "softmax_why": ("p = e^(logit − ln Σ) = e^({logit:.3m} − {lse:.3m}) = e^{difference:.3m} = {p:.3m}, the cell "
-                    "outlined in row 0 of the probability block."),
-    "turns_question": ("How many turns of the loop will greedy decoding take for this input? Each turn writes one "
-                       "piece; count the end marker </s> too, if it comes."),
+    "softmax_question": (
+        "Row 0 (reads “{reads}”) gives “{piece}” the logit {logit:.3m}, and the log of its "
+        "softmax's denominator, ln Σ_u e^(logit_u) over all {count} pieces, is {lse:.3m}. What "
+        "probability will the softmax give “{piece}”? Type it to two decimals."
+    ),
+    "softmax_why": (
+        "p = e^(logit − ln Σ) = e^({logit:.3m} − {lse:.3m}) = e^{difference:.3m} = {p:.3m}, the cell "
+        "outlined in row 0 of the probability block."
+    ),
+    "turns_question": (
+        "How many turns of the loop will greedy decoding take for this input? Each turn writes one "
+        "piece; count the end marker </s> too, if it comes."
+    ),
     "turns_why_end": "The model writes {pieces} and then </s>: {turns} turns, one decoder row each.",
-    "turns_why_limit": ("The model writes {pieces} and stops at the length limit, without </s>: {turns} turns, one "
-                        "decoder row each."),
-    "loss_question": ("Row 0 ({reads} → {reference}) gives its reference piece p = {p:.3m}. Which is larger for "
-                      "this row: the smoothed loss −Σ_v q(v) ln p(v), or the plain loss −ln p(reference)?"),
-    "loss_why": ("−ln p(reference) = {plain:.3m}, and −Σ q ln p = {smooth:.3m}: the smoothed target also puts ε/V "
-                 "on every other piece, whose p are small, so their −ln p are large."),
+    "turns_why_limit": (
+        "The model writes {pieces} and stops at the length limit, without </s>: {turns} turns, one decoder row each."
+    ),
+    "loss_question": (
+        "Row 0 ({reads} → {reference}) gives its reference piece p = {p:.3m}. Which is larger for "
+        "this row: the smoothed loss −Σ_v q(v) ln p(v), or the plain loss −ln p(reference)?"
+    ),
+    "loss_why": (
+        "−ln p(reference) = {plain:.3m}, and −Σ q ln p = {smooth:.3m}: the smoothed target also puts ε/V "
+        "on every other piece, whose p are small, so their −ln p are large."
+    ),
     "loss_why_short": "−ln p(reference) = {plain:.3m}, and −Σ q ln p = {smooth:.3m}.",
     "loss_smoothed": "the smoothed loss",
     "loss_plain": "the plain loss",
     "loss_equal": "they are equal",
-    "dropout_question": ("In a training step, dropout (p = {p:g}) keeps the entry of “{token}”, column 0, of "
-                         "{block}'s output, now {v:.3m}. What will it become? Type it to two decimals."),
-    "dropout_why": ("A kept entry is divided by 1 − p = {keep:g}: {v:.3m} / {keep:g} = {ans:.3m}, so that on "
-                    "average over the masks it stays {v:.3m}."),
-    "parameters_question": ("How many parameters does {station} hold: its four projection matrices, their biases "
-                            "and its LayerNorm's γ and β? Type the count."),
+    "dropout_question": (
+        "In a training step, dropout (p = {p:g}) keeps the entry of “{token}”, column 0, of "
+        "{block}'s output, now {v:.3m}. What will it become? Type it to two decimals."
+    ),
+    "dropout_why": (
+        "A kept entry is divided by 1 − p = {keep:g}: {v:.3m} / {keep:g} = {ans:.3m}, so that on "
+        "average over the masks it stays {v:.3m}."
+    ),
+    "parameters_question": (
+        "How many parameters does {station} hold: its four projection matrices, their biases "
+        "and its LayerNorm's γ and β? Type the count."
+    ),
     "parameters_sizes": {"item": "{symbol} {size}", "sep": ", "},
     "parameters_why": "Its tensors hold {sizes}: {total} in all.",
 }

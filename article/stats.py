@@ -33,15 +33,18 @@ def attention_peaks_per_head(model: EncoderDecoder, numbers: list[int]) -> dict:
         return out
 
     real_src = src != model.cfg.pad_id
-    return {"numbers": len(numbers),
-            "self": per_head([layer.self_attn.weights for layer in model.encoder_layers], real_src),
-            "cross": per_head([layer.src_attn.weights for layer in model.decoder_layers], dec_in != model.cfg.pad_id),
-            "uniform_over_source": 1.0 / float(real_src.sum(-1).float().mean())}
+    return {
+        "numbers": len(numbers),
+        "self": per_head([layer.self_attn.weights for layer in model.encoder_layers], real_src),
+        "cross": per_head([layer.src_attn.weights for layer in model.decoder_layers], dec_in != model.cfg.pad_id),
+        "uniform_over_source": 1.0 / float(real_src.sum(-1).float().mean()),
+    }
 
 
 def attention_peaks(per_head: dict) -> dict[str, float]:
     """The article's step-8 pair: the per-head figures averaged over layers and heads (every head of
     a kind sees the same rows, so this is also the mean over all rows)."""
+
     def mean(grid: list[list[float]]) -> float:
         return sum(map(sum, grid)) / sum(map(len, grid))
 
@@ -51,17 +54,26 @@ def attention_peaks(per_head: dict) -> dict[str, float]:
 def parameter_figures(model: EncoderDecoder) -> dict[str, int]:
     enc_layer = sum(p.numel() for p in model.encoder_layers[0].parameters())
     dec_layer = sum(p.numel() for p in model.decoder_layers[0].parameters())
-    return {"param_count": model.get_num_params(), "params_embedding": model.embedding.numel(),
-            "params_encoder_layer": enc_layer, "params_decoder_layer": dec_layer}
+    return {
+        "param_count": model.get_num_params(),
+        "params_embedding": model.embedding.numel(),
+        "params_encoder_layer": enc_layer,
+        "params_decoder_layer": dec_layer,
+    }
 
 
 def training_summary(artifacts: Path = ARTIFACTS) -> dict:
     """The shipped training log's last record and recipe (`artifacts`: the model's folder)."""
     log = json.loads((artifacts / "training_log.json").read_text())
     final = log["log"][-1]
-    return {"train_config": log["train_config"], "steps": final["step"], "seconds": final["seconds"],
-            "heldout_exact_match": final["heldout_exact_match"], "heldout_loss": final["heldout_loss"],
-            "checkpoints_averaged": final["averaged"]}
+    return {
+        "train_config": log["train_config"],
+        "steps": final["step"],
+        "seconds": final["seconds"],
+        "heldout_exact_match": final["heldout_exact_match"],
+        "heldout_loss": final["heldout_loss"],
+        "checkpoints_averaged": final["averaged"],
+    }
 
 
 def loss_yardsticks(vocab_size: int, artifacts: Path = ARTIFACTS) -> dict[str, float | int]:
@@ -73,18 +85,32 @@ def loss_yardsticks(vocab_size: int, artifacts: Path = ARTIFACTS) -> dict[str, f
     log = json.loads((artifacts / "training_log.json").read_text())
     eps = log["train_config"]["label_smoothing"]
     first = log["log"][0]
-    return {"label_smoothing_eps": eps, "smoothing_ceiling": 1 - eps + eps / vocab_size,
-            "uniform_loss": math.log(vocab_size),
-            "ceiling_loss": -math.log(1 - eps + eps / vocab_size), "first_logged_loss": first["loss"],
-            "first_logged_step": first["step"], "log_every": log["train_config"]["log_every"]}
+    return {
+        "label_smoothing_eps": eps,
+        "smoothing_ceiling": 1 - eps + eps / vocab_size,
+        "uniform_loss": math.log(vocab_size),
+        "ceiling_loss": -math.log(1 - eps + eps / vocab_size),
+        "first_logged_loss": first["loss"],
+        "first_logged_step": first["step"],
+        "log_every": log["train_config"]["log_every"],
+    }
 
 
 def model_figures(model: EncoderDecoder, per_head: dict | None = None, artifacts: Path = ARTIFACTS) -> dict:
     """Everything model-level the article quotes, computed (once, at start-up) from the model."""
     c = model.cfg
     per_head = per_head or attention_peaks_per_head(model, heldout_numbers())
-    return {**parameter_figures(model), **attention_peaks(per_head),
-            "heldout_exact_match": training_summary(artifacts)["heldout_exact_match"],
-            "vocab_size": c.vocab_size, "d_model": c.d_model, "n_heads": c.n_heads, "d_k": c.d_k,
-            "d_ff": c.d_ff, "n_layers": c.n_layers, "sqrt_d_model": c.d_model ** 0.5, "sqrt_d_k": c.d_k ** 0.5,
-            **loss_yardsticks(c.vocab_size, artifacts)}
+    return {
+        **parameter_figures(model),
+        **attention_peaks(per_head),
+        "heldout_exact_match": training_summary(artifacts)["heldout_exact_match"],
+        "vocab_size": c.vocab_size,
+        "d_model": c.d_model,
+        "n_heads": c.n_heads,
+        "d_k": c.d_k,
+        "d_ff": c.d_ff,
+        "n_layers": c.n_layers,
+        "sqrt_d_model": c.d_model**0.5,
+        "sqrt_d_k": c.d_k**0.5,
+        **loss_yardsticks(c.vocab_size, artifacts),
+    }

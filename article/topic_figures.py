@@ -16,12 +16,25 @@ from article.deeper import Reader, Table
 
 Figures = Callable[[Reader], list[Table]]
 
-PAGE_TOPICS = ("tokenisation", "embeddings-and-tying", "positional-encoding", "attention", "multi-head-attention",
-               "causal-masking", "softmax-and-logits", "layernorm-and-residuals", "cross-entropy", "rnns")
+PAGE_TOPICS = (
+    "tokenisation",
+    "embeddings-and-tying",
+    "positional-encoding",
+    "attention",
+    "multi-head-attention",
+    "causal-masking",
+    "softmax-and-logits",
+    "layernorm-and-residuals",
+    "cross-entropy",
+    "rnns",
+)
 
 TOPICS: dict[str, Figures] = {  # by the page's slug (content/topics/SLUG.md)
-    "counting-parameters": m.parameters_by_block, "flops": m.flops, "dropout": m.dropout_draw,
-    "adam": m.adam_schedule, "autoregressive-generation-and-beam-search": m.beam_table,
+    "counting-parameters": m.parameters_by_block,
+    "flops": m.flops,
+    "dropout": m.dropout_draw,
+    "adam": m.adam_schedule,
+    "autoregressive-generation-and-beam-search": m.beam_table,
 }
 
 

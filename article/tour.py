@@ -36,7 +36,7 @@ def split_front_matter(text: str) -> tuple[dict, str]:
     if not m:
         return {}, text
     meta = yaml.safe_load(m.group(1)) or {}
-    return (meta if isinstance(meta, dict) else {}), text[m.end():]
+    return (meta if isinstance(meta, dict) else {}), text[m.end() :]
 
 
 def _strings(value: object) -> list[str]:
@@ -66,14 +66,23 @@ class TourStep:
         view = str(meta.get("view", "subject"))
         if view not in ("subject", "overview"):
             raise ValueError(f"step {number}: view must be 'subject' or 'overview', not {view!r}")
-        return cls(step=int(meta.get("step", number)), slug=slug, section=str(meta.get("section", "")),
-                   title=str(meta.get("title", slug)), subject=_strings(meta.get("subject")),
-                   also=_strings(meta.get("also")), view=view,
-                   angle=(float(angle[0]), float(angle[1])) if angle else None,
-                   animation=str(meta.get("animation", "none")), topic=str(meta.get("topic", "")),
-                   marks=[{"block": str(m["block"]), "columns": str(m["columns"]), "ring": bool(m.get("ring", True))}
-                          for m in meta.get("marks") or []],
-                   overlay=str(meta.get("overlay", "")))
+        return cls(
+            step=int(meta.get("step", number)),
+            slug=slug,
+            section=str(meta.get("section", "")),
+            title=str(meta.get("title", slug)),
+            subject=_strings(meta.get("subject")),
+            also=_strings(meta.get("also")),
+            view=view,
+            angle=(float(angle[0]), float(angle[1])) if angle else None,
+            animation=str(meta.get("animation", "none")),
+            topic=str(meta.get("topic", "")),
+            marks=[
+                {"block": str(m["block"]), "columns": str(m["columns"]), "ring": bool(m.get("ring", True))}
+                for m in meta.get("marks") or []
+            ],
+            overlay=str(meta.get("overlay", "")),
+        )
 
 
 def read_step_files(folder: Path = STEPS_DIR) -> list[tuple[TourStep, str]]:

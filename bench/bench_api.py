@@ -114,16 +114,21 @@ def main() -> None:
     p.add_argument("--workers", default=str(settings.workers), help="concurrent traces")
     args = p.parse_args()
 
-    env = {"ANATOMY_TORCH_THREADS": str(args.threads), "ANATOMY_WORKERS": str(args.workers),
-           "ANATOMY_SERVER_TIMING": "1"}  # the server's own time per trace (off in production)
+    env = {
+        "ANATOMY_TORCH_THREADS": str(args.threads),
+        "ANATOMY_WORKERS": str(args.workers),
+        "ANATOMY_SERVER_TIMING": "1",
+    }  # the server's own time per trace (off in production)
     os.environ.update(env)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     rng = random.Random(2017)
     numbers = rng.sample(range(1_000_000), args.cold)
     load = os.getloadavg()
-    print(f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
-          f"server: 1 uvicorn process, torch threads {args.threads}, {args.workers} concurrent traces")
+    print(
+        f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
+        f"server: 1 uvicorn process, torch threads {args.threads}, {args.workers} concurrent traces"
+    )
     proc = start_server(port, env=env)
     try:
         with httpx.Client(base_url=base, timeout=30) as client:
@@ -135,28 +140,38 @@ def main() -> None:
 
             pool = iter(lambda: rng.choice(numbers), None)
             rps, n, err = asyncio.run(throughput(port, pool, args.seconds))
-            print(f"throughput, cached, 16 clients, {args.seconds:.0f} s: {rps:7.1f} requests/s "
-                  f"({n} requests, {err} errors)")
+            print(
+                f"throughput, cached, 16 clients, {args.seconds:.0f} s: {rps:7.1f} requests/s "
+                f"({n} requests, {err} errors)"
+            )
             fresh = iter(lambda: rng.randrange(1_000_000), None)
             rps, n, err = asyncio.run(throughput(port, fresh, args.seconds))
-            print(f"throughput, cold,   16 clients, {args.seconds:.0f} s: {rps:7.1f} requests/s "
-                  f"({n} requests, {err} errors)")
+            print(
+                f"throughput, cold,   16 clients, {args.seconds:.0f} s: {rps:7.1f} requests/s "
+                f"({n} requests, {err} errors)"
+            )
 
             longest = longest_input()
             body = client.get("/api/trace", params={"input": str(longest)}).content
-            print(f"longest input {longest}: trace JSON {len(body) / 1024:.0f} KiB "
-                  f"({len(gzip.compress(body, 6)) / 1024:.0f} KiB gzipped)")
+            print(
+                f"longest input {longest}: trace JSON {len(body) / 1024:.0f} KiB "
+                f"({len(gzip.compress(body, 6)) / 1024:.0f} KiB gzipped)"
+            )
     finally:
         stop(proc)
 
     plain, uncached = translate_times(numbers)
     print(f"plain translation (Translator.translate, in process): {ms(plain)}")
     print(f"greedy without the key/value cache (in process):      {ms(uncached)}")
-    print(f"ratio, cold trace to plain translation: {statistics.median(cold_server) / statistics.median(plain):.2f}x "
-          f"server time, {statistics.median(cold_wall) / statistics.median(plain):.2f}x request time")
+    print(
+        f"ratio, cold trace to plain translation: {statistics.median(cold_server) / statistics.median(plain):.2f}x "
+        f"server time, {statistics.median(cold_wall) / statistics.median(plain):.2f}x request time"
+    )
     cold_ratio = statistics.median(cold_server) / statistics.median(uncached)
-    print(f"ratio, cold trace to uncached greedy:   {cold_ratio:.2f}x "
-          f"server time, {statistics.median(cold_wall) / statistics.median(uncached):.2f}x request time")
+    print(
+        f"ratio, cold trace to uncached greedy:   {cold_ratio:.2f}x "
+        f"server time, {statistics.median(cold_wall) / statistics.median(uncached):.2f}x request time"
+    )
 
 
 if __name__ == "__main__":

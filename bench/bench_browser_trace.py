@@ -51,12 +51,18 @@ def main() -> None:
     server, browser = r["serverMs"], r["browserMs"]
     for n, s, t in zip(numbers, server, browser):
         print(f"{n:7d}  served request {s:8.1f} ms   browser trace {t:7.1f} ms")
-    print(f"served request (GET /api/trace → parsed JSON): {statistics.median(server):8.1f} ms median, "
-          f"{p95(server):.1f} ms p95")
-    print(f"browser trace (ids → every node):              {statistics.median(browser):8.1f} ms median, "
-          f"{p95(browser):.1f} ms p95")
-    print(f"ratio browser / served: {statistics.median(browser) / statistics.median(server):.3f} (medians), "
-          f"{sum(browser) / sum(server):.3f} (totals); {r['nodes'] // len(cases)} nodes per trace")
+    print(
+        f"served request (GET /api/trace → parsed JSON): {statistics.median(server):8.1f} ms median, "
+        f"{p95(server):.1f} ms p95"
+    )
+    print(
+        f"browser trace (ids → every node):              {statistics.median(browser):8.1f} ms median, "
+        f"{p95(browser):.1f} ms p95"
+    )
+    print(
+        f"ratio browser / served: {statistics.median(browser) / statistics.median(server):.3f} (medians), "
+        f"{sum(browser) / sum(server):.3f} (totals); {r['nodes'] // len(cases)} nodes per trace"
+    )
 
 
 if __name__ == "__main__":

@@ -57,18 +57,25 @@ def main() -> None:
     print(f"{'median ms':44s} {'uncached':>10s} {'cached':>10s} {'ratio':>8s}")
     for n in (42, LONGEST):
         src = VOCAB.ids(VOCAB.source_tokens(n))
-        m = interleaved({"u": lambda s=src: greedy(model, [s], cached=False),
-                         "c": lambda s=src: greedy(model, [s])}, 40)
+        m = interleaved(
+            {"u": lambda s=src: greedy(model, [s], cached=False), "c": lambda s=src: greedy(model, [s])}, 40
+        )
         line(f"greedy, {n}", m["u"], m["c"])
-        m = interleaved({"u": lambda s=src: beam_search(model, s, cached=False),
-                         "c": lambda s=src: beam_search(model, s)}, 15)
+        m = interleaved(
+            {"u": lambda s=src: beam_search(model, s, cached=False), "c": lambda s=src: beam_search(model, s)}, 15
+        )
         line(f"beam search 4, {n}", m["u"], m["c"])
     held = heldout_numbers()
     srcs = [VOCAB.ids(VOCAB.source_tokens(n)) for n in held]
     m = interleaved({"u": lambda: greedy(model, srcs, cached=False), "c": lambda: greedy(model, srcs)}, 3)
     line("greedy, 2 000 held-out numbers, one batch", m["u"], m["c"])
-    m = interleaved({"u": lambda: [greedy(model, srcs[i:i + 1000], cached=False) for i in (0, 1000)],
-                     "c": lambda: exact_match(model, held)}, 3)
+    m = interleaved(
+        {
+            "u": lambda: [greedy(model, srcs[i : i + 1000], cached=False) for i in (0, 1000)],
+            "c": lambda: exact_match(model, held),
+        },
+        3,
+    )
     line("evaluation: 2 × 1 000 uncached / exact_match", m["u"], m["c"])
 
     # the cold trace's work in process, beside a plain greedy translation of the same number
@@ -82,16 +89,21 @@ def main() -> None:
     for n in (42, LONGEST):
         src = VOCAB.ids(VOCAB.source_tokens(n))
         t = trace(model, n, params, version)
-        m = interleaved({
-            "plain greedy, uncached": lambda s=src: greedy(model, [s], cached=False),
-            "plain greedy, cached": lambda s=src: greedy(model, [s]),
-            "greedy checking the correct German": lambda s=src, n=n: greedy_checking(
-                model, s, VOCAB.ids(to_german_pieces(n))),
-            "… a draft wrong from its first piece": lambda s=src, n=n: greedy_checking(
-                model, s, VOCAB.ids(to_german_pieces(n))[1:]),
-            "trace() (with that greedy)": lambda n=n: trace(model, n, params, version),
-            "CachedTrace.build()": lambda t=t: CachedTrace.build(ServedTraceHeader.of(t.header()), t.nodes),
-        }, 20)
+        m = interleaved(
+            {
+                "plain greedy, uncached": lambda s=src: greedy(model, [s], cached=False),
+                "plain greedy, cached": lambda s=src: greedy(model, [s]),
+                "greedy checking the correct German": lambda s=src, n=n: greedy_checking(
+                    model, s, VOCAB.ids(to_german_pieces(n))
+                ),
+                "… a draft wrong from its first piece": lambda s=src, n=n: greedy_checking(
+                    model, s, VOCAB.ids(to_german_pieces(n))[1:]
+                ),
+                "trace() (with that greedy)": lambda n=n: trace(model, n, params, version),
+                "CachedTrace.build()": lambda t=t: CachedTrace.build(ServedTraceHeader.of(t.header()), t.nodes),
+            },
+            20,
+        )
         for k, v in m.items():
             rows.setdefault(k, []).append(v)
     for k, (a, b) in rows.items():
@@ -99,8 +111,10 @@ def main() -> None:
     for i, n in enumerate((42, LONGEST)):
         # the figures and the scene are the page's now (static/local/page_parts.js), not the server's
         work = sum(rows[k][i] for k in ("trace() (with that greedy)", "CachedTrace.build()"))
-        print(f"{n}: cold trace work {work:.1f} ms = {work / rows['plain greedy, uncached'][i]:.2f}× an uncached "
-              f"greedy, {work / rows['plain greedy, cached'][i]:.2f}× a cached greedy")
+        print(
+            f"{n}: cold trace work {work:.1f} ms = {work / rows['plain greedy, uncached'][i]:.2f}× an uncached "
+            f"greedy, {work / rows['plain greedy, cached'][i]:.2f}× a cached greedy"
+        )
 
 
 if __name__ == "__main__":

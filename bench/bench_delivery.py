@@ -41,10 +41,16 @@ LONGEST = 777_777
 
 def kind(url: str) -> str:
     path = url.split("127.0.0.1", 1)[-1].split(":", 1)[-1].split("/", 1)[-1]
-    for prefix, name in (("bundle", "bundle"), ("vendor/three", "three.js"), ("vendor/katex", "KaTeX"),
-                         ("vendor/chartjs", "Chart.js"),
-                         ("api/weights", "weights"), ("api/trace", "trace"), ("static", "site js/css"),
-                         ("api", "other api")):
+    for prefix, name in (
+        ("bundle", "bundle"),
+        ("vendor/three", "three.js"),
+        ("vendor/katex", "KaTeX"),
+        ("vendor/chartjs", "Chart.js"),
+        ("api/weights", "weights"),
+        ("api/trace", "trace"),
+        ("static", "site js/css"),
+        ("api", "other api"),
+    ):
         if path.startswith(prefix):
             return name
     return "html/other"
@@ -62,8 +68,7 @@ class Wire:
         cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
         cdp.on("Network.requestWillBeSent", lambda e: self.urls.__setitem__(e["requestId"], e["request"]["url"]))
         cdp.on("Network.responseReceived", self._response)
-        cdp.on("Network.loadingFinished",
-               lambda e: self.bytes.__setitem__(e["requestId"], int(e["encodedDataLength"])))
+        cdp.on("Network.loadingFinished", lambda e: self.bytes.__setitem__(e["requestId"], int(e["encodedDataLength"])))
 
     def _response(self, e: dict) -> None:
         headers = {k.lower(): v for k, v in e["response"]["headers"].items()}
@@ -88,15 +93,21 @@ def measure(browser, base: str) -> dict:
     page.wait_for_function(READY, timeout=180_000)
     live_s = time.perf_counter() - t0
     at_live = wire.snapshot()
-    out = {"live_s": live_s, "total": sum(at_live.values()), "kinds": wire.by_kind(at_live),
-           "requests": len(at_live),
-           "js": sum(n for rid, n in at_live.items() if wire.urls.get(rid, "").split("?")[0].endswith(".js"))}
+    out = {
+        "live_s": live_s,
+        "total": sum(at_live.values()),
+        "kinds": wire.by_kind(at_live),
+        "requests": len(at_live),
+        "js": sum(n for rid, n in at_live.items() if wire.urls.get(rid, "").split("?")[0].endswith(".js")),
+    }
     # each form twice: the first asking (compressed per request while the kept form is made in the
     # background, app/serving/delivery.py) and, 5 s later, the kept form
-    for label, path in (("trace_json", f"/api/trace?input={LONGEST}"),
-                        ("trace_json kept", f"/api/trace?input={LONGEST}"),
-                        ("trace_stream", f"/api/trace/stream?input={LONGEST}"),
-                        ("trace_stream kept", f"/api/trace/stream?input={LONGEST}")):
+    for label, path in (
+        ("trace_json", f"/api/trace?input={LONGEST}"),
+        ("trace_json kept", f"/api/trace?input={LONGEST}"),
+        ("trace_stream", f"/api/trace/stream?input={LONGEST}"),
+        ("trace_stream kept", f"/api/trace/stream?input={LONGEST}"),
+    ):
         if label.endswith("kept"):
             page.wait_for_timeout(5000)
         script = f"fetch('{path}', {{cache: 'no-store'}}).then(r => r.text()).then(t => t.length)"
@@ -127,14 +138,18 @@ def main() -> None:
     args = p.parse_args()
     from playwright.sync_api import sync_playwright
 
-    print(f"machine load (1/5/15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores "
-          "(shared; times are noisy, bytes are not)")
+    print(
+        f"machine load (1/5/15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores "
+        "(shared; times are noisy, bytes are not)"
+    )
     results = {}
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        configs = (("before", export_before(args.before, Path(tmp)), {}),
-                   ("no-zip", ROOT, {"ANATOMY_COMPRESS": "0"}),
-                   ("after", ROOT, {}))
+        configs = (
+            ("before", export_before(args.before, Path(tmp)), {}),
+            ("no-zip", ROOT, {"ANATOMY_COMPRESS": "0"}),
+            ("after", ROOT, {}),
+        )
         for name, root, env in configs:
             proc = start_server(args.port, root, env)
             try:
@@ -145,8 +160,10 @@ def main() -> None:
 
     kinds = sorted({k for r in results.values() for k in r["kinds"]}, key=lambda k: -results["before"]["kinds"][k])
     names = list(results)
-    print(f"\nbytes transferred until the stage is live (/?input=42, {BEFORE if args.before == BEFORE else args.before}"
-          " = before)")
+    print(
+        f"\nbytes transferred until the stage is live (/?input=42, {BEFORE if args.before == BEFORE else args.before}"
+        " = before)"
+    )
     print(f"{'':14}" + "".join(f"{n:>14}" for n in names))
     for k in kinds:
         print(f"{k:14}" + "".join(f"{results[n]['kinds'].get(k, 0):>14,}" for n in names))
@@ -155,21 +172,31 @@ def main() -> None:
     print(f"{'requests':14}" + "".join(f"{results[n]['requests']:>14}" for n in names))
     print(f"{'time to live':14}" + "".join(f"{results[n]['live_s']:>13.1f}s" for n in names))
     for label in ("trace_json", "trace_json kept", "trace_stream", "trace_stream kept"):
-        print(f"{LONGEST} {label.replace('trace_', 'as ')}".ljust(14)
-              + "".join(f"{results[n][label][0]:>14,}" for n in names)
-              + "   (" + ", ".join(f"{n}: {results[n][label][2]}" for n in names) + ")")
+        print(
+            f"{LONGEST} {label.replace('trace_', 'as ')}".ljust(14)
+            + "".join(f"{results[n][label][0]:>14,}" for n in names)
+            + "   ("
+            + ", ".join(f"{n}: {results[n][label][2]}" for n in names)
+            + ")"
+        )
     b, a = results["before"], results["after"]
-    print(f"\nbefore the stage is live: {b['total'] / 1e6:.2f} MB -> {a['total'] / 1e6:.2f} MB "
-          f"({b['total'] / a['total']:.1f}x less; goal <= 1.5 MB (issue 12): "
-          f"{'met' if a['total'] <= 1.5e6 else 'NOT met'}; "
-          f"<= 1.0 MB (issue 25): {'met' if a['total'] <= 1.0e6 else 'NOT met'})")
+    print(
+        f"\nbefore the stage is live: {b['total'] / 1e6:.2f} MB -> {a['total'] / 1e6:.2f} MB "
+        f"({b['total'] / a['total']:.1f}x less; goal <= 1.5 MB (issue 12): "
+        f"{'met' if a['total'] <= 1.5e6 else 'NOT met'}; "
+        f"<= 1.0 MB (issue 25): {'met' if a['total'] <= 1.0e6 else 'NOT met'})"
+    )
     print(f"JavaScript before the stage is live: {b['js'] / 1e3:.0f} KB -> {a['js'] / 1e3:.0f} KB")
     for label in ("trace_json", "trace_json kept", "trace_stream", "trace_stream kept"):
-        print(f"longest trace {label.replace('trace_', 'as ')}: {b[label][0] / 1e3:.0f} KB -> "
-              f"{a[label][0] / 1e3:.0f} KB "
-              f"(goal <= 200 KB: {'met' if a[label][0] <= 200e3 else 'NOT met'})")
-    print("(the first asking is compressed per request, so that a cold trace does not wait up to 0.9 s for\n"
-          " the kept form; every later asking gets the kept form)")
+        print(
+            f"longest trace {label.replace('trace_', 'as ')}: {b[label][0] / 1e3:.0f} KB -> "
+            f"{a[label][0] / 1e3:.0f} KB "
+            f"(goal <= 200 KB: {'met' if a[label][0] <= 200e3 else 'NOT met'})"
+        )
+    print(
+        "(the first asking is compressed per request, so that a cold trace does not wait up to 0.9 s for\n"
+        " the kept form; every later asking gets the kept form)"
+    )
 
 
 if __name__ == "__main__":

@@ -111,15 +111,21 @@ async def flood(port: int, pid: int, seconds: float = 20) -> None:
     base = await probe(port, 3)
     rss0 = rss_mb(pid)
     print(f"before: /healthz {summary(base)}; server RSS {rss0:.0f} MB")
-    attack = [flood_one(port, 16) for _ in range(20)] + [slow_one(port, seconds, False) for _ in range(20)] + \
-             [slow_one(port, seconds, True) for _ in range(5)]
+    attack = (
+        [flood_one(port, 16) for _ in range(20)]
+        + [slow_one(port, seconds, False) for _ in range(20)]
+        + [slow_one(port, seconds, True) for _ in range(5)]
+    )
     during, *results = await asyncio.gather(probe(port, seconds), *attack)
     floods, slows, silents = results[:20], results[20:40], results[40:]
     rss1 = rss_mb(pid)
     await asyncio.sleep(2)
     after = await probe(port, 3)
-    held = lambda xs: f"closed after {min(xs):.1f}–{max(xs):.1f} s" if all(x != float('inf') for x in xs) \
-        else f"{sum(x == float('inf') for x in xs)} of {len(xs)} still open after {seconds:.0f} s"  # noqa: E731
+    held = lambda xs: (
+        f"closed after {min(xs):.1f}–{max(xs):.1f} s"
+        if all(x != float("inf") for x in xs)
+        else f"{sum(x == float('inf') for x in xs)} of {len(xs)} still open after {seconds:.0f} s"
+    )  # noqa: E731
     print(f"20 header floods of 16 MB each: {sum(f == 'refused' for f in floods)} refused")
     print(f"20 slow clients (a byte a second): {held(slows)};  5 silent: {held(silents)}")
     print(f"during: /healthz {summary(during)}; RSS {rss1:.0f} MB (+{rss1 - rss0:.0f})")
@@ -132,8 +138,15 @@ async def memory(port: int, pid: int, inputs: int) -> None:
     await c.get("/api/trace?input=1&model=modern")
     print(f"both models loaded: RSS {rss_mb(pid):.0f} MB")
     rng = random.Random(23)
-    kinds = ["", "&model=modern", "&ablate=dec.1.cross.h3", "&ablate=enc.0.ffn,dec.0.self", "&checkpoint=100",
-             "&checkpoint=4000", "&checkpoint=0"]
+    kinds = [
+        "",
+        "&model=modern",
+        "&ablate=dec.1.cross.h3",
+        "&ablate=enc.0.ffn,dec.0.self",
+        "&checkpoint=100",
+        "&checkpoint=4000",
+        "&checkpoint=0",
+    ]
     t0 = time.perf_counter()
     for i, n in enumerate(rng.sample(range(1_000_000), inputs)):
         status, _ = await c.get(f"/api/trace?input={n}{kinds[i % len(kinds)]}")
@@ -149,8 +162,12 @@ def main() -> None:
     p.add_argument("--launcher", choices=["app", "uvicorn"], default="app")
     p.add_argument("--inputs", type=int, default=300, help="cold inputs for `memory`")
     p.add_argument("--cache-mb", default=None, help="ANATOMY_CACHE_MB for `memory`")
-    p.add_argument("--root", type=Path, default=None, help="serve another checkout (e.g. a `git archive` of "
-                                                             "the commit before, for the before figures)")
+    p.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        help="serve another checkout (e.g. a `git archive` of the commit before, for the before figures)",
+    )
     args = p.parse_args()
     port = free_port()
     env = {"ANATOMY_CACHE_MB": args.cache_mb} if args.cache_mb else {}

@@ -63,9 +63,18 @@ async def phase(port: int, numbers, seconds: float, clients: int) -> dict:
     def pct(q: float) -> float:
         return 1000 * lat[min(len(lat) - 1, int(q * len(lat)))] if lat else float("nan")
 
-    return {"n": len(lat), "rps": len(lat) / wall, "p50": pct(0.50), "p90": pct(0.90), "p99": pct(0.99),
-            "max": 1000 * lat[-1] if lat else float("nan"), "mean": 1000 * statistics.fmean(lat) if lat else 0,
-            "errors": errors, "5xx": server_errors, "bytes": sent_bytes / max(1, len(lat))}
+    return {
+        "n": len(lat),
+        "rps": len(lat) / wall,
+        "p50": pct(0.50),
+        "p90": pct(0.90),
+        "p99": pct(0.99),
+        "max": 1000 * lat[-1] if lat else float("nan"),
+        "mean": 1000 * statistics.fmean(lat) if lat else 0,
+        "errors": errors,
+        "5xx": server_errors,
+        "bytes": sent_bytes / max(1, len(lat)),
+    }
 
 
 async def warm(port: int, numbers: list[int], connections: int) -> None:
@@ -86,8 +95,10 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=60.0, help="length of each phase (cold, cached)")
     p.add_argument("--port", type=int, default=8806)
     args = p.parse_args()
-    print(f"load before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores; "
-          f"{args.clients} clients, {args.seconds:.0f} s per phase, loopback; the machine is shared and noisy")
+    print(
+        f"load before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores; "
+        f"{args.clients} clients, {args.seconds:.0f} s per phase, loopback; the machine is shared and noisy"
+    )
     rows = []
     for workers in args.workers:
         proc = start_server(args.port, workers=workers)
@@ -100,11 +111,15 @@ def main() -> None:
                 rows.append((workers, name, asyncio.run(phase(args.port, numbers, args.seconds, args.clients))))
         finally:
             stop(proc)
-    print(f"\n{'workers':>7} {'phase':>7} {'requests':>9} {'req/s':>8} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} "
-          f"{'max ms':>8} {'errors':>7} {'5xx':>5} {'KB/answer':>10}")
+    print(
+        f"\n{'workers':>7} {'phase':>7} {'requests':>9} {'req/s':>8} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} "
+        f"{'max ms':>8} {'errors':>7} {'5xx':>5} {'KB/answer':>10}"
+    )
     for workers, name, r in rows:
-        print(f"{workers:>7} {name:>7} {r['n']:>9} {r['rps']:>8.1f} {r['p50']:>8.0f} {r['p90']:>8.0f} {r['p99']:>8.0f} "
-              f"{r['max']:>8.0f} {r['errors']:>7} {r['5xx']:>5} {r['bytes'] / 1e3:>10.1f}")
+        print(
+            f"{workers:>7} {name:>7} {r['n']:>9} {r['rps']:>8.1f} {r['p50']:>8.0f} {r['p90']:>8.0f} {r['p99']:>8.0f} "
+            f"{r['max']:>8.0f} {r['errors']:>7} {r['5xx']:>5} {r['bytes'] / 1e3:>10.1f}"
+        )
     print(f"load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     bad = sum(r["errors"] + r["5xx"] for _, _, r in rows)
     print("goal 0 errors and 0 x 5xx: " + ("met" if bad == 0 else f"NOT met ({bad})"))

@@ -23,26 +23,34 @@ from serving import free_port, p95, six_digit_inputs, start_server, stop
 ROOT = Path(__file__).resolve().parent.parent
 
 
-
 def main() -> None:
     a, numbers = six_digit_inputs(__doc__.split("\n")[0])
     proc = None if a.url else start_server(port := free_port())
     url = a.url or f"http://127.0.0.1:{port}"
     try:
-        out = subprocess.run(["node", "--no-warnings", str(ROOT / "bench" / "bench_local_trace.mjs"), url,
-                              ",".join(map(str, numbers))], cwd=ROOT, capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            ["node", "--no-warnings", str(ROOT / "bench" / "bench_local_trace.mjs"), url, ",".join(map(str, numbers))],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
     finally:
         if proc:
             stop(proc)
     r = json.loads(out.stdout)
     for n, whole, engine, served in zip(numbers, r["whole"], r["engine"], r["served"], strict=True):
         print(f"{n:7d}  computeTrace {whole:7.1f} ms   the engine alone {engine:7.1f} ms   served {served:7.1f} ms")
-    for name, values in (("computeTrace (input → the trace document)   ", r["whole"]),
-                         ("browserTrace alone (ids → every node)       ", r["engine"]),
-                         ("served compact trace (request → decoded)    ", r["served"])):
+    for name, values in (
+        ("computeTrace (input → the trace document)   ", r["whole"]),
+        ("browserTrace alone (ids → every node)       ", r["engine"]),
+        ("served compact trace (request → decoded)    ", r["served"]),
+    ):
         print(f"{name}: {statistics.median(values):7.1f} ms median, {p95(values):.1f} ms p95")
-    print(f"ratio computeTrace / served: {statistics.median(r['whole']) / statistics.median(r['served']):.3f} "
-          f"(medians); {r['nodes'] // len(numbers)} nodes per trace")
+    print(
+        f"ratio computeTrace / served: {statistics.median(r['whole']) / statistics.median(r['served']):.3f} "
+        f"(medians); {r['nodes'] // len(numbers)} nodes per trace"
+    )
 
 
 if __name__ == "__main__":

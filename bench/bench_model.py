@@ -39,20 +39,26 @@ def main() -> None:
     train(Config(), TrainConfig(steps=steps, eval_every=10**9, heldout=[1000]))
     per_step = (time.perf_counter() - t0) * 1000 / steps
     shipped = json.loads((ARTIFACTS / "training_log.json").read_text())["log"][-1]
-    print(f"training: {per_step:.1f} ms/step now ({steps} steps); shipped run: {shipped['step']} steps "
-          f"in {shipped['seconds']:.0f} s including evaluations")
+    print(
+        f"training: {per_step:.1f} ms/step now ({steps} steps); shipped run: {shipped['step']} steps "
+        f"in {shipped['seconds']:.0f} s including evaluations"
+    )
 
     tr = Translator.load()
     params, version = parameters(tr.model), weights_version(tr.model)
     for n in (42, 777_777):
         g = timed(lambda n=n: tr.translate(n), 30)
         t = timed(lambda n=n: trace(tr.model, n, params, version), 30)
-        j = timed(lambda n=n: orjson.dumps(trace(tr.model, n, params, version).to_json(),
-                                           option=orjson.OPT_SERIALIZE_NUMPY), 10)
+        j = timed(
+            lambda n=n: orjson.dumps(trace(tr.model, n, params, version).to_json(), option=orjson.OPT_SERIALIZE_NUMPY),
+            10,
+        )
         size = len(orjson.dumps(trace(tr.model, n, params, version).to_json(), option=orjson.OPT_SERIALIZE_NUMPY))
-        print(f"input {n}: greedy median {statistics.median(g):.1f} ms; trace median "
-              f"{statistics.median(t):.1f} ms ({statistics.median(t) / statistics.median(g):.2f}× greedy); "
-              f"trace + JSON {statistics.median(j):.1f} ms; JSON {size / 1024:.0f} KiB")
+        print(
+            f"input {n}: greedy median {statistics.median(g):.1f} ms; trace median "
+            f"{statistics.median(t):.1f} ms ({statistics.median(t) / statistics.median(g):.2f}× greedy); "
+            f"trace + JSON {statistics.median(j):.1f} ms; JSON {size / 1024:.0f} KiB"
+        )
 
 
 if __name__ == "__main__":

@@ -42,8 +42,10 @@ from serving import p95, start_server, stop  # noqa: E402
 
 from tests.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
-LIVE = ("window.anatomy && anatomy.trace && anatomy.trace.scene && window.anatomyStage && anatomyStage.ready"
-        " && anatomyStage.input && !document.getElementById('input-form').hasAttribute('aria-busy')")
+LIVE = (
+    "window.anatomy && anatomy.trace && anatomy.trace.scene && window.anatomyStage && anatomyStage.ready"
+    " && anatomyStage.input && !document.getElementById('input-form').hasAttribute('aria-busy')"
+)
 
 # One new input, submitted as the reader's Enter does; resolves with the milliseconds until the stage holds
 # it and is still, and the bytes and URLs the page fetched meanwhile.
@@ -121,16 +123,22 @@ def main() -> None:
         files, app = serve_folder(folder, a.port), start_server(a.port + 1)
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            pages = {"served": open_page(browser, f"http://127.0.0.1:{a.port + 1}/?input=42"),
-                     "static": open_page(browser, f"http://127.0.0.1:{a.port}/?input=42")}
+            pages = {
+                "served": open_page(browser, f"http://127.0.0.1:{a.port + 1}/?input=42"),
+                "static": open_page(browser, f"http://127.0.0.1:{a.port}/?input=42"),
+            }
             assert pages["static"].evaluate("anatomy.source") == "browser", "the static page must compute"
             assert pages["served"].evaluate("anatomy.source") == "server", "the served page must ask the server"
             runs: dict[str, list[dict]] = {name: [] for name in pages}
             for n in numbers:
                 for name, page in pages.items():
                     runs[name].append(page.evaluate(NEW_INPUT, n))
-                print(f"{n:7d}  " + "   ".join(f"{name} {runs[name][-1]['ms']:7.1f} ms {runs[name][-1]['bytes']:8,} B"
-                                               for name in pages))
+                print(
+                    f"{n:7d}  "
+                    + "   ".join(
+                        f"{name} {runs[name][-1]['ms']:7.1f} ms {runs[name][-1]['bytes']:8,} B" for name in pages
+                    )
+                )
         finally:
             browser.close()
             stop(app)
@@ -145,11 +153,13 @@ def main() -> None:
     ratio = statistics.median(ms["static"]) / statistics.median(ms["served"])
     print(f"\nstatic / served, medians: {ratio:.2f}× (goal <= 0.5×: {'met' if ratio <= 0.5 else 'NOT met'})")
     traced = {name: statistics.median(r["traced"] for r in rs) for name, rs in runs.items()}
-    print(f"  the trace in hand alone (the browser's computation against the server's round trip): "
-          f"{traced['static'] / traced['served']:.2f}×")
+    print(
+        f"  the trace in hand alone (the browser's computation against the server's round trip): "
+        f"{traced['static'] / traced['served']:.2f}×"
+    )
     worst = max(sent["static"])
     print(f"static bytes per new input: largest {worst:,} B (goal <= 40 KB: {'met' if worst <= 40_000 else 'NOT met'})")
-    asked = sorted({u.split('127.0.0.1', 1)[-1] for r in runs["static"] for u in r["urls"]})
+    asked = sorted({u.split("127.0.0.1", 1)[-1] for r in runs["static"] for u in r["urls"]})
     print(f"the static page fetched for them: {', '.join(asked) or 'nothing'}")
 
 

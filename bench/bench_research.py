@@ -62,6 +62,7 @@ def plain_step(seed: int = 1):
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
+
     return step
 
 
@@ -93,6 +94,7 @@ def batched_step(k: int):
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
+
     return step
 
 
@@ -115,8 +117,22 @@ def whole_desk(jobs: int, smoke: bool) -> None:
     with tempfile.TemporaryDirectory() as out:
         for name in EXPERIMENTS:
             t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "research", name, "--jobs", str(jobs), "--out", out, "--quiet",
-                            *(["--smoke"] if smoke else [])], cwd=ROOT, check=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "research",
+                    name,
+                    "--jobs",
+                    str(jobs),
+                    "--out",
+                    out,
+                    "--quiet",
+                    *(["--smoke"] if smoke else []),
+                ],
+                cwd=ROOT,
+                check=True,
+            )
             seconds = time.perf_counter() - t0
             total += seconds
             print(f"  {name:22s} {seconds:7.0f} s")
@@ -139,8 +155,10 @@ def main() -> None:
     print(f"one training step (batch {BATCH}):           {1000 * one:6.1f} ms CPU")
     for k in (2, 3, 4):
         per_seed = cpu_per_step(batched_step(k), args.steps) / k
-        print(f"{k} seeds as one vmapped model, per seed:   {1000 * per_seed:6.1f} ms CPU"
-              f"  (speed-up over separate steps: {one / per_seed:.2f}x)")
+        print(
+            f"{k} seeds as one vmapped model, per seed:   {1000 * per_seed:6.1f} ms CPU"
+            f"  (speed-up over separate steps: {one / per_seed:.2f}x)"
+        )
     model = load()  # the shipped, trained model: it stops decoding when every output has ended
     t = time.process_time()
     exact_match(model, heldout_numbers())
@@ -148,9 +166,11 @@ def main() -> None:
     print(f"one held-out evaluation (2 000 numbers):    {evaluation:6.2f} s CPU")
     steps, evals = desk_bill()
     cpu = steps * one + evals * evaluation
-    print(f"the whole desk: {steps} training steps and {evals} evaluations over its distinct runs = "
-          f"{cpu / 60:.0f} CPU minutes at the baseline's cost, {cpu / 120:.0f} min on 2 free cores "
-          f"(goal: 30 min)")
+    print(
+        f"the whole desk: {steps} training steps and {evals} evaluations over its distinct runs = "
+        f"{cpu / 60:.0f} CPU minutes at the baseline's cost, {cpu / 120:.0f} min on 2 free cores "
+        f"(goal: 30 min)"
+    )
 
 
 if __name__ == "__main__":

@@ -41,11 +41,13 @@ def structures(svc: ModelService, every: int) -> None:
         raw.append(len(body))
         gz.append(len(gzip.compress(body, 9)))
     scale = len(shapes) / len(raw)
-    print(f"{svc.name}: {len(shapes)} structures; per structure {statistics.median(times) * 1e3:.0f} ms median "
-          f"({statistics.median(cpu) * 1e3:.0f} ms of CPU), "
-          f"raw {statistics.median(raw) / 1e3:.0f} KB median ({min(raw) / 1e3:.0f}–{max(raw) / 1e3:.0f}), "
-          f"gzip {statistics.median(gz) / 1e3:.1f} KB median ({min(gz) / 1e3:.1f}–{max(gz) / 1e3:.1f}); "
-          f"all: {sum(times) * scale:.0f} s, raw {sum(raw) * scale / 1e6:.1f} MB, gzip {sum(gz) * scale / 1e6:.1f} MB")
+    print(
+        f"{svc.name}: {len(shapes)} structures; per structure {statistics.median(times) * 1e3:.0f} ms median "
+        f"({statistics.median(cpu) * 1e3:.0f} ms of CPU), "
+        f"raw {statistics.median(raw) / 1e3:.0f} KB median ({min(raw) / 1e3:.0f}–{max(raw) / 1e3:.0f}), "
+        f"gzip {statistics.median(gz) / 1e3:.1f} KB median ({min(gz) / 1e3:.1f}–{max(gz) / 1e3:.1f}); "
+        f"all: {sum(times) * scale:.0f} s, raw {sum(raw) * scale / 1e6:.1f} MB, gzip {sum(gz) * scale / 1e6:.1f} MB"
+    )
 
 
 def site_files(svc: ModelService, every: int) -> None:
@@ -63,8 +65,11 @@ def site_files(svc: ModelService, every: int) -> None:
     count = {"base": len({n for n, _ in shapes_of(svc.name)})}
     per = {k: statistics.median(v) * count[k] if k in count else sum(v) * scale for k, v in sizes.items()}
     diff, base = statistics.median(sizes["diff.json.gz"]), statistics.median(sizes.get("base", [0]) or [0])
-    print(f"  {svc.name} files: " + ", ".join(f"{k} {v / 1e6:.2f} MB" for k, v in per.items())
-          + f"; a new input: {diff / 1e3:.1f} KB (its shape's diff), {(diff + base) / 1e3:.1f} KB with a new n's base")
+    print(
+        f"  {svc.name} files: "
+        + ", ".join(f"{k} {v / 1e6:.2f} MB" for k, v in per.items())
+        + f"; a new input: {diff / 1e3:.1f} KB (its shape's diff), {(diff + base) / 1e3:.1f} KB with a new n's base"
+    )
 
 
 def own_bytes(svc: ModelService, numbers: tuple[int, ...]) -> None:
@@ -73,10 +78,12 @@ def own_bytes(svc: ModelService, numbers: tuple[int, ...]) -> None:
         scene = orjson.loads(svc.trace_sync(x).body)["scene"]
         n, m = len(scene["axes"]["source"]), len(scene["axes"]["target"])
         doc = structure_for_shape(svc, n, m)
-        print(f"  {svc.name} {x} ({n}, {m}): scene {len(orjson.dumps(scene)) / 1e3:.0f} KB, structure's scene "
-              f"{len(orjson.dumps(doc['scene'])) / 1e3:.0f} KB, the input's own "
-              f"{(len(orjson.dumps(scene)) - len(orjson.dumps(doc['scene']))) / 1e3:.1f} KB; personal "
-              f"definitions {len(orjson.dumps(doc['personal'])) / 1e3:.1f} KB")
+        print(
+            f"  {svc.name} {x} ({n}, {m}): scene {len(orjson.dumps(scene)) / 1e3:.0f} KB, structure's scene "
+            f"{len(orjson.dumps(doc['scene'])) / 1e3:.0f} KB, the input's own "
+            f"{(len(orjson.dumps(scene)) - len(orjson.dumps(doc['scene']))) / 1e3:.1f} KB; personal "
+            f"definitions {len(orjson.dumps(doc['personal'])) / 1e3:.1f} KB"
+        )
 
 
 if __name__ == "__main__":

@@ -40,8 +40,9 @@ BINARY_SUFFIXES = (".bin", ".gz", ".woff2", ".woff", ".png")  # already dense: a
 
 def build(folder: Path) -> tuple[float, dict]:
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "app.site", "build", str(folder)], cwd=ROOT, check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "app.site", "build", str(folder)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL
+    )
     seconds = time.perf_counter() - t0
     return seconds, json.loads((folder / "site" / "index.json").read_text())
 
@@ -53,7 +54,7 @@ def sizes(folder: Path) -> dict[str, int]:
         if p.is_file():
             parts = p.relative_to(folder).parts
             depth = 1 if parts[0] != "site" else 3 if parts[1:2] == ("api",) else 2
-            out["/".join(parts[:max(1, min(depth, len(parts) - 1))])] += p.stat().st_size
+            out["/".join(parts[: max(1, min(depth, len(parts) - 1))])] += p.stat().st_size
     return dict(out)
 
 
@@ -84,12 +85,20 @@ def measure(browser, url: str, folder: Path | None = None, wait_ms: int = 60_000
     kinds: dict[str, int] = defaultdict(int)
     for rid, n in at_live.items():
         kinds[static_kind(wire.urls.get(rid, ""))] += n
-    out = {"live": live, "seconds": seconds, "total": sum(at_live.values()), "kinds": dict(kinds),
-           "requests": len(at_live)}
+    out = {
+        "live": live,
+        "seconds": seconds,
+        "total": sum(at_live.values()),
+        "kinds": dict(kinds),
+        "requests": len(at_live),
+    }
     if folder is not None:  # the same files as a compressing static host would send them (headers left out)
         files = {local(folder, wire.urls[rid]) for rid in at_live if rid in wire.urls}
-        out["gzip"] = sum(len(gzip.compress(f.read_bytes(), 6)) if not f.name.endswith(BINARY_SUFFIXES)
-                          else f.stat().st_size for f in files if f.is_file())
+        out["gzip"] = sum(
+            len(gzip.compress(f.read_bytes(), 6)) if not f.name.endswith(BINARY_SUFFIXES) else f.stat().st_size
+            for f in files
+            if f.is_file()
+        )
     ctx.close()
     return out
 
@@ -103,8 +112,11 @@ def serve_folder(folder: Path, port: int) -> subprocess.Popen:
     """`python -m http.server -d DIR` (the README's command), once it answers."""
     import httpx
 
-    proc = subprocess.Popen([sys.executable, "-m", "http.server", "-d", str(folder), "--bind", "127.0.0.1",
-                             str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "http.server", "-d", str(folder), "--bind", "127.0.0.1", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     for _ in range(100):
         try:
             httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
@@ -116,8 +128,10 @@ def serve_folder(folder: Path, port: int) -> subprocess.Popen:
 
 def report(seconds: float, doc: dict, disk: dict[str, int], static: dict, served: dict | None) -> None:
     total = sum(disk.values())
-    print(f"\nbuild: {seconds:.1f} s in a fresh process (imports and the model's start-up included); "
-          f"scenes: {doc['scenes_note'] or 'built'}")
+    print(
+        f"\nbuild: {seconds:.1f} s in a fresh process (imports and the model's start-up included); "
+        f"scenes: {doc['scenes_note'] or 'built'}"
+    )
     print(f"site on disk: {total / 1e6:.2f} MB (goal <= 30 MB: {'met' if total <= 30e6 else 'NOT met'})")
     for name, n in sorted(disk.items(), key=lambda kv: -kv[1]):
         print(f"  {name:34}{n:>12,}")
@@ -131,12 +145,16 @@ def report(seconds: float, doc: dict, disk: dict[str, int], static: dict, served
     print(f"{'requests':16}" + "".join(f"{r['requests']:>22}" for _, r in rows))
     print(f"{'seconds':16}" + "".join(f"{r['seconds']:>21.1f}s" for _, r in rows))
     print(f"{'stage live':16}" + "".join(f"{'yes' if r['live'] else 'no (network quiet)':>22}" for _, r in rows))
-    print(f"\nstatic, as a compressing host sends the same files (gzip -6, headers left out): "
-          f"{static['gzip']:,} B (goal <= 1.0 MB: {'met' if static['gzip'] <= 1e6 else 'NOT met'}); "
-          f"as http.server sends them: {static['total']:,} B")
+    print(
+        f"\nstatic, as a compressing host sends the same files (gzip -6, headers left out): "
+        f"{static['gzip']:,} B (goal <= 1.0 MB: {'met' if static['gzip'] <= 1e6 else 'NOT met'}); "
+        f"as http.server sends them: {static['total']:,} B"
+    )
     if not static["live"]:
-        print("(the static page did not make the stage live: until the page computes its trace in the browser, "
-              "issue 25 parts 4-5, these are the bytes it loads before asking for one)")
+        print(
+            "(the static page did not make the stage live: until the page computes its trace in the browser, "
+            "issue 25 parts 4-5, these are the bytes it loads before asking for one)"
+        )
 
 
 def main() -> None:
@@ -146,8 +164,10 @@ def main() -> None:
     args = p.parse_args()
     from playwright.sync_api import sync_playwright
 
-    print(f"machine load (1/5/15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores "
-          "(shared; times are noisy, bytes are not)")
+    print(
+        f"machine load (1/5/15 min): {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores "
+        "(shared; times are noisy, bytes are not)"
+    )
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         folder = Path(tmp) / "site"
         seconds, doc = build(folder)

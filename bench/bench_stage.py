@@ -21,8 +21,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 from serving import free_port, start_server, stop  # noqa: E402
 
-ARGS = ["--no-sandbox", "--use-gl=angle", "--use-angle=gl-egl", "--ignore-gpu-blocklist",
-        "--enable-unsafe-swiftshader", "--disable-background-networking"]
+ARGS = [
+    "--no-sandbox",
+    "--use-gl=angle",
+    "--use-angle=gl-egl",
+    "--ignore-gpu-blocklist",
+    "--enable-unsafe-swiftshader",
+    "--disable-background-networking",
+]
 
 FRAMES_JS = """async (n) => {
   const s = anatomyStage.stage, out = [];
@@ -52,7 +58,7 @@ HIT_JS = """(n) => {
 
 
 def p95(values: list[float]) -> float:
-    return sorted(values)[int(len(values) * .95)]
+    return sorted(values)[int(len(values) * 0.95)]
 
 
 def main() -> None:
@@ -81,21 +87,31 @@ def main() -> None:
             print(f"draw calls         {st['drawCalls']:8d} (overview, {st['blocks']} blocks)")
             print(f"cells drawn        {st['cellsDrawn']:8d}")
             frames = page.evaluate(FRAMES_JS, 40)
-            print(f"frame JS, overview {statistics.median(frames):8.2f} ms median, {p95(frames):.2f} ms p95 "
-                  "(JS time in frame(): tweens + renderer.render submission)")
+            print(
+                f"frame JS, overview {statistics.median(frames):8.2f} ms median, {p95(frames):.2f} ms p95 "
+                "(JS time in frame(): tweens + renderer.render submission)"
+            )
             page.evaluate("anatomyStage.step(6)")
             page.evaluate("anatomyStage.idle()")
             frames = page.evaluate(FRAMES_JS, 40)
-            print(f"frame JS, step 6   {statistics.median(frames):8.2f} ms median, {p95(frames):.2f} ms p95 "
-                  f"({page.evaluate('anatomyStage.stats.drawCalls')} draw calls after culling)")
+            print(
+                f"frame JS, step 6   {statistics.median(frames):8.2f} ms median, {p95(frames):.2f} ms p95 "
+                f"({page.evaluate('anatomyStage.stats.drawCalls')} draw calls after culling)"
+            )
             page.evaluate("anatomyStage.returnToStep()")
             page.evaluate("anatomyStage.idle()")
             hit = page.evaluate(HIT_JS, 2000)
-            print(f"hit-test           {hit['mean'] * 1000:8.1f} µs mean over 2000 random points "
-                  f"({hit['hits']} on a cell)")
+            print(
+                f"hit-test           {hit['mean'] * 1000:8.1f} µs mean over 2000 random points "
+                f"({hit['hits']} on a cell)"
+            )
             redraw = []
-            for node_id, r, c in [("enc.0.self.W_q", 3, 5), ("enc.0.self.q", 1, 5), ("enc.0.self.b_q", 0, 20),
-                                  ("enc.0.self.W_q", 10, 10)] * 3:
+            for node_id, r, c in [
+                ("enc.0.self.W_q", 3, 5),
+                ("enc.0.self.q", 1, 5),
+                ("enc.0.self.b_q", 0, 20),
+                ("enc.0.self.W_q", 10, 10),
+            ] * 3:
                 pt = page.evaluate("([i, r, c]) => anatomyStage.project(i, r, c)", [node_id, r, c])
                 page.mouse.move(pt["x"], pt["y"])
                 page.evaluate("anatomyStage.idle()")
@@ -108,8 +124,10 @@ def main() -> None:
             page.wait_for_function(f"anatomyStage.traceCount > {count}", timeout=60_000)
             ms = page.evaluate("anatomyStage.stats.lastInputToRedrawMs")
             page.evaluate("anatomyStage.idle()")
-            print(f"new input → redraw {ms:8.2f} ms (trace event to first frame of the new values); "
-                  f"{(time.perf_counter() - t1) * 1000:.0f} ms from Enter to the end of the animation, fetch included")
+            print(
+                f"new input → redraw {ms:8.2f} ms (trace event to first frame of the new values); "
+                f"{(time.perf_counter() - t1) * 1000:.0f} ms from Enter to the end of the animation, fetch included"
+            )
             b.close()
     finally:
         if proc:

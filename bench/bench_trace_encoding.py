@@ -115,9 +115,21 @@ def server_parts(numbers: list[int]) -> dict[str, list[float]]:
     except ImportError:  # before the compact form
         compact_body = None
     zstd = zstandard.ZstdCompressor(level=4)
-    parts: dict[str, list[float]] = {k: [] for k in ("greedy", "record", "json", "compact",
-                                                      "zstd json", "zstd compact", "json bytes", "compact bytes",
-                                                      "json zstd bytes", "compact zstd bytes")}
+    parts: dict[str, list[float]] = {
+        k: []
+        for k in (
+            "greedy",
+            "record",
+            "json",
+            "compact",
+            "zstd json",
+            "zstd compact",
+            "json bytes",
+            "compact bytes",
+            "json zstd bytes",
+            "compact zstd bytes",
+        )
+    }
     for n in numbers:
         t0 = time.perf_counter()
         tr.translate(n)
@@ -125,8 +137,9 @@ def server_parts(numbers: list[int]) -> dict[str, list[float]]:
         t = trace(model, n, svc.params, svc.version)
         t2 = time.perf_counter()
         t4 = time.perf_counter()
-        header = ServedTraceHeader.of(t.header(), model=svc.name, checkpoint=None,
-                                      weights_url=weights_url(svc.name, None))
+        header = ServedTraceHeader.of(
+            t.header(), model=svc.name, checkpoint=None, weights_url=weights_url(svc.name, None)
+        )
         body = dumps(header)[:-1] + b',"nodes":[' + b",".join(dumps(node.to_json()) for node in t.nodes) + b"]}"
         t5 = time.perf_counter()
         compact = compact_body(header, t.nodes)[0] if compact_body else b""
@@ -135,8 +148,10 @@ def server_parts(numbers: list[int]) -> dict[str, list[float]]:
         t7 = time.perf_counter()
         zc = zstd.compress(compact) if compact else b""
         t8 = time.perf_counter()
-        for key, dt in zip(("greedy", "record", "json", "compact", "zstd json", "zstd compact"),
-                           (t1 - t0, t2 - t1, t5 - t4, t6 - t5, t7 - t6, t8 - t7)):
+        for key, dt in zip(
+            ("greedy", "record", "json", "compact", "zstd json", "zstd compact"),
+            (t1 - t0, t2 - t1, t5 - t4, t6 - t5, t7 - t6, t8 - t7),
+        ):
             parts[key].append(1000 * dt)
         sizes = (body, compact, zj, zc)
         for key, b in zip(("json bytes", "compact bytes", "json zstd bytes", "compact zstd bytes"), sizes):
@@ -147,20 +162,28 @@ def server_parts(numbers: list[int]) -> dict[str, list[float]]:
 def report(rows: dict[str, list[dict]], parts: dict[str, list[float]]) -> None:
     greedy = statistics.median(parts["greedy"])
     print(f"plain greedy translation (Translator.translate, in process): median {greedy:6.2f} ms")
-    print("server parts, in process, median ms: " + ", ".join(
-        f"{k} {statistics.median(v):.2f}" for k, v in parts.items() if "bytes" not in k and k != "greedy"))
-    print("bytes, median: " + ", ".join(f"{k} {statistics.median(v) / 1024:.0f} KiB" for k, v in parts.items()
-                                        if "bytes" in k))
-    print(f"{'form':14s} {'trace':>7s} {'+tensors':>8s} {'server':>7s} {'1st byte':>8s} {'last':>7s} "
-          f"{'decode':>7s} {'sent KiB':>8s} {'decoded':>8s}  ratio to greedy (trace, +tensors)")
+    print(
+        "server parts, in process, median ms: "
+        + ", ".join(f"{k} {statistics.median(v):.2f}" for k, v in parts.items() if "bytes" not in k and k != "greedy")
+    )
+    print(
+        "bytes, median: "
+        + ", ".join(f"{k} {statistics.median(v) / 1024:.0f} KiB" for k, v in parts.items() if "bytes" in k)
+    )
+    print(
+        f"{'form':14s} {'trace':>7s} {'+tensors':>8s} {'server':>7s} {'1st byte':>8s} {'last':>7s} "
+        f"{'decode':>7s} {'sent KiB':>8s} {'decoded':>8s}  ratio to greedy (trace, +tensors)"
+    )
     for form, rs in rows.items():
         total = median(rs, "trace")
         with_tensors = statistics.median(r["trace"] + r["tensors"] for r in rs)
         decode = statistics.median(r["trace"] - r["last_byte"] for r in rs)
-        print(f"{form:14s} {total:7.2f} {with_tensors:8.2f} {median(rs, 'server'):7.2f} "
-              f"{median(rs, 'first_byte'):8.2f} "
-              f"{median(rs, 'last_byte'):7.2f} {decode:7.2f} {median(rs, 'sent') / 1024:8.0f} "
-              f"{median(rs, 'decoded') / 1024:8.0f}  {total / greedy:.2f}x, {with_tensors / greedy:.2f}x")
+        print(
+            f"{form:14s} {total:7.2f} {with_tensors:8.2f} {median(rs, 'server'):7.2f} "
+            f"{median(rs, 'first_byte'):8.2f} "
+            f"{median(rs, 'last_byte'):7.2f} {decode:7.2f} {median(rs, 'sent') / 1024:8.0f} "
+            f"{median(rs, 'decoded') / 1024:8.0f}  {total / greedy:.2f}x, {with_tensors / greedy:.2f}x"
+        )
 
 
 def main() -> None:
@@ -172,11 +195,16 @@ def main() -> None:
     p.add_argument("--before", help="a checkout of the app before the compact form (its page's stream, timed first)")
     args = p.parse_args()
     numbers = random.Random(args.seed).sample(range(100_000, 1_000_000), args.inputs)
-    env = {"ANATOMY_TORCH_THREADS": str(settings.torch_threads), "ANATOMY_SERVER_TIMING": "1",
-           "ANATOMY_CACHE_MB": "0"}  # a cache of one trace: every request in the order below is cold
+    env = {
+        "ANATOMY_TORCH_THREADS": str(settings.torch_threads),
+        "ANATOMY_SERVER_TIMING": "1",
+        "ANATOMY_CACHE_MB": "0",
+    }  # a cache of one trace: every request in the order below is cold
     load = os.getloadavg()
-    print(f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
-          f"{len(numbers)} inputs, every request cold, {args.pause} s between requests")
+    print(
+        f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
+        f"{len(numbers)} inputs, every request cold, {args.pause} s between requests"
+    )
     procs, lanes = [], []
     try:
         if args.before:  # the page before the compact form: the same client against another checkout's server

@@ -64,8 +64,16 @@ def worker(steps: int, profile: bool, early: bool, threads: int = 2) -> dict:
         t0 = time.perf_counter()
         em_early = exact_match(early, held)
         eval_early = time.perf_counter() - t0
-    out = {"ms_step": ms_step, "train_s": total, "eval_trained_s": eval_trained, "eval_early_s": eval_early,
-           "heldout_loss_s": loss_s, "em": em, "em_early": em_early, "heldout_loss": loss}
+    out = {
+        "ms_step": ms_step,
+        "train_s": total,
+        "eval_trained_s": eval_trained,
+        "eval_early_s": eval_early,
+        "heldout_loss_s": loss_s,
+        "em": em,
+        "em_early": em_early,
+        "heldout_loss": loss,
+    }
     if profile:
         out["profile"] = profile_steps(20)
     return out
@@ -113,8 +121,10 @@ def profile_steps(n: int) -> list[tuple[str, float]]:
 
 
 def run_worker(tree: Path, steps: int, profile: bool, early: bool, threads: int) -> dict:
-    code = (f"import sys; sys.path.insert(0, {str(tree)!r}); sys.path.insert(1, {str(ROOT / 'bench')!r}); "
-            f"import json, bench_train; print(json.dumps(bench_train.worker({steps}, {profile}, {early}, {threads})))")
+    code = (
+        f"import sys; sys.path.insert(0, {str(tree)!r}); sys.path.insert(1, {str(ROOT / 'bench')!r}); "
+        f"import json, bench_train; print(json.dumps(bench_train.worker({steps}, {profile}, {early}, {threads})))"
+    )
     env = {**os.environ, "PYTHONPATH": str(tree)}
     res = subprocess.run([sys.executable, "-c", code], cwd=tree, env=env, capture_output=True, text=True)
     if res.returncode:
@@ -137,8 +147,13 @@ def whole_run(tree: Path) -> tuple[float, dict]:
     """`python -m model train` in `tree`, written to a scratch folder: wall seconds and its last record."""
     with tempfile.TemporaryDirectory() as out:
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "model", "train", "--out", out], cwd=tree, check=True,
-                       env={**os.environ, "PYTHONPATH": str(tree)}, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "model", "train", "--out", out],
+            cwd=tree,
+            check=True,
+            env={**os.environ, "PYTHONPATH": str(tree)},
+            capture_output=True,
+        )
         wall = time.perf_counter() - t0
         return wall, json.loads((Path(out) / "training_log.json").read_text())["log"][-1]
 
@@ -161,11 +176,16 @@ def compare_log(steps: int, threads: int) -> None:
     for r in log:
         if "loss" not in r or r["step"] not in old:
             continue
-        em = f"{r['heldout_exact_match']:10.2%} {old[r['step']].get('heldout_exact_match', float('nan')):8.2%}" \
-            if "heldout_exact_match" in r else ""
+        em = (
+            f"{r['heldout_exact_match']:10.2%} {old[r['step']].get('heldout_exact_match', float('nan')):8.2%}"
+            if "heldout_exact_match" in r
+            else ""
+        )
         print(f"{r['step']:6d} {r['loss']:10.4f} {old[r['step']]['loss']:10.4f} {em}")
-    print(f"({log[-1]['seconds']:.0f} s at this load; the averaged model: exact match "
-          f"{log[-1]['heldout_exact_match']:.2%}, held-out loss {log[-1]['heldout_loss']:.4f})")
+    print(
+        f"({log[-1]['seconds']:.0f} s at this load; the averaged model: exact match "
+        f"{log[-1]['heldout_exact_match']:.2%}, held-out loss {log[-1]['heldout_loss']:.4f})"
+    )
 
 
 def main() -> None:
@@ -173,32 +193,56 @@ def main() -> None:
     p.add_argument("--steps", type=int, default=100, help="timed training steps per process")
     p.add_argument("--rounds", type=int, default=2, help="before/after pairs, alternated")
     p.add_argument("--before", default=BEFORE, help="the commit to compare against")
-    p.add_argument("--early", action="store_true", help="also time the evaluation of the barely trained model "
-                   "(the worst case: its outputs run to the maximum length; slow before the cache)")
-    p.add_argument("--threads", type=int, default=2, help="torch threads (2: the training CLI's default on 2 "
-                   "cores; on a machine oversubscribed by other jobs, 1 measures the work instead of OpenMP's waits)")
-    p.add_argument("--whole", action="store_true", help="instead, time the whole `python -m model train` (its "
-                   "default: 2 processes) for the code before and this tree, one after the other (about 5 min)")
-    p.add_argument("--compare-log", type=int, default=0, metavar="STEPS",
-                   help="only train STEPS steps with this tree and print the log beside the shipped run's")
+    p.add_argument(
+        "--early",
+        action="store_true",
+        help="also time the evaluation of the barely trained model "
+        "(the worst case: its outputs run to the maximum length; slow before the cache)",
+    )
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=2,
+        help="torch threads (2: the training CLI's default on 2 "
+        "cores; on a machine oversubscribed by other jobs, 1 measures the work instead of OpenMP's waits)",
+    )
+    p.add_argument(
+        "--whole",
+        action="store_true",
+        help="instead, time the whole `python -m model train` (its "
+        "default: 2 processes) for the code before and this tree, one after the other (about 5 min)",
+    )
+    p.add_argument(
+        "--compare-log",
+        type=int,
+        default=0,
+        metavar="STEPS",
+        help="only train STEPS steps with this tree and print the log beside the shipped run's",
+    )
     args = p.parse_args()
     if args.compare_log:
         compare_log(args.compare_log, args.threads)
         return
     if args.whole:
         load = os.getloadavg()
-        print(f"machine: {os.cpu_count()} cores, load average {load[0]:.2f}; `python -m model train`, "
-              f"4 000 steps and its evaluations, before = {args.before} and this tree")
+        print(
+            f"machine: {os.cpu_count()} cores, load average {load[0]:.2f}; `python -m model train`, "
+            f"4 000 steps and its evaluations, before = {args.before} and this tree"
+        )
         with tempfile.TemporaryDirectory() as tmp:
             walls = {"before": whole_run(before_tree(args.before, Path(tmp))), "after": whole_run(ROOT)}
         for name, (wall, last) in walls.items():
-            print(f"{name:7s} {wall:6.1f} s wall; held-out exact match {last['heldout_exact_match']:.2%}, "
-                  f"held-out loss {last['heldout_loss']:.4f}")
+            print(
+                f"{name:7s} {wall:6.1f} s wall; held-out exact match {last['heldout_exact_match']:.2%}, "
+                f"held-out loss {last['heldout_loss']:.4f}"
+            )
         print(f"{walls['before'][0] / walls['after'][0]:.2f}× faster; target 90 s")
         return
     load = os.getloadavg()
-    print(f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
-          f"torch threads {args.threads}; before = {args.before}, after = this tree")
+    print(
+        f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
+        f"torch threads {args.threads}; before = {args.before}, after = this tree"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         old = before_tree(args.before, Path(tmp))
         runs: dict[str, list[dict]] = {"before": [], "after": []}
@@ -217,8 +261,11 @@ def main() -> None:
     def med(name: str, key: str) -> float:
         return statistics.median(r[key] for r in runs[name])
 
-    rows = [("training step (ms)", "ms_step", 1), ("evaluation, shipped model (s)", "eval_trained_s", 1),
-            ("held-out loss (s)", "heldout_loss_s", 1)]
+    rows = [
+        ("training step (ms)", "ms_step", 1),
+        ("evaluation, shipped model (s)", "eval_trained_s", 1),
+        ("held-out loss (s)", "heldout_loss_s", 1),
+    ]
     if args.early:
         rows.insert(2, (f"evaluation, after {args.steps + 20} steps (s)", "eval_early_s", 1))
     print(f"{'median of ' + str(args.rounds) + ' processes each':38s} {'before':>10s} {'after':>10s} {'ratio':>7s}")
@@ -234,9 +281,11 @@ def main() -> None:
         return 4000 * med(name, "ms_step") / 1000 + evals + med(name, "heldout_loss_s")
 
     b, a = estimate("before"), estimate("after")
-    print(f"\nestimated `python -m model train` (4 000 steps + {EVALUATIONS} evaluations + held-out loss), "
-          f"at this load: before {b:.0f} s, after {a:.0f} s ({b / a:.2f}× faster); "
-          "target 90 s on an idle 2-core machine")
+    print(
+        f"\nestimated `python -m model train` (4 000 steps + {EVALUATIONS} evaluations + held-out loss), "
+        f"at this load: before {b:.0f} s, after {a:.0f} s ({b / a:.2f}× faster); "
+        "target 90 s on an idle 2-core machine"
+    )
     shipped = json.loads((ROOT / "model" / "artifacts" / "training_log.json").read_text())["log"][-1]
     print(f"the shipped run's log: {shipped['seconds']:.0f} s")
 

@@ -26,15 +26,42 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int, root: Path = ROOT, env: dict[str, str] | None = None, workers: int = 1,
-                 timeout: float = 240, launcher: str = "uvicorn") -> subprocess.Popen:
+def start_server(
+    port: int,
+    root: Path = ROOT,
+    env: dict[str, str] | None = None,
+    workers: int = 1,
+    timeout: float = 240,
+    launcher: str = "uvicorn",
+) -> subprocess.Popen:
     """`uvicorn app.main:app` from `root` on 127.0.0.1:port; returns once /healthz has answered 4 times per
     worker process (each loads the model: several answers make it likely that every one is up)."""
-    cmd = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port),
-           "--log-level", "warning", "--no-access-log"] + (["--workers", str(workers)] if workers > 1 else [])
+    cmd = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "app.main:app",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+        "--no-access-log",
+    ] + (["--workers", str(workers)] if workers > 1 else [])
     if launcher == "app":  # the README's run command (app/startup/serve.py: bounded heads, head-read and idle times)
-        cmd = [sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
-               "--no-access-log"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+            "--no-access-log",
+        ]
     proc = subprocess.Popen(cmd, cwd=root, env={**os.environ, **(env or {}), "PYTHONPATH": str(root)})
     deadline, ready = time.monotonic() + timeout, 0
     while time.monotonic() < deadline:
@@ -73,8 +100,10 @@ class Connection:
         self.writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{self.headers}\r\n".encode())
         head = await self.reader.readuntil(b"\r\n\r\n")
         status = int(head.split(b" ", 2)[1])
-        fields = {k.strip().lower(): v.strip() for k, _, v in
-                  (line.partition(b":") for line in head.split(b"\r\n")[1:] if line)}
+        fields = {
+            k.strip().lower(): v.strip()
+            for k, _, v in (line.partition(b":") for line in head.split(b"\r\n")[1:] if line)
+        }
         if b"content-length" in fields:
             return status, await self.reader.readexactly(int(fields[b"content-length"]))
         body = b""
@@ -90,7 +119,7 @@ class Connection:
 
 
 def p95(values: list[float]) -> float:
-    return sorted(values)[int(len(values) * .95)]
+    return sorted(values)[int(len(values) * 0.95)]
 
 
 def six_digit_inputs(description: str) -> tuple[argparse.Namespace, list[int]]:

@@ -42,16 +42,25 @@ def cmd_train(args: argparse.Namespace) -> None:
     recorder = None
     if args.snapshots:
         from model.snapshots import Recorder
+
         recorder = Recorder()
     model, log = train(models.config(args.model), tc, progress=True, on_step=recorder, processes=args.processes)
     save(model, log, tc, args.out or models.DIRECTORIES[args.model])
     if recorder:
         from model import snapshots
-        snapshots.save(recorder, model.cfg, args.snapshots,
-                       note=f"python -m model train --steps {tc.steps} --seed {tc.seed} --snapshots", log=log)
+
+        snapshots.save(
+            recorder,
+            model.cfg,
+            args.snapshots,
+            note=f"python -m model train --steps {tc.steps} --seed {tc.seed} --snapshots",
+            log=log,
+        )
     last = log[-1]
-    print(f"trained {tc.steps} steps in {last['seconds']:.0f} s; held-out exact match "
-          f"{last['heldout_exact_match']:.2%} (average of the last {last['averaged']} checkpoints)")
+    print(
+        f"trained {tc.steps} steps in {last['seconds']:.0f} s; held-out exact match "
+        f"{last['heldout_exact_match']:.2%} (average of the last {last['averaged']} checkpoints)"
+    )
 
 
 def cmd_eval(args: argparse.Namespace) -> None:
@@ -66,8 +75,11 @@ def cmd_eval(args: argparse.Namespace) -> None:
     em = exact_match(model, numbers)
     print(f"greedy exact match on {len(numbers):,} numbers: {em:.4%} ({time.perf_counter() - t0:.1f} s)")
     if args.beam and not args.all:
-        hits = sum(strip_eos(beam_search(model, VOCAB.ids(VOCAB.source_tokens(n))).best.tokens)
-                   == VOCAB.ids(VOCAB.target_tokens(n))[:-1] for n in numbers)
+        hits = sum(
+            strip_eos(beam_search(model, VOCAB.ids(VOCAB.source_tokens(n))).best.tokens)
+            == VOCAB.ids(VOCAB.target_tokens(n))[:-1]
+            for n in numbers
+        )
         print(f"beam 4 exact match on {len(numbers):,} held-out numbers: {hits / len(numbers):.4%}")
 
 
@@ -88,12 +100,24 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--steps", type=int, default=4000)
     t.add_argument("--seed", type=int, default=1)
     t.add_argument("--out", type=Path, default=None)
-    t.add_argument("--snapshots", type=Path, default=None,
-                   help="also keep float16 weights at the steps of model.snapshots.SNAPSHOT_STEPS in this file")
-    t.add_argument("--processes", type=_processes, default=2,
-                   help="processes sharing each batch, one core each (default 2: this machine's cores)")
-    t.add_argument("--model", choices=MODEL_NAMES, default="2017",
-                   help="the recipe: 2017 (the paper's, default) or modern (today's); saved to its own folder")
+    t.add_argument(
+        "--snapshots",
+        type=Path,
+        default=None,
+        help="also keep float16 weights at the steps of model.snapshots.SNAPSHOT_STEPS in this file",
+    )
+    t.add_argument(
+        "--processes",
+        type=_processes,
+        default=2,
+        help="processes sharing each batch, one core each (default 2: this machine's cores)",
+    )
+    t.add_argument(
+        "--model",
+        choices=MODEL_NAMES,
+        default="2017",
+        help="the recipe: 2017 (the paper's, default) or modern (today's); saved to its own folder",
+    )
     e = sub.add_parser("eval", help="exact match on the held-out set (greedy and beam 4)")
     e.add_argument("--all", action="store_true", help="greedy over all 1 000 000 numbers instead")
     e.add_argument("--no-beam", dest="beam", action="store_false")

@@ -66,9 +66,11 @@ def parts(cfg: Config) -> list[Part]:
 def accepted(cfg: Config) -> str:
     """The accepted forms, in words, for error messages."""
     last, heads = cfg.n_layers - 1, cfg.n_heads - 1
-    return (f"a comma-separated list of parts: a head as enc.L.self.hH, dec.L.self.hH or dec.L.cross.hH, "
-            f"a sub-layer as enc.L.self, enc.L.ffn, dec.L.self, dec.L.cross or dec.L.ffn "
-            f"(layer L 0–{last}, head H 0–{heads}), e.g. dec.{last}.cross.h{heads},enc.0.ffn; empty for none")
+    return (
+        f"a comma-separated list of parts: a head as enc.L.self.hH, dec.L.self.hH or dec.L.cross.hH, "
+        f"a sub-layer as enc.L.self, enc.L.ffn, dec.L.self, dec.L.cross or dec.L.ffn "
+        f"(layer L 0–{last}, head H 0–{heads}), e.g. dec.{last}.cross.h{heads},enc.0.ffn; empty for none"
+    )
 
 
 def parse_ablation(text: str | Iterable[str] | None, cfg: Config) -> tuple[str, ...]:
@@ -84,8 +86,9 @@ def parse_ablation(text: str | Iterable[str] | None, cfg: Config) -> tuple[str, 
     named = [s.strip() for s in joined.split(",") if s.strip()]
     for name in named:
         if name not in order:
-            raise ValueError(MESSAGES["refused"].format(name=repr(name[:QUOTED_CHARS]), why=_why(name, cfg),
-                                                        accepted=accepted(cfg)))
+            raise ValueError(
+                MESSAGES["refused"].format(name=repr(name[:QUOTED_CHARS]), why=_why(name, cfg), accepted=accepted(cfg))
+            )
     return tuple(sorted(set(named), key=order.__getitem__))
 
 
@@ -108,10 +111,18 @@ def _why(name: str, cfg: Config) -> str:
 def rules(cfg: Config) -> dict:
     """What parse_ablation reads, as data for a client that refuses alike: the limits, the part pattern (in
     Python's syntax: its \\d is Python's decimal), the sub-layers, the model's sizes and the messages."""
-    return {"max_text": MAX_TEXT, "quoted_chars": QUOTED_CHARS, "pattern": PART.pattern,
-            "sublayers": {k: list(v) for k, v in SUBLAYERS.items()}, "attention": list(ATTENTION),
-            "stack_names": STACK_NAMES, "layers": cfg.n_layers, "heads": cfg.n_heads, "accepted": accepted(cfg),
-            "messages": MESSAGES}
+    return {
+        "max_text": MAX_TEXT,
+        "quoted_chars": QUOTED_CHARS,
+        "pattern": PART.pattern,
+        "sublayers": {k: list(v) for k, v in SUBLAYERS.items()},
+        "attention": list(ATTENTION),
+        "stack_names": STACK_NAMES,
+        "layers": cfg.n_layers,
+        "heads": cfg.n_heads,
+        "accepted": accepted(cfg),
+        "messages": MESSAGES,
+    }
 
 
 def _module(model: EncoderDecoder, sublayer: str):
@@ -138,7 +149,7 @@ def ablated(model: EncoderDecoder, names: Iterable[str]) -> EncoderDecoder:
             mod = _module(out, p.sublayer)
             last = mod.w_2 if ids.parse(p.sublayer).sublayer == "ffn" else mod.w_o
             if p.kind == "head":
-                last.weight[:, p.head * mod.d_k:(p.head + 1) * mod.d_k] = 0.0
+                last.weight[:, p.head * mod.d_k : (p.head + 1) * mod.d_k] = 0.0
             else:
                 last.weight.zero_()
                 if last.bias is not None:

@@ -30,8 +30,7 @@ class NumberSampler:
     pattern of zeros often. Excluded numbers (the held-out set) are redrawn.
     """
 
-    def __init__(self, seed: int, exclude: set[int], max_words: int | None = None,
-                 keep=None):
+    def __init__(self, seed: int, exclude: set[int], max_words: int | None = None, keep=None):
         self.rng, self.exclude, self.max_words, self.keep = np.random.default_rng(seed), exclude, max_words, keep
 
     def _allowed(self, n: int) -> bool:
@@ -44,11 +43,11 @@ class NumberSampler:
         while len(out) < size:
             digits = self.rng.integers(1, 7, size=size)
             lo = np.where(digits == 1, 0, 10 ** (digits - 1))
-            nums = self.rng.integers(lo, 10 ** digits)
+            nums = self.rng.integers(lo, 10**digits)
             sparse = self.rng.random(size) < 0.5
             for place in range(5):  # 10**place: units .. ten-thousands, never the leading digit
                 hit = sparse & (self.rng.random(size) < 0.5) & (digits > place + 1)
-                nums = np.where(hit, nums - (nums // 10 ** place % 10) * 10 ** place, nums)
+                nums = np.where(hit, nums - (nums // 10**place % 10) * 10**place, nums)
             out += [int(n) for n in nums if self._allowed(int(n))]
         return out[:size]
 

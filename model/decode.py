@@ -44,7 +44,7 @@ class Stepper:
         without a cache): one decoder pass however many tokens `ys` adds."""
         if self.cache is None:
             return self.model.decode(self.memory, self.src, ys)
-        return self.model.decode(self.memory, self.src, ys[:, self.cache.length:], self.cache)
+        return self.model.decode(self.memory, self.src, ys[:, self.cache.length :], self.cache)
 
     def select(self, rows: torch.Tensor) -> None:
         """Keep (and reorder) batch rows: beam search's surviving hypotheses."""
@@ -54,8 +54,9 @@ class Stepper:
 
 
 @torch.no_grad()
-def greedy(model: EncoderDecoder, sources: list[list[int]], vocab: Vocab = VOCAB,
-           cached: bool | None = None) -> list[list[int]]:
+def greedy(
+    model: EncoderDecoder, sources: list[list[int]], vocab: Vocab = VOCAB, cached: bool | None = None
+) -> list[list[int]]:
     """Free-running greedy decoding of a batch; each output ends before its </s> (not included)."""
     model.eval()
     src = pad_batch(sources, vocab.pad_id)
@@ -127,8 +128,36 @@ class BeamResult:
 
 
 @torch.no_grad()
-def beam_search(model: EncoderDecoder, source: list[int], beam: int = 4, alpha: float = 0.6,
-                vocab: Vocab = VOCAB, cached: bool | None = None) -> BeamResult:
+def _extend(
+    alive: list[Hypothesis], total: torch.Tensor, beam: int, penalty: float, eos_id: int
+) -> tuple[list[Hypothesis], list[int], list[Hypothesis]]:
+    """One step of beam search: the best 2·beam extensions by total log p, split into those that end in </s>
+    (scored log p / lp(Y)) and up to `beam` that stay alive, with each alive one's row in this step's batch."""
+    top = total.flatten().topk(min(2 * beam, total.numel()))
+    next_alive: list[Hypothesis] = []
+    parents: list[int] = []
+    ended: list[Hypothesis] = []
+    for value, index in zip(top.values.tolist(), top.indices.tolist()):
+        parent, token = divmod(index, total.shape[1])
+        hyp = Hypothesis(alive[parent].tokens + [token], value)
+        if token == eos_id:
+            hyp.length_penalty = penalty
+            hyp.score = value / penalty
+            ended.append(hyp)
+        elif len(next_alive) < beam:
+            next_alive.append(hyp)
+            parents.append(parent)
+    return next_alive, parents, ended
+
+
+def beam_search(
+    model: EncoderDecoder,
+    source: list[int],
+    beam: int = 4,
+    alpha: float = 0.6,
+    vocab: Vocab = VOCAB,
+    cached: bool | None = None,
+) -> BeamResult:
     """Beam search keeping alive and finished hypotheses apart (as tensor2tensor does).
 
     Each step extends every alive hypothesis by every token and keeps the best 2·beam; those that
@@ -146,37 +175,42 @@ def beam_search(model: EncoderDecoder, source: list[int], beam: int = 4, alpha: 
         ys = torch.tensor([[vocab.bos_id] + h.tokens for h in alive])
         logp = step.logits(ys).log_softmax(-1)
         total = torch.tensor([h.log_prob for h in alive])[:, None] + logp  # (alive, V)
-        top = total.flatten().topk(min(2 * beam, total.numel()))
-        next_alive: list[Hypothesis] = []
-        parents: list[int] = []  # each next alive hypothesis's row in this step's batch
-        for value, index in zip(top.values.tolist(), top.indices.tolist()):
-            parent, token = divmod(index, total.shape[1])
-            hyp = Hypothesis(alive[parent].tokens + [token], value)
-            if token == vocab.eos_id:
-                hyp.length_penalty = length_penalty(t, alpha)
-                hyp.score = value / hyp.length_penalty
-                finished.append(hyp)
-            elif len(next_alive) < beam:
-                next_alive.append(hyp)
-                parents.append(parent)
+        next_alive, parents, ended = _extend(alive, total, beam, length_penalty(t, alpha), vocab.eos_id)
+        finished += ended
         finished.sort(key=lambda h: h.score, reverse=True)
         finished = finished[:beam]
         alive = next_alive
-        steps.append({"step": t, "alive": [_as_dict(h, vocab) for h in alive],
-                      "finished": [_as_dict(h, vocab) for h in finished]})
+        steps.append(
+            {
+                "step": t,
+                "alive": [_as_dict(h, vocab) for h in alive],
+                "finished": [_as_dict(h, vocab) for h in finished],
+            }
+        )
         bound = alive[0].log_prob / length_penalty(max_len, alpha) if alive else float("-inf")
         if not alive or (finished and finished[0].score >= bound):
             break
         step.select(torch.tensor(parents))
     if not finished:  # ran out of length: score the alive ones as they stand
-        finished = [Hypothesis(h.tokens, h.log_prob, length_penalty(len(h.tokens), alpha),
-                               h.log_prob / length_penalty(len(h.tokens), alpha)) for h in alive]
+        finished = [
+            Hypothesis(
+                h.tokens,
+                h.log_prob,
+                length_penalty(len(h.tokens), alpha),
+                h.log_prob / length_penalty(len(h.tokens), alpha),
+            )
+            for h in alive
+        ]
     return BeamResult(finished[0], finished, steps)
 
 
 def _as_dict(h: Hypothesis, vocab: Vocab) -> dict:
-    return {"tokens": vocab.tokens_of(h.tokens), "log_prob": h.log_prob,
-            "length_penalty": h.length_penalty, "score": h.score}
+    return {
+        "tokens": vocab.tokens_of(h.tokens),
+        "log_prob": h.log_prob,
+        "length_penalty": h.length_penalty,
+        "score": h.score,
+    }
 
 
 def strip_eos(tokens: list[int], vocab: Vocab = VOCAB) -> list[int]:

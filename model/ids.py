@@ -132,8 +132,12 @@ def compose(name: Name) -> str:
     if name.head is not None:  # a head's own tensor has its word before the role; a slice, after
         at = len(words) if name.is_head_slice else len(words) - 1
         words.insert(at, head_word(name.head))
-    inner = [name.where, *([] if name.layer is None else [name.layer]),
-             *([] if name.sublayer is None else [name.sublayer]), *words]
+    inner = [
+        name.where,
+        *([] if name.layer is None else [name.layer]),
+        *([] if name.sublayer is None else [name.sublayer]),
+        *words,
+    ]
     return join(*(["lens"] if name.lens else []), *inner)
 
 

@@ -14,8 +14,10 @@ ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 DEFAULT = "2017"
 CONFIGS: dict[str, dict] = {"2017": {}, "modern": MODERN}  # overrides of Config
 DIRECTORIES: dict[str, Path] = {"2017": ARTIFACTS, "modern": ARTIFACTS / "modern"}
-TITLES = {"2017": "the paper's recipe (2017)",
-          "modern": "today's recipe (pre-RMSNorm, rotary, SwiGLU, no biases, untied output)"}
+TITLES = {
+    "2017": "the paper's recipe (2017)",
+    "modern": "today's recipe (pre-RMSNorm, rotary, SwiGLU, no biases, untied output)",
+}
 NAMES = tuple(CONFIGS)
 
 

@@ -15,15 +15,23 @@ import re
 MAX_NUMBER = 999_999
 
 EN_ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
-EN_TEENS = ["ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
-            "eighteen", "nineteen"]
+EN_TEENS = [
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
 EN_TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 
 DE_ONES = ["null", "eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun"]
-DE_TEENS = ["zehn", "elf", "zwölf", "dreizehn", "vierzehn", "fünfzehn", "sechzehn", "siebzehn",
-            "achtzehn", "neunzehn"]
-DE_TENS = ["", "", "zwanzig", "dreißig", "vierzig", "fünfzig", "sechzig", "siebzig", "achtzig",
-           "neunzig"]
+DE_TEENS = ["zehn", "elf", "zwölf", "dreizehn", "vierzehn", "fünfzehn", "sechzehn", "siebzehn", "achtzehn", "neunzehn"]
+DE_TENS = ["", "", "zwanzig", "dreißig", "vierzig", "fünfzig", "sechzig", "siebzig", "achtzig", "neunzig"]
 
 EN_HUNDRED, EN_THOUSAND = "hundred", "thousand"
 EN_FILLERS = ["and"]  # read and dropped: "one hundred and five"; hyphens split words as spaces do
@@ -31,14 +39,13 @@ DE_ONE_JOINED = "ein"  # 1 as a multiplier or before "und" (einhundert, einundzw
 DE_AND, DE_HUNDRED, DE_THOUSAND = "und", "hundert", "tausend"
 
 ENGLISH_WORDS = EN_ONES + EN_TEENS + EN_TENS[2:] + [EN_HUNDRED, EN_THOUSAND]
-GERMAN_PIECES = DE_ONES[:2] + [DE_ONE_JOINED] + DE_ONES[2:] + DE_TEENS + DE_TENS[2:] + [
-    DE_AND, DE_HUNDRED, DE_THOUSAND]
+GERMAN_PIECES = DE_ONES[:2] + [DE_ONE_JOINED] + DE_ONES[2:] + DE_TEENS + DE_TENS[2:] + [DE_AND, DE_HUNDRED, DE_THOUSAND]
 # from_english's refusals, the templates filled with str.format (static/js/numbers.js fills the same ones)
 EN_MESSAGES = {
     "no_words": "no number words given",
     "unknown_word": "'{word}' is not an English number word",
     "ill_formed": "'{words}' is not a well-formed number from zero to "
-                  "nine hundred ninety nine thousand nine hundred ninety nine",
+    "nine hundred ninety nine thousand nine hundred ninety nine",
 }
 EN_SPLIT = r"[\s\-]+"
 
@@ -46,12 +53,28 @@ EN_SPLIT = r"[\s\-]+"
 def tables() -> dict:
     """The words and pieces the rules below put together, as data: what static/js/numbers.js reads
     (app/service/number_words.py sends it) so that the lexicon is written once, here."""
-    return {"max_number": MAX_NUMBER,
-            "english": {"ones": EN_ONES, "teens": EN_TEENS, "tens": EN_TENS, "hundred": EN_HUNDRED,
-                        "thousand": EN_THOUSAND, "fillers": EN_FILLERS, "split": EN_SPLIT,
-                        "messages": EN_MESSAGES},
-            "german": {"ones": DE_ONES, "teens": DE_TEENS, "tens": DE_TENS, "one_joined": DE_ONE_JOINED,
-                       "and_piece": DE_AND, "hundred": DE_HUNDRED, "thousand": DE_THOUSAND}}
+    return {
+        "max_number": MAX_NUMBER,
+        "english": {
+            "ones": EN_ONES,
+            "teens": EN_TEENS,
+            "tens": EN_TENS,
+            "hundred": EN_HUNDRED,
+            "thousand": EN_THOUSAND,
+            "fillers": EN_FILLERS,
+            "split": EN_SPLIT,
+            "messages": EN_MESSAGES,
+        },
+        "german": {
+            "ones": DE_ONES,
+            "teens": DE_TEENS,
+            "tens": DE_TENS,
+            "one_joined": DE_ONE_JOINED,
+            "and_piece": DE_AND,
+            "hundred": DE_HUNDRED,
+            "thousand": DE_THOUSAND,
+        },
+    }
 
 
 def _check_range(n: int) -> None:
@@ -123,8 +146,11 @@ def english_word_count(n: int) -> int:
     return len(to_english(n))
 
 
-_EN_VALUE = {w: i for i, w in enumerate(EN_ONES)} | {w: 10 + i for i, w in enumerate(EN_TEENS)} | {
-    w: 10 * i for i, w in enumerate(EN_TENS) if w}
+_EN_VALUE = (
+    {w: i for i, w in enumerate(EN_ONES)}
+    | {w: 10 + i for i, w in enumerate(EN_TEENS)}
+    | {w: 10 * i for i, w in enumerate(EN_TENS) if w}
+)
 
 
 def from_english(text: str) -> int:

@@ -14,8 +14,7 @@ import sys
 from model.numbers import MAX_NUMBER, from_english
 
 MAX_INPUT_CHARS = 200
-ACCEPTED = ("a whole number from 0 to 999 999, as digits (\"731015\", \"731 015\", \"731,015\") "
-            "or English words (\"forty two\")")
+ACCEPTED = 'a whole number from 0 to 999 999, as digits ("731015", "731 015", "731,015") or English words ("forty two")'
 GROUP_SEPARATORS = " ,."
 CONTROL = ((0, 31), (0x7F, 0x9F))  # code points refused anywhere in the input (C0, DEL and C1)
 _DIGITS = re.compile(rf"^\d{{1,3}}([{GROUP_SEPARATORS}]\d{{3}})*$|^\d+$")
@@ -90,8 +89,18 @@ def rules() -> dict:
     """parse_number's data: the limits, the patterns (Python's syntax, which JavaScript reads alike; `\\d`
     means `decimal` here), the characters Python counts as a space (`str.split`), a digit (`str.isdigit`)
     and a decimal (`re`'s `\\d`), and the messages' templates."""
-    return {"max_input_chars": MAX_INPUT_CHARS, "accepted": ACCEPTED, "group_separators": GROUP_SEPARATORS,
-            "patterns": {"digits": _DIGITS.pattern, "words": _WORDS.pattern},
-            "chars": {"control": [list(r) for r in CONTROL], "space": _ranges(str.isspace),
-                      "digit": _ranges(str.isdigit), "decimal": _ranges(re.compile(r"\d").fullmatch)},
-            "messages": MESSAGES, "refused": REFUSED, "quoted_words_chars": QUOTED_WORDS_CHARS}
+    return {
+        "max_input_chars": MAX_INPUT_CHARS,
+        "accepted": ACCEPTED,
+        "group_separators": GROUP_SEPARATORS,
+        "patterns": {"digits": _DIGITS.pattern, "words": _WORDS.pattern},
+        "chars": {
+            "control": [list(r) for r in CONTROL],
+            "space": _ranges(str.isspace),
+            "digit": _ranges(str.isdigit),
+            "decimal": _ranges(re.compile(r"\d").fullmatch),
+        },
+        "messages": MESSAGES,
+        "refused": REFUSED,
+        "quoted_words_chars": QUOTED_WORDS_CHARS,
+    }

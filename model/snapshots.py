@@ -17,8 +17,31 @@ import torch
 from model.transformer import Config, EncoderDecoder
 
 SNAPSHOTS = Path(__file__).resolve().parent / "artifacts" / "snapshots.safetensors"
-SNAPSHOT_STEPS = (0, 25, 50, 75, 100, 150, 200, 300, 400, 500, 600, 800, 1000, 1200, 1500, 2000,
-                  2500, 3000, 3600, 3700, 3800, 3900, 4000)
+SNAPSHOT_STEPS = (
+    0,
+    25,
+    50,
+    75,
+    100,
+    150,
+    200,
+    300,
+    400,
+    500,
+    600,
+    800,
+    1000,
+    1200,
+    1500,
+    2000,
+    2500,
+    3000,
+    3600,
+    3700,
+    3800,
+    3900,
+    4000,
+)
 
 
 class Recorder:
@@ -39,17 +62,22 @@ def _key(step: int, name: str) -> str:
     return f"step{step}/{name}"
 
 
-def save(recorder: Recorder, cfg: Config, path: Path = SNAPSHOTS, note: str = "",
-         log: list[dict] | None = None) -> None:
+def save(
+    recorder: Recorder, cfg: Config, path: Path = SNAPSHOTS, note: str = "", log: list[dict] | None = None
+) -> None:
     """One file: every snapshot's tensors under `step<N>/<name>`; steps, batch losses, the model
     config, the run's training log and a note on the run in the metadata."""
     from safetensors.torch import save_file
 
     steps = sorted(recorder.weights)
     tensors = {_key(s, k): v.contiguous() for s in steps for k, v in recorder.weights[s].items()}
-    meta = {"config": json.dumps(cfg.to_dict()), "steps": json.dumps(steps),
-            "batch_loss": json.dumps([recorder.losses[s] for s in steps]), "note": note,
-            "log": json.dumps(log or [])}
+    meta = {
+        "config": json.dumps(cfg.to_dict()),
+        "steps": json.dumps(steps),
+        "batch_loss": json.dumps([recorder.losses[s] for s in steps]),
+        "note": note,
+        "log": json.dumps(log or []),
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     save_file(tensors, path, metadata=meta)
 
@@ -60,9 +88,13 @@ def _metadata(path: Path) -> dict:
 
     with safe_open(str(path), "pt") as f:
         meta = f.metadata()
-    return {"config": Config(**json.loads(meta["config"])), "steps": json.loads(meta["steps"]),
-            "batch_loss": json.loads(meta["batch_loss"]), "note": meta.get("note", ""),
-            "log": json.loads(meta.get("log", "[]"))}
+    return {
+        "config": Config(**json.loads(meta["config"])),
+        "steps": json.loads(meta["steps"]),
+        "batch_loss": json.loads(meta["batch_loss"]),
+        "note": meta.get("note", ""),
+        "log": json.loads(meta.get("log", "[]")),
+    }
 
 
 def snapshot_steps(path: Path = SNAPSHOTS) -> list[int]:
@@ -92,7 +124,7 @@ def snapshot_state(step: int, path: Path = SNAPSHOTS) -> dict[str, torch.Tensor]
         raise ValueError(f"no snapshot at step {step}; stored steps: {_metadata(path)['steps']}")
     prefix = _key(step, "")
     with safe_open(str(path), "pt") as f:
-        return {k[len(prefix):]: f.get_tensor(k).float() for k in f.keys() if k.startswith(prefix)}
+        return {k[len(prefix) :]: f.get_tensor(k).float() for k in f.keys() if k.startswith(prefix)}
 
 
 def load_snapshot(step: int, path: Path = SNAPSHOTS) -> EncoderDecoder:

@@ -43,19 +43,25 @@ def learning_rate(step: int, d_model: int, warmup: int) -> float:
     """lrate = d_model^−0.5 · min(step^−0.5, step · warmup^−1.5)  (§5.3)."""
     step = max(step, 1)
     if warmup <= 0:
-        return d_model ** -0.5 * step ** -0.5
-    return d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
+        return d_model**-0.5 * step**-0.5
+    return d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
 
 
-def smoothed_loss(logits: torch.Tensor, target: torch.Tensor, epsilon: float, pad_id: int,
-                  reduction: str = "mean") -> torch.Tensor:
+def smoothed_loss(
+    logits: torch.Tensor, target: torch.Tensor, epsilon: float, pad_id: int, reduction: str = "mean"
+) -> torch.Tensor:
     """Cross-entropy against (1 − ε)·one-hot + ε/V uniform over all V entries (§5.4, [17]).
 
     This is PyTorch's formulation; padding positions are ignored. `reduction="sum"`: the sum over the
     tokens, for a `Team` process whose share is divided by the whole batch's token count.
     """
-    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1),
-                           ignore_index=pad_id, label_smoothing=epsilon, reduction=reduction)
+    return F.cross_entropy(
+        logits.reshape(-1, logits.shape[-1]),
+        target.reshape(-1),
+        ignore_index=pad_id,
+        label_smoothing=epsilon,
+        reduction=reduction,
+    )
 
 
 def average_state_dicts(states: list[dict[str, torch.Tensor]]) -> dict[str, torch.Tensor]:
@@ -69,7 +75,7 @@ def exact_match(model: EncoderDecoder, numbers: list[int], batch: int = 2000) ->
     held-out 2 000 in one batch, with the key/value cache: model/decode.py)."""
     hits = 0
     for i in range(0, len(numbers), batch):
-        chunk = numbers[i:i + batch]
+        chunk = numbers[i : i + batch]
         outs = greedy(model, [VOCAB.ids(VOCAB.source_tokens(n)) for n in chunk])
         hits += sum(o == VOCAB.ids(VOCAB.target_tokens(n))[:-1] for o, n in zip(outs, chunk))
     return hits / len(numbers)
@@ -103,7 +109,7 @@ class Team:
         return torch.zeros(2, size, count_parameters(cfg) + 2).share_memory_()
 
     def share(self, numbers: list[int]) -> list[int]:
-        return numbers[self.rank::self.size]
+        return numbers[self.rank :: self.size]
 
     def backward(self, model: EncoderDecoder, logits: Tensor, target: Tensor, epsilon: float) -> float:
         """Back-propagate the smoothed loss's mean over the whole batch's real tokens; return that mean."""
@@ -118,13 +124,15 @@ class Team:
         params = list(model.parameters())
         board = self.boards[self.steps % 2]
         self.steps += 1
-        torch.cat([p.grad.flatten() for p in params] + [total.detach()[None], torch.tensor([target.numel()])],
-                  out=board[self.rank])
+        torch.cat(
+            [p.grad.flatten() for p in params] + [total.detach()[None], torch.tensor([target.numel()])],
+            out=board[self.rank],
+        )
         dist.barrier()
         flat = board.sum(0)
         tokens, offset = flat[-1], 0
         for p in params:
-            p.grad.copy_(flat[offset:offset + p.numel()].view_as(p)).div_(tokens)
+            p.grad.copy_(flat[offset : offset + p.numel()].view_as(p)).div_(tokens)
             offset += p.numel()
         return (flat[-2] / tokens).item()
 
@@ -146,10 +154,14 @@ def _team_member(index: int, size: int, address: str, boards: Tensor, cfg: Confi
         dist.destroy_process_group()
 
 
-def train(cfg: Config, tc: TrainConfig, progress: bool = False,
-          on_eval: Callable[[dict], None] | None = None,
-          on_step: Callable[[int, EncoderDecoder, float | None], None] | None = None,
-          processes: int = 1) -> tuple[EncoderDecoder, list[dict]]:
+def train(
+    cfg: Config,
+    tc: TrainConfig,
+    progress: bool = False,
+    on_eval: Callable[[dict], None] | None = None,
+    on_step: Callable[[int, EncoderDecoder, float | None], None] | None = None,
+    processes: int = 1,
+) -> tuple[EncoderDecoder, list[dict]]:
     """Train from scratch; returns the averaged model and the log (a list of records).
 
     `on_step(step, model, loss)` sees the initialisation (step 0, loss None) and the weights after
@@ -166,8 +178,13 @@ def train(cfg: Config, tc: TrainConfig, progress: bool = False,
     with tempfile.TemporaryDirectory() as tmp:
         address = f"file://{tmp}/rendezvous"
         boards = Team.boards_for(cfg, processes)
-        helpers = mp.start_processes(_team_member, args=(processes, address, boards, cfg, tc), nprocs=processes - 1,
-                                     join=False, start_method="spawn")
+        helpers = mp.start_processes(
+            _team_member,
+            args=(processes, address, boards, cfg, tc),
+            nprocs=processes - 1,
+            join=False,
+            start_method="spawn",
+        )
         threads = torch.get_num_threads()
         torch.set_num_threads(1)
         dist.init_process_group("gloo", init_method=address, rank=0, world_size=processes, timeout=TEAM_TIMEOUT)
@@ -180,10 +197,32 @@ def train(cfg: Config, tc: TrainConfig, progress: bool = False,
     return result
 
 
-def _train(cfg: Config, tc: TrainConfig, team: Team, progress: bool = False,
-           on_eval: Callable[[dict], None] | None = None,
-           on_step: Callable[[int, EncoderDecoder, float | None], None] | None = None,
-           eval_threads: int | None = None) -> tuple[EncoderDecoder, list[dict]] | None:
+def _averaged(
+    cfg: Config, tc: TrainConfig, checkpoints: list[dict[str, torch.Tensor]], eval_threads: int | None
+) -> tuple[EncoderDecoder, dict]:
+    """The model the run ships (the last checkpoints averaged, as the paper's base models are) and its log
+    record: the held-out exact match and loss."""
+    final = EncoderDecoder(cfg)
+    final.load_state_dict(average_state_dicts(checkpoints))
+    final.eval()
+    record = {
+        "step": tc.steps,
+        "averaged": len(checkpoints),
+        "heldout_exact_match": _evaluate(final, tc.heldout, eval_threads),
+        "heldout_loss": heldout_loss(final, tc.heldout),
+    }
+    return final, record
+
+
+def _train(
+    cfg: Config,
+    tc: TrainConfig,
+    team: Team,
+    progress: bool = False,
+    on_eval: Callable[[dict], None] | None = None,
+    on_step: Callable[[int, EncoderDecoder, float | None], None] | None = None,
+    eval_threads: int | None = None,
+) -> tuple[EncoderDecoder, list[dict]] | None:
     torch.manual_seed(tc.seed)
     model = EncoderDecoder(cfg)
     if team.size > 1:
@@ -212,11 +251,15 @@ def _train(cfg: Config, tc: TrainConfig, team: Team, progress: bool = False,
             on_step(step, model, loss)
         if step % tc.checkpoint_every == 0 or step == tc.steps:
             snapshot = {k: v.detach().clone() for k, v in model.state_dict().items()}
-            checkpoints = (checkpoints + [snapshot])[-tc.average_last:]
+            checkpoints = (checkpoints + [snapshot])[-tc.average_last :]
         if step % tc.log_every == 0 or step == tc.steps:
             steps_since = tc.log_every if step % tc.log_every == 0 else step % tc.log_every
-            record = {"step": step, "loss": running / steps_since,
-                      "lr": lr, "seconds": round(time.perf_counter() - t0, 2)}
+            record = {
+                "step": step,
+                "loss": running / steps_since,
+                "lr": lr,
+                "seconds": round(time.perf_counter() - t0, 2),
+            }
             running = 0.0
             if step % tc.eval_every == 0 or step == tc.steps:
                 record["heldout_exact_match"] = _evaluate(model, tc.heldout, eval_threads)
@@ -229,13 +272,8 @@ def _train(cfg: Config, tc: TrainConfig, team: Team, progress: bool = False,
         return None
     if progress:
         print(file=sys.stderr)
-    final = EncoderDecoder(cfg)
-    final.load_state_dict(average_state_dicts(checkpoints))
-    final.eval()
-    log.append({"step": tc.steps, "averaged": len(checkpoints),
-                "heldout_exact_match": _evaluate(final, tc.heldout, eval_threads),
-                "heldout_loss": heldout_loss(final, tc.heldout), "seconds": round(time.perf_counter() - t0, 2)})
-    return final, log
+    final, record = _averaged(cfg, tc, checkpoints, eval_threads)
+    return final, log + [{**record, "seconds": round(time.perf_counter() - t0, 2)}]
 
 
 def _evaluate(model: EncoderDecoder, numbers: list[int], threads: int | None) -> float:
@@ -254,8 +292,9 @@ def _progress(step: int, total: int, record: dict) -> None:
     width = 30
     done = int(width * step / total)
     em = f" exact {record['heldout_exact_match']:.1%}" if "heldout_exact_match" in record else ""
-    sys.stderr.write(f"\r[{'#' * done}{'.' * (width - done)}] {step}/{total} loss {record['loss']:.3f} "
-                     f"lr {record['lr']:.2e}{em}   ")
+    sys.stderr.write(
+        f"\r[{'#' * done}{'.' * (width - done)}] {step}/{total} loss {record['loss']:.3f} lr {record['lr']:.2e}{em}   "
+    )
     sys.stderr.flush()
 
 

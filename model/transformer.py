@@ -49,8 +49,9 @@ def softmax_rows(scores: Tensor) -> Tensor:
     return F.pad(scores, (0, SOFTMAX_MIN_WIDTH - n), value=float("-inf")).softmax(dim=-1)[..., :n]
 
 
-def attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, scale: bool,
-              bias: Tensor | None = None) -> tuple[Tensor, Tensor]:
+def attention(
+    q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, scale: bool, bias: Tensor | None = None
+) -> tuple[Tensor, Tensor]:
     """Attention(Q, K, V) = softmax(QKᵀ / √d_k) V  (§3.2.1). Returns the output and the weights."""
     scores = q @ k.transpose(-2, -1)  # (B, h, T_q, T_k)
     if scale:
@@ -157,8 +158,15 @@ class MultiHeadedAttention(nn.Module):
         b, t, _ = x.shape
         return x.view(b, t, self.h, self.d_k).transpose(1, 2)  # (B, h, T, d_k)
 
-    def forward(self, x_q: Tensor, x_kv: Tensor, mask: Tensor | None, cache: KeyValues | None = None,
-                start: int = 0, packing: tuple[Packing, Packing] | None = None) -> Tensor:
+    def forward(
+        self,
+        x_q: Tensor,
+        x_kv: Tensor,
+        mask: Tensor | None,
+        cache: KeyValues | None = None,
+        start: int = 0,
+        packing: tuple[Packing, Packing] | None = None,
+    ) -> Tensor:
         """With a `cache`, x_q and x_kv are the positions from `start` on: self-attention appends their
         keys and values to the cached ones; cross-attention projects the memory once and reuses it.
         With `packing` (queries', keys'), x_q and x_kv hold only real tokens, (N, d_model): they are
@@ -243,16 +251,32 @@ class DecoderLayer(nn.Module):
         self.feed_forward = PositionwiseFeedForward(cfg)
         self.sublayer = nn.ModuleList([SublayerConnection(cfg) for _ in range(3)])
 
-    def forward(self, y: Tensor, memory: Tensor, src_mask: Tensor, tgt_mask: Tensor,
-                cache: tuple[KeyValues, KeyValues] | None = None, start: int = 0,
-                packing: tuple[Packing, Packing] | None = None) -> Tensor:
+    def forward(
+        self,
+        y: Tensor,
+        memory: Tensor,
+        src_mask: Tensor,
+        tgt_mask: Tensor,
+        cache: tuple[KeyValues, KeyValues] | None = None,
+        start: int = 0,
+        packing: tuple[Packing, Packing] | None = None,
+    ) -> Tensor:
         """`packing`: (target's, source's), when y and memory hold only real tokens."""
         self_kv, cross_kv = cache if cache is not None else (None, None)
         tgt_p, src_p = packing if packing else (None, None)
-        y = self.sublayer[0](y, lambda t: self.self_attn(t, t, tgt_mask, self_kv, start,
-                                                         (tgt_p, tgt_p) if packing else None))
-        y = self.sublayer[1](y, lambda t: self.src_attn(t, memory, src_mask, cross_kv,  # K, V from the encoder
-                                                        packing=(tgt_p, src_p) if packing else None))
+        y = self.sublayer[0](
+            y, lambda t: self.self_attn(t, t, tgt_mask, self_kv, start, (tgt_p, tgt_p) if packing else None)
+        )
+        y = self.sublayer[1](
+            y,
+            lambda t: self.src_attn(
+                t,
+                memory,
+                src_mask,
+                cross_kv,  # K, V from the encoder
+                packing=(tgt_p, src_p) if packing else None,
+            ),
+        )
         return self.sublayer[2](y, self.feed_forward)
 
 
@@ -263,7 +287,7 @@ class EncoderDecoder(nn.Module):
         super().__init__()
         self.cfg = cfg
         self.embedding = nn.Parameter(torch.empty(cfg.vocab_size, cfg.d_model))  # E, shared three ways
-        nn.init.normal_(self.embedding, std=cfg.d_model ** -0.5)
+        nn.init.normal_(self.embedding, std=cfg.d_model**-0.5)
         self.encoder_layers = nn.ModuleList([EncoderLayer(cfg) for _ in range(cfg.n_layers)])
         self.decoder_layers = nn.ModuleList([DecoderLayer(cfg) for _ in range(cfg.n_layers)])
         # The paper's post-LN stacks end without a LayerNorm; pre-LN needs one to bound the output.
@@ -305,8 +329,14 @@ class EncoderDecoder(nn.Module):
             x = layer(x, mask, packing)
         return self.encoder_norm(x) if self.encoder_norm is not None else x  # memory z, (B, n, d) or (N, d)
 
-    def decode(self, memory: Tensor, src: Tensor, tgt: Tensor, cache: DecoderCache | None = None,
-               packing: tuple[Packing, Packing] | None = None) -> Tensor:
+    def decode(
+        self,
+        memory: Tensor,
+        src: Tensor,
+        tgt: Tensor,
+        cache: DecoderCache | None = None,
+        packing: tuple[Packing, Packing] | None = None,
+    ) -> Tensor:
         """Logits for every row of `tgt`; with a `cache`, `tgt` holds only the tokens after those
         already read (usually one), whose rows attend to the cached keys and values. With `packing`
         (target's, source's), the memory and the logits hold only real tokens' rows."""
@@ -314,8 +344,7 @@ class EncoderDecoder(nn.Module):
         y, src_mask = self.embed(tgt, start, packing[0] if packing else None), self.src_mask(src)
         tgt_mask = self.tgt_mask(tgt) if cache is None else cache.extend(tgt, self)
         for i, layer in enumerate(self.decoder_layers):
-            y = layer(y, memory, src_mask, tgt_mask, cache.layer(i) if cache is not None else None, start,
-                      packing)
+            y = layer(y, memory, src_mask, tgt_mask, cache.layer(i) if cache is not None else None, start, packing)
         y = self.decoder_norm(y) if self.decoder_norm is not None else y
         out = self.embedding if self.output is None else self.output
         return y @ out.T  # logits = h · Eᵀ, no output bias (§3.4), or h · Uᵀ untied; (B, m, V)
@@ -330,4 +359,3 @@ class EncoderDecoder(nn.Module):
 
     def get_num_params(self) -> int:
         return sum(p.numel() for p in self.parameters())
-

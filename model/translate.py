@@ -33,8 +33,10 @@ class Translator:
 
     def translate_many(self, numbers: list[int]) -> list[Translation]:
         outs = greedy(self.model, [VOCAB.ids(VOCAB.source_tokens(n)) for n in numbers])
-        return [Translation(n, to_english(n), VOCAB.tokens_of(o), join_german(VOCAB.tokens_of(o)))
-                for n, o in zip(numbers, outs)]
+        return [
+            Translation(n, to_english(n), VOCAB.tokens_of(o), join_german(VOCAB.tokens_of(o)))
+            for n, o in zip(numbers, outs)
+        ]
 
     def beam(self, n: int, beam: int = 4, alpha: float = 0.6):
         result = beam_search(self.model, VOCAB.ids(VOCAB.source_tokens(n)), beam, alpha)

@@ -13,6 +13,23 @@ from recorder.options import FOLLOWED_OPTIONS, check_traceable, paper_layout
 from recorder.parameters import parameters, weights_version
 from recorder.record import trace
 
-__all__ = ["FOLLOWED_OPTIONS", "Derived", "LensLayer", "LensPiece", "Node", "Trace", "TraceHeader", "TraceInput",
-           "check_traceable", "described", "paper_layout", "parameters", "trace", "weights_version",
-           "ONNX_MEDIA_TYPE", "ONNX_OPSET", "onnx_bytes", "onnx_model"]
+__all__ = [
+    "FOLLOWED_OPTIONS",
+    "Derived",
+    "LensLayer",
+    "LensPiece",
+    "Node",
+    "Trace",
+    "TraceHeader",
+    "TraceInput",
+    "check_traceable",
+    "described",
+    "paper_layout",
+    "parameters",
+    "trace",
+    "weights_version",
+    "ONNX_MEDIA_TYPE",
+    "ONNX_OPSET",
+    "onnx_bytes",
+    "onnx_model",
+]

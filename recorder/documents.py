@@ -63,14 +63,18 @@ class Derived:
     least_certain_prob: float
     least_certain_token: str
     least_certain_position: int
-    cross_alignment: str = described("per decoder row (reads → writes): the source token its last-layer "
-                                     "cross-attention, averaged over heads, rests on most")
+    cross_alignment: str = described(
+        "per decoder row (reads → writes): the source token its last-layer "
+        "cross-attention, averaged over heads, rests on most"
+    )
     position_losses: str = described("each output piece and its loss −ln p (no smoothing), to 3 decimals")
     mean_position_loss: float = described("the mean of those losses")
     # the teaching steps' numbers (article/lessons.py)
     least_certain_reads: str = described("what the least certain choice's decoder row reads")
-    worked_head: int = described("the worked attention row's head, named from 1 (encoder layer 1), chosen "
-                                 "from the trace (article/lessons.py choose_worked)")
+    worked_head: int = described(
+        "the worked attention row's head, named from 1 (encoder layer 1), chosen "
+        "from the trace (article/lessons.py choose_worked)"
+    )
     worked_row: int = described("its row, counted from 0")
     worked_token: str
     worked_q_col: int = described("the head's first column of Q: step 6's one cell is (worked_row, worked_q_col)")
@@ -91,12 +95,17 @@ class Derived:
     worked_output: str = described("the head's output row: that weighted sum, to 3 decimals")
     worked_v_top: str = described("the value row of the token with the largest weight")
     worked_distances: str = described("the output row's distance to each token's value row, to 2 decimals")
-    worked_claim: str = described("step 9's sentence: which token took most weight and which value row the "
-                                  "output lies nearest, computed")
-    und_rows: str = described("each row that writes und: the two source tokens its last-layer cross-attention, "
-                              "averaged over heads, weighs most, with the weights")
-    units_on_their_word: str = described("of the units written just before und, how many rows rest most on "
-                                         "their English word (last layer, head-averaged)")
+    worked_claim: str = described(
+        "step 9's sentence: which token took most weight and which value row the output lies nearest, computed"
+    )
+    und_rows: str = described(
+        "each row that writes und: the two source tokens its last-layer cross-attention, "
+        "averaged over heads, weighs most, with the weights"
+    )
+    units_on_their_word: str = described(
+        "of the units written just before und, how many rows rest most on "
+        "their English word (last layer, head-averaged)"
+    )
     decoder_pairs: str = described("each decoder row's context → the piece it writes")
     row_reads_writes: list[str] = described("per decoder row: the piece it reads → the piece it writes")
     ffn_active_units: float = described("encoder layer 1: mean number of hidden units not zeroed by the ReLU")
@@ -108,8 +117,10 @@ class Derived:
     attn_output_norm: float = described("… and of its output, the correction added to it")
     ln_row_mean: float | None = optional("the first token's row after LayerNorm, γ and β: its mean")
     ln_row_std: float | None = optional("… and its standard deviation")
-    logit_lens: str = described("per decoder layer, the most probable piece at each position if decoding "
-                                "stopped after it, with its probability (the lens nodes' argmax)")
+    logit_lens: str = described(
+        "per decoder layer, the most probable piece at each position if decoding "
+        "stopped after it, with its probability (the lens nodes' argmax)"
+    )
     # step 20: label-smoothed cross-entropy per output row (article/loss.py)
     loss_rows: list[LossRow] = described("per decoder row: its smoothed target's reference piece and the losses")
     loss_q_reference: float = described("1 − ε + ε/V: the smoothed target on the reference piece")
@@ -122,8 +133,10 @@ class Derived:
     plain_loss_sum: float = described("Σ over those rows of −ln p(reference)")
     plain_loss_mean: float = described("… its mean")
     loss_departs: str = described("where the greedy output leaves the reference (empty when it never does)")
-    exercises: list[Exercise] = described("issue 24: the questions about this input that the page asks, each "
-                                          "with its answer from the trace (article/exercises.py)")
+    exercises: list[Exercise] = described(
+        "issue 24: the questions about this input that the page asks, each "
+        "with its answer from the trace (article/exercises.py)"
+    )
 
 
 @dataclass(kw_only=True)
@@ -185,8 +198,9 @@ class LensLayer:
 
     layer: int = described("the decoder layer (0 = the first)")
     reads: str = described("the node it reads: that layer's output")
-    logits: str = described("node: reads · Eᵀ (a pre-norm model: the final norm of reads, then the output "
-                            "matrix, Eᵀ or the untied W_U)")
+    logits: str = described(
+        "node: reads · Eᵀ (a pre-norm model: the final norm of reads, then the output matrix, Eᵀ or the untied W_U)"
+    )
     probs: str = described("node: softmax of those logits")
     tokens: str = described("node: the most probable piece per position")
     top: list[list[LensPiece]] = described("per decoder position, the most probable pieces, best first")
@@ -204,10 +218,13 @@ class TraceHeader:
     output_tokens: list[str] = described("what each decoder row predicts")
     memory: str | None = described("the node that is the encoder's memory z")
     parameters: list[str] = described("parameter ids the nodes refer to (see /api/weights)")
-    ablation: list[str] = described("the parts switched off (model/ablation.py), in the model's order; "
-                                     "each is a `part.gate` zero constant and a `part.off` node in the graph")
-    lens: list[LensLayer] = described("the logit lens per decoder layer: side nodes `lens.dec.L.*`, "
-                                      "computed from the forward path, never read by it")
+    ablation: list[str] = described(
+        "the parts switched off (model/ablation.py), in the model's order; "
+        "each is a `part.gate` zero constant and a `part.off` node in the graph"
+    )
+    lens: list[LensLayer] = described(
+        "the logit lens per decoder layer: side nodes `lens.dec.L.*`, computed from the forward path, never read by it"
+    )
 
 
 @dataclass
@@ -230,14 +247,25 @@ class Trace:
         pieces = [t for t in self.output_tokens if t != EOS]
         reference = to_german_pieces(self.number)
         return TraceHeader(
-            format=TRACE_FORMAT, weights_version=self.weights_version,
-            input=TraceInput(number=self.number, english=to_english(self.number), german_pieces=pieces,
-                             german=join_german(pieces), reference_pieces=reference, correct=pieces == reference),
-            source_tokens=self.source_tokens, target_tokens=self.target_tokens, output_tokens=self.output_tokens,
-            memory=self.memory, parameters=self.parameter_ids,
-            ablation=list(self.ablation), lens=list(self.lens))
+            format=TRACE_FORMAT,
+            weights_version=self.weights_version,
+            input=TraceInput(
+                number=self.number,
+                english=to_english(self.number),
+                german_pieces=pieces,
+                german=join_german(pieces),
+                reference_pieces=reference,
+                correct=pieces == reference,
+            ),
+            source_tokens=self.source_tokens,
+            target_tokens=self.target_tokens,
+            output_tokens=self.output_tokens,
+            memory=self.memory,
+            parameters=self.parameter_ids,
+            ablation=list(self.ablation),
+            lens=list(self.lens),
+        )
 
     def to_json(self) -> dict:
         """The header's fields and the nodes (their data as numpy arrays, for orjson)."""
         return {**asdict(self.header()), "nodes": [n.to_json() for n in self.nodes]}
-

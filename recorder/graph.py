@@ -29,8 +29,15 @@ class Node:
 
     def to_json(self) -> dict:
         v = self.value
-        return {"id": self.id, "op": self.op, "inputs": self.inputs, "attrs": self.attrs,
-                "shape": list(v.shape), "dtype": dtype_name(v.dtype), "data": np.ascontiguousarray(v).ravel()}
+        return {
+            "id": self.id,
+            "op": self.op,
+            "inputs": self.inputs,
+            "attrs": self.attrs,
+            "shape": list(v.shape),
+            "dtype": dtype_name(v.dtype),
+            "data": np.ascontiguousarray(v).ravel(),
+        }
 
 
 @functools.cache

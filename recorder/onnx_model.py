@@ -85,11 +85,18 @@ def _rotary(node: Node, init: _Initializers) -> list[onnx.NodeProto]:
     nodes = [helper.make_node("Unsqueeze", [x, batch], [f"{node.id}/x"], name=f"{node.id}/unsqueeze_x")]
     inputs = [f"{node.id}/x", cos, sin]
     if positions:
-        nodes.append(helper.make_node("Unsqueeze", [positions[0], batch], [f"{node.id}/position_ids"],
-                                      name=f"{node.id}/unsqueeze_position_ids"))
+        nodes.append(
+            helper.make_node(
+                "Unsqueeze",
+                [positions[0], batch],
+                [f"{node.id}/position_ids"],
+                name=f"{node.id}/unsqueeze_position_ids",
+            )
+        )
         inputs.append(f"{node.id}/position_ids")
-    nodes.append(helper.make_node("RotaryEmbedding", inputs, [f"{node.id}/y"], name=node.id, doc_string=_doc(notes),
-                                  **attrs))
+    nodes.append(
+        helper.make_node("RotaryEmbedding", inputs, [f"{node.id}/y"], name=node.id, doc_string=_doc(notes), **attrs)
+    )
     nodes.append(helper.make_node("Squeeze", [f"{node.id}/y", batch], [node.id], name=f"{node.id}/squeeze"))
     return nodes
 
@@ -114,11 +121,15 @@ def value_info(node: Node) -> onnx.ValueInfoProto:
 
 def _metadata(trace: Trace) -> dict[str, str]:
     """What the trace's header says of this graph, as the model's metadata (strings; lists as JSON)."""
-    return {"number": str(trace.number), "weights_version": trace.weights_version,
-            "source_tokens": json.dumps(trace.source_tokens, ensure_ascii=False),
-            "target_tokens": json.dumps(trace.target_tokens, ensure_ascii=False),
-            "output_tokens": json.dumps(trace.output_tokens, ensure_ascii=False),
-            "memory": trace.memory or "", "ablation": json.dumps(list(trace.ablation))}
+    return {
+        "number": str(trace.number),
+        "weights_version": trace.weights_version,
+        "source_tokens": json.dumps(trace.source_tokens, ensure_ascii=False),
+        "target_tokens": json.dumps(trace.target_tokens, ensure_ascii=False),
+        "output_tokens": json.dumps(trace.output_tokens, ensure_ascii=False),
+        "memory": trace.memory or "",
+        "ablation": json.dumps(list(trace.ablation)),
+    }
 
 
 def onnx_model(trace: Trace, params: dict[str, np.ndarray], doc: str = "") -> onnx.ModelProto:
@@ -127,12 +138,20 @@ def onnx_model(trace: Trace, params: dict[str, np.ndarray], doc: str = "") -> on
     init = _Initializers(params, list(trace.parameter_ids))
     nodes = [n for node in trace.nodes for n in onnx_nodes(node, init)]
     text = " ".join(trace.source_tokens)
-    graph = helper.make_graph(nodes, f"anatomy-{trace.number}", inputs=[], outputs=[value_info(n) for n in trace.nodes],
-                              initializer=init.tensors,
-                              doc_string=f"Every tensor of the translation of {text!r} → "
-                                         f"{' '.join(trace.output_tokens)!r}. {doc}".strip())
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", ONNX_OPSET)], producer_name=PRODUCER,
-                              doc_string="The trace of one translation (the graph the stage draws) as ONNX.")
+    graph = helper.make_graph(
+        nodes,
+        f"anatomy-{trace.number}",
+        inputs=[],
+        outputs=[value_info(n) for n in trace.nodes],
+        initializer=init.tensors,
+        doc_string=f"Every tensor of the translation of {text!r} → {' '.join(trace.output_tokens)!r}. {doc}".strip(),
+    )
+    model = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", ONNX_OPSET)],
+        producer_name=PRODUCER,
+        doc_string="The trace of one translation (the graph the stage draws) as ONNX.",
+    )
     helper.set_model_props(model, _metadata(trace))
     return model
 

@@ -8,9 +8,26 @@ from model.transformer import Config
 
 # Every field of Config, each followed by trace() (or refused by check_traceable). A field added to
 # Config and not listed here makes trace() refuse every model until the trace learns it.
-FOLLOWED_OPTIONS = frozenset({"vocab_size", "d_model", "n_heads", "d_k", "d_ff", "n_layers", "dropout",
-                              "positional", "max_len", "scale_scores", "norm_first", "pad_id",
-                              "norm", "ffn", "bias", "tie_output"})
+FOLLOWED_OPTIONS = frozenset(
+    {
+        "vocab_size",
+        "d_model",
+        "n_heads",
+        "d_k",
+        "d_ff",
+        "n_layers",
+        "dropout",
+        "positional",
+        "max_len",
+        "scale_scores",
+        "norm_first",
+        "pad_id",
+        "norm",
+        "ffn",
+        "bias",
+        "tie_output",
+    }
+)
 TRACED_POSITIONALS = ("sinusoidal", "learned", "rotary")
 
 
@@ -32,5 +49,11 @@ def check_traceable(cfg: Config) -> None:
 def paper_layout(cfg: Config) -> bool:
     """True when the config uses only the paper's layout: post-LayerNorm, ReLU, biases, a tied output and
     sinusoidal or learned positions (the scene words a trace of any other layout apart)."""
-    return (not cfg.norm_first and cfg.norm == "layer" and cfg.ffn == "relu" and cfg.bias and cfg.tie_output
-            and cfg.positional in ("sinusoidal", "learned"))
+    return (
+        not cfg.norm_first
+        and cfg.norm == "layer"
+        and cfg.ffn == "relu"
+        and cfg.bias
+        and cfg.tie_output
+        and cfg.positional in ("sinusoidal", "learned")
+    )

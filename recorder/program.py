@@ -44,14 +44,17 @@ from recorder.record import LENS_TOP, record
 PROGRAM_FORMAT = "anatomy-program/1"
 PROBES = ((3, 5), (4, 7))  # the (n, m) the graph is recorded at: n ≠ m, and each differs between the two
 INPUTS = {"n": ("int64", []), "m": ("int64", []), "source_ids": ("int64", ["n"]), "target_ids": ("int64", ["m"])}
-DIMS = {"n": "the source's length: the English words and </s>",
-        "m": "the decoder's rows: <s> and the output (without its last piece when it stopped at the length limit)"}
+DIMS = {
+    "n": "the source's length: the English words and </s>",
+    "m": "the decoder's rows: <s> and the output (without its last piece when it stopped at the length limit)",
+}
 
 
 def _pieces(n: int, m: int) -> tuple[list[str], list[str]]:
     """Source and rows of the given lengths (any real pieces: the program's structure does not depend on them)."""
-    return [ENGLISH_WORDS[i % len(ENGLISH_WORDS)] for i in range(n - 1)] + [EOS], \
-        [BOS] + [GERMAN_PIECES[i % len(GERMAN_PIECES)] for i in range(m - 1)]
+    return [ENGLISH_WORDS[i % len(ENGLISH_WORDS)] for i in range(n - 1)] + [EOS], [BOS] + [
+        GERMAN_PIECES[i % len(GERMAN_PIECES)] for i in range(m - 1)
+    ]
 
 
 def _recorded(cfg: Config, params: dict[str, np.ndarray], n: int, m: int, off: frozenset[str]):
@@ -78,9 +81,14 @@ def _tables(cfg: Config) -> dict[str, np.ndarray]:
     """The fixed tables the length-dependent constants are cut from, at max_length rows."""
     rows = cfg.max_len
     angles = sinusoid_angles(rows, cfg.d_k, torch.device("cpu"))  # the model's own float32 angles
-    return {"table.pe": sinusoid_table(rows, cfg.d_model).numpy(), "table.cos": angles.cos().numpy(),
-            "table.sin": angles.sin().numpy(), "scalar.0": np.array(0, np.int64), "scalar.1": np.array(1, np.int64),
-            "scalar.pad": np.array(cfg.pad_id, np.int64)}
+    return {
+        "table.pe": sinusoid_table(rows, cfg.d_model).numpy(),
+        "table.cos": angles.cos().numpy(),
+        "table.sin": angles.sin().numpy(),
+        "scalar.0": np.array(0, np.int64),
+        "scalar.1": np.array(1, np.int64),
+        "scalar.pad": np.array(cfg.pad_id, np.int64),
+    }
 
 
 def _step(step_id: str, op: str, inputs: list[str], **attrs) -> dict:
@@ -93,12 +101,19 @@ def _rows_of(table: str, dim: str, at: str) -> list[dict]:
 
 def _mask(at: str) -> list[dict]:
     """The decoder's mask: row i reads columns j ≤ i that are not padding (record.py's dec.mask)."""
-    r, col, row, causal, pad, keep, keep_row = (f"{at}#{s}" for s in
-                                                ("range", "col", "row", "causal", "pad", "keep", "keep_row"))
-    return [_step(r, "Range", ["scalar.0", "m", "scalar.1"]), _step(col, "Unsqueeze", [r], axes=[0]),
-            _step(row, "Unsqueeze", [r], axes=[1]), _step(causal, "LessOrEqual", [col, row]),
-            _step(pad, "Equal", ["target_ids", "scalar.pad"]), _step(keep, "Not", [pad]),
-            _step(keep_row, "Unsqueeze", [keep], axes=[0]), _step(at, "And", [causal, keep_row])]
+    r, col, row, causal, pad, keep, keep_row = (
+        f"{at}#{s}" for s in ("range", "col", "row", "causal", "pad", "keep", "keep_row")
+    )
+    return [
+        _step(r, "Range", ["scalar.0", "m", "scalar.1"]),
+        _step(col, "Unsqueeze", [r], axes=[0]),
+        _step(row, "Unsqueeze", [r], axes=[1]),
+        _step(causal, "LessOrEqual", [col, row]),
+        _step(pad, "Equal", ["target_ids", "scalar.pad"]),
+        _step(keep, "Not", [pad]),
+        _step(keep_row, "Unsqueeze", [keep], axes=[0]),
+        _step(at, "And", [causal, keep_row]),
+    ]
 
 
 def _computes() -> dict[str, list[dict]]:
@@ -134,8 +149,15 @@ def _gates(all_off: list[Node], intact: set[str]) -> dict[str, dict]:
 
 
 def _program_node(node: Node, other: Node, gates: dict, computes: dict) -> dict:
-    out = {"id": node.id, "op": node.op, "inputs": list(node.inputs), "attrs": dict(node.attrs),
-           "shape": _symbolic(node, other, PROBES), "dtype": dtype_name(node.value.dtype), **gates.get(node.id, {})}
+    out = {
+        "id": node.id,
+        "op": node.op,
+        "inputs": list(node.inputs),
+        "attrs": dict(node.attrs),
+        "shape": _symbolic(node, other, PROBES),
+        "dtype": dtype_name(node.value.dtype),
+        **gates.get(node.id, {}),
+    }
     if node.op != "Constant":
         return out
     if node.id in computes:
@@ -152,8 +174,14 @@ def _plain(v: np.ndarray):
     return [None if isinstance(x, float) and x == -math.inf else x for x in np.ravel(v).tolist()]
 
 
-def build_program(cfg: Config, params: dict[str, np.ndarray], name: str = "", weights: dict | None = None,
-                  decoding: dict | None = None, refusals: dict | None = None) -> dict:
+def build_program(
+    cfg: Config,
+    params: dict[str, np.ndarray],
+    name: str = "",
+    weights: dict | None = None,
+    decoding: dict | None = None,
+    refusals: dict | None = None,
+) -> dict:
     """The model's program (see the module's docstring) as a JSON-ready document. `weights`, `decoding` and
     `refusals` (where the parameters are sent, the beam settings, how a request's ablation and checkpoint
     are refused) are the server's to say; they are copied in. `trace` says what a trace's header holds
@@ -164,18 +192,34 @@ def build_program(cfg: Config, params: dict[str, np.ndarray], name: str = "", we
     intact, _, _, _ = _recorded(cfg, params, *PROBES[0], frozenset())
     gates, computes = _gates(g1.nodes, {n.id for n in intact.nodes}), _computes()
     nodes = [_program_node(a, b, gates, computes) for a, b in zip(g1.nodes, g2.nodes, strict=True)]
-    return {"format": PROGRAM_FORMAT, "model": name, "dims": DIMS, "max_length": cfg.max_len,
-            "inputs": [{"id": k, "dtype": d, "shape": s} for k, (d, s) in INPUTS.items()],
-            "tables": [{"id": k, "dtype": dtype_name(v.dtype), "shape": list(v.shape), "data": v.ravel().tolist()}
-                       for k, v in _tables(cfg).items()],
-            "parameters": list(params), "parts": [p.id for p in parts(cfg)],
-            "vocabulary": {"pieces": list(VOCAB.tokens), "pad": VOCAB.pad_id, "bos": VOCAB.bos_id, "eos": VOCAB.eos_id},
-            "decoding": {"extra_length": EXTRA_LENGTH, "logits": ids.join("out", "logits"),
-                         "tokens": ids.join("out", "tokens"), **(decoding or {})},
-            "memory": memory, "lens": [{"layer": x.layer, "reads": x.reads, "logits": x.logits, "probs": x.probs,
-                                        "tokens": x.tokens} for x in lens],
-            "trace": {"format": TRACE_FORMAT, "lens_top": LENS_TOP},
-            "weights": weights or {}, "refusals": refusals or {}, "nodes": nodes}
+    return {
+        "format": PROGRAM_FORMAT,
+        "model": name,
+        "dims": DIMS,
+        "max_length": cfg.max_len,
+        "inputs": [{"id": k, "dtype": d, "shape": s} for k, (d, s) in INPUTS.items()],
+        "tables": [
+            {"id": k, "dtype": dtype_name(v.dtype), "shape": list(v.shape), "data": v.ravel().tolist()}
+            for k, v in _tables(cfg).items()
+        ],
+        "parameters": list(params),
+        "parts": [p.id for p in parts(cfg)],
+        "vocabulary": {"pieces": list(VOCAB.tokens), "pad": VOCAB.pad_id, "bos": VOCAB.bos_id, "eos": VOCAB.eos_id},
+        "decoding": {
+            "extra_length": EXTRA_LENGTH,
+            "logits": ids.join("out", "logits"),
+            "tokens": ids.join("out", "tokens"),
+            **(decoding or {}),
+        },
+        "memory": memory,
+        "lens": [
+            {"layer": x.layer, "reads": x.reads, "logits": x.logits, "probs": x.probs, "tokens": x.tokens} for x in lens
+        ],
+        "trace": {"format": TRACE_FORMAT, "lens_top": LENS_TOP},
+        "weights": weights or {},
+        "refusals": refusals or {},
+        "nodes": nodes,
+    }
 
 
 def instantiate(program: dict, n: int, m: int, off: frozenset[str] | set[str] = frozenset()) -> list[dict]:
@@ -190,5 +234,14 @@ def instantiate(program: dict, n: int, m: int, off: frozenset[str] | set[str] = 
             i = instead[i]
         return i
 
-    return [{"id": x["id"], "op": x["op"], "inputs": [read(i) for i in x["inputs"]], "attrs": x["attrs"],
-             "shape": [dims.get(d, d) for d in x["shape"]], "dtype": x["dtype"]} for x in present]
+    return [
+        {
+            "id": x["id"],
+            "op": x["op"],
+            "inputs": [read(i) for i in x["inputs"]],
+            "attrs": x["attrs"],
+            "shape": [dims.get(d, d) for d in x["shape"]],
+            "dtype": x["dtype"],
+        }
+        for x in present
+    ]

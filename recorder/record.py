@@ -66,8 +66,11 @@ def _embed(g: Graph, side: str, tokens: list[int], cfg: Config) -> str:
         positions = g.const(join(side, "positions"), torch.arange(len(tokens), dtype=torch.int64))
         g.add(pe, "Gather", ["P", join(side, "positions")], g.values["P"][positions], axis=0)
     else:
-        g.const(pe, sinusoid_table(len(tokens), cfg.d_model),
-                formula="PE(pos,2i)=sin(pos/10000^(2i/d)), PE(pos,2i+1)=cos(…)")
+        g.const(
+            pe,
+            sinusoid_table(len(tokens), cfg.d_model),
+            formula="PE(pos,2i)=sin(pos/10000^(2i/d)), PE(pos,2i+1)=cos(…)",
+        )
     g.add(x0, "Add", [scaled, pe], g.values[scaled] + g.values[pe])
     return x0
 
@@ -121,8 +124,15 @@ def _head(g: Graph, p: str, i: int, cut: dict[str, str], cfg: Config, masked: bo
     decoder's self-attention, its softmax weights and its output weights·V_i."""
     d_k = cfg.d_k
     for m in "qkv":
-        g.add(ids.head_slice_id(join(p, m), i), "Slice", [cut[m]], g.values[cut[m]][:, i * d_k:(i + 1) * d_k],
-              axes=[1], starts=[i * d_k], ends=[(i + 1) * d_k])
+        g.add(
+            ids.head_slice_id(join(p, m), i),
+            "Slice",
+            [cut[m]],
+            g.values[cut[m]][:, i * d_k : (i + 1) * d_k],
+            axes=[1],
+            starts=[i * d_k],
+            ends=[(i + 1) * d_k],
+        )
     q_id, k_id, v_id = (ids.head_slice_id(join(p, m), i) for m in "qkv")
     q, k, v = g.values[q_id], g.values[k_id], g.values[v_id]
     alpha = 1 / math.sqrt(d_k) if cfg.scale_scores else 1.0
@@ -130,8 +140,12 @@ def _head(g: Graph, p: str, i: int, cut: dict[str, str], cfg: Config, masked: bo
     scores = g.add(logits_id, "Gemm", [q_id, k_id], (q @ k.T) * alpha, alpha=alpha, transB=1)
     if masked:
         masked_id = ids.head_id(p, i, "masked")
-        scores = g.add(masked_id, "Where", ["dec.mask", logits_id, "const.neg_inf"],
-                       torch.where(g.values["dec.mask"], scores, g.values["const.neg_inf"]))
+        scores = g.add(
+            masked_id,
+            "Where",
+            ["dec.mask", logits_id, "const.neg_inf"],
+            torch.where(g.values["dec.mask"], scores, g.values["const.neg_inf"]),
+        )
         logits_id = masked_id
     weights_id, out_id = ids.head_id(p, i, "weights"), ids.head_id(p, i, "out")
     w = g.add(weights_id, "Softmax", [logits_id], scores.softmax(-1), axis=-1)
@@ -141,8 +155,10 @@ def _head(g: Graph, p: str, i: int, cut: dict[str, str], cfg: Config, masked: bo
 
 def _heads(g: Graph, p: str, cut: dict[str, str], cfg: Config, masked: bool, off: frozenset[str]) -> str:
     """Every head (a head switched off enters the Concat multiplied by zero), then their Concat."""
-    outs = [_switched_off(g, ids.join(p, ids.head_word(i)), _head(g, p, i, cut, cfg, masked), off)
-            for i in range(cfg.n_heads)]
+    outs = [
+        _switched_off(g, ids.join(p, ids.head_word(i)), _head(g, p, i, cut, cfg, masked), off)
+        for i in range(cfg.n_heads)
+    ]
     concat = join(p, "concat")
     g.add(concat, "Concat", outs, torch.cat([g.values[o] for o in outs], dim=1), axis=1)
     return concat
@@ -157,15 +173,19 @@ def _residual(g: Graph, p: str, x: str, branch: str, cfg: Config, off: frozenset
     return total if cfg.norm_first else _norm(g, join(p, "ln"), total, cfg)
 
 
-def _attention(g: Graph, p: str, x: str, kv: str, cfg: Config, masked: bool, off: frozenset[str],
-               side: str | None = None) -> str:
+def _attention(
+    g: Graph, p: str, x: str, kv: str, cfg: Config, masked: bool, off: frozenset[str], side: str | None = None
+) -> str:
     """Multi-head attention as slices per head (§3.2.2) in a residual sub-layer: post-norm
     Norm(x + Attn(x)) or pre-norm x + Attn(Norm(x)). Q, K, V are h·d_k wide (not necessarily d_model);
     with rotary positions, self-attention's Q and K are rotated (`side` names the rotation tables)."""
     inp = _norm(g, join(p, "norm"), x, cfg) if cfg.norm_first else x
     kv = inp if kv == x else kv
-    cut = {"q": _linear(g, join(p, "q"), inp, p, "q"), "k": _linear(g, join(p, "k"), kv, p, "k"),
-           "v": _linear(g, join(p, "v"), kv, p, "v")}
+    cut = {
+        "q": _linear(g, join(p, "q"), inp, p, "q"),
+        "k": _linear(g, join(p, "k"), kv, p, "k"),
+        "v": _linear(g, join(p, "v"), kv, p, "v"),
+    }
     if side is not None and cfg.positional == "rotary":
         for m in "qk":
             cut[m] = _rotary(g, join(p, m, "rot"), cut[m], side, cfg)
@@ -250,9 +270,17 @@ def _lens(g: Graph, layer: int, h: str, cfg: Config) -> LensLayer:
     probs = g.add(probs_id, "Softmax", [logits_id], logits.softmax(-1), axis=-1)
     g.add(tokens_id, "ArgMax", [probs_id], probs.argmax(-1), axis=-1, keepdims=0)
     top = probs.topk(min(LENS_TOP, probs.shape[-1]), dim=-1)
-    return LensLayer(layer=layer, reads=reads, logits=logits_id, probs=probs_id, tokens=tokens_id,
-                     top=[[LensPiece(piece=VOCAB.tokens[int(i)], p=float(v)) for v, i in zip(vs, at, strict=True)]
-                          for vs, at in zip(top.values.tolist(), top.indices.tolist(), strict=True)])
+    return LensLayer(
+        layer=layer,
+        reads=reads,
+        logits=logits_id,
+        probs=probs_id,
+        tokens=tokens_id,
+        top=[
+            [LensPiece(piece=VOCAB.tokens[int(i)], p=float(v)) for v, i in zip(vs, at, strict=True)]
+            for vs, at in zip(top.values.tolist(), top.indices.tolist(), strict=True)
+        ],
+    )
 
 
 def _start(decoder: EncoderDecoder, number: int) -> tuple[list[str], list[str]]:
@@ -270,8 +298,14 @@ def _start(decoder: EncoderDecoder, number: int) -> tuple[list[str], list[str]]:
 
 
 @torch.no_grad()
-def record(cfg: Config, params: dict[str, np.ndarray], source: list[str], rows: list[str],
-           off: frozenset[str] = frozenset(), lens: bool = True) -> tuple[Graph, str, list[str], list[LensLayer]]:
+def record(
+    cfg: Config,
+    params: dict[str, np.ndarray],
+    source: list[str],
+    rows: list[str],
+    off: frozenset[str] = frozenset(),
+    lens: bool = True,
+) -> tuple[Graph, str, list[str], list[LensLayer]]:
     """The graph over given source pieces and decoder rows (any pieces: recorder/program.py records it at
     two lengths to find its length-free form): the constants, the encoder, the decoder, the output layer
     and the logit lens. Returns the graph, the memory's node, the output pieces and the lens layers."""
@@ -286,8 +320,14 @@ def record(cfg: Config, params: dict[str, np.ndarray], source: list[str], rows: 
 
 
 @torch.no_grad()
-def trace(model: EncoderDecoder, number: int, params: dict[str, np.ndarray] | None = None,
-          version: str = "", ablation: tuple[str, ...] | list[str] = (), lens: bool = True) -> Trace:
+def trace(
+    model: EncoderDecoder,
+    number: int,
+    params: dict[str, np.ndarray] | None = None,
+    version: str = "",
+    ablation: tuple[str, ...] | list[str] = (),
+    lens: bool = True,
+) -> Trace:
     """The whole computation for one input; `params` and `version` may be passed in cached.
 
     `ablation` names parts switched off (model/ablation.py): greedy decoding runs without them, and
@@ -307,5 +347,15 @@ def trace(model: EncoderDecoder, number: int, params: dict[str, np.ndarray] | No
     params = params if params is not None else parameters(model)
     source, rows = _start(ablated(model, off) if off else model, number)
     g, memory, out_tokens, lenses = record(cfg, params, source, rows, off, lens)
-    return Trace(number, source, rows, out_tokens, g.nodes, list(params), weights_version=version, memory=memory,
-                 ablation=list(switched_off), lens=lenses)
+    return Trace(
+        number,
+        source,
+        rows,
+        out_tokens,
+        g.nodes,
+        list(params),
+        weights_version=version,
+        memory=memory,
+        ablation=list(switched_off),
+        lens=lenses,
+    )

@@ -20,8 +20,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", type=int, help="seeds 1..N (default: the experiment's own)")
     p.add_argument("--steps", type=int, help="training steps per run (default: the experiment's own)")
     p.add_argument("--jobs", type=int, default=1, help="parallel worker processes (one core each)")
-    p.add_argument("--ray", metavar="ADDRESS",
-                   help="train on a Ray cluster (its address, or 'local' to start one here); results land as usual")
+    p.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="train on a Ray cluster (its address, or 'local' to start one here); results land as usual",
+    )
     p.add_argument("--smoke", action="store_true", help="tiny runs on a few numbers, to check the plumbing")
     p.add_argument("--out", type=Path, help="results folder (default research/results; smoke: a temp folder)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -32,13 +35,17 @@ def main(argv: list[str] | None = None) -> int:
         p.error("smoke runs never write into research/results")
     for name in expand(args.experiment):
         exp = EXPERIMENTS[name]
-        opts = Options(seeds=args.seeds or (1 if args.smoke else exp.seeds), steps=args.steps or exp.steps,
-                       smoke=args.smoke)
+        opts = Options(
+            seeds=args.seeds or (1 if args.smoke else exp.seeds), steps=args.steps or exp.steps, smoke=args.smoke
+        )
         t0 = time.perf_counter()
         if not args.quiet:
             print(f"{name}: results in {out}", file=sys.stderr)
-        runs = (read_runs(results_file(out, name)) if args.report
-                else run_specs(exp.specs(opts), out, name, jobs=args.jobs, progress=not args.quiet, ray=args.ray))
+        runs = (
+            read_runs(results_file(out, name))
+            if args.report
+            else run_specs(exp.specs(opts), out, name, jobs=args.jobs, progress=not args.quiet, ray=args.ray)
+        )
         rows = exp.summarise(runs)
         # The record's result table is regenerated from data; smoke runs write theirs beside their data.
         record = record_path(name, RECORDS) if out.resolve() == RESULTS.resolve() else out / f"{name}.md"

@@ -53,16 +53,21 @@ def _below_1000(n: int, en: list[str], de: list, final: bool) -> None:
     hundreds, rest = divmod(n, 100)
     if hundreds:
         en += [EN_ONES[hundreds], "hundred"]
-        de += [("ein" if hundreds == 1 else DE_ONES[hundreds], len(en) - 2, "monotone"),
-               ("hundert", len(en) - 1, "monotone")]
+        de += [
+            ("ein" if hundreds == 1 else DE_ONES[hundreds], len(en) - 2, "monotone"),
+            ("hundert", len(en) - 1, "monotone"),
+        ]
     tens, ones = divmod(rest, 10)
     if 10 <= rest < 20:
         en.append(EN_TEENS[rest - 10])
         de.append((DE_TEENS[rest - 10], len(en) - 1, "monotone"))
     elif tens and ones:  # "forty two" -> "zwei und vierzig"
         en += [EN_TENS[tens], EN_ONES[ones]]
-        de += [("ein" if ones == 1 else DE_ONES[ones], len(en) - 1, "reordered"), ("und", None, "none"),
-               (DE_TENS[tens], len(en) - 2, "reordered")]
+        de += [
+            ("ein" if ones == 1 else DE_ONES[ones], len(en) - 1, "reordered"),
+            ("und", None, "none"),
+            (DE_TENS[tens], len(en) - 2, "reordered"),
+        ]
     elif ones:
         en.append(EN_ONES[ones])
         de.append(("eins" if ones == 1 and final else ("ein" if ones == 1 else DE_ONES[ones]), len(en) - 1, "monotone"))
@@ -108,14 +113,23 @@ def alignment_scores(model: EncoderDecoder, numbers: list[int]) -> dict:
                     hits[kind] += got.float()
                     any_hits[kind] += int(got.any())
                     counts[kind] += 1
-            out["layers"].append({
-                "layer": layer, "convention": convention, "counts": counts,
-                "heads": [{"head": h, **{k: (hits[k][h].item() / counts[k] if counts[k] else None) for k in KINDS},
-                           "all": (sum(hits[k][h].item() for k in KINDS) / max(sum(counts.values()), 1))}
-                          for h in range(w.shape[1])],
-                "any_head": {k: (any_hits[k] / counts[k] if counts[k] else None) for k in KINDS}
-                | {"all": sum(any_hits.values()) / max(sum(counts.values()), 1)},
-            })
+            out["layers"].append(
+                {
+                    "layer": layer,
+                    "convention": convention,
+                    "counts": counts,
+                    "heads": [
+                        {
+                            "head": h,
+                            **{k: (hits[k][h].item() / counts[k] if counts[k] else None) for k in KINDS},
+                            "all": (sum(hits[k][h].item() for k in KINDS) / max(sum(counts.values()), 1)),
+                        }
+                        for h in range(w.shape[1])
+                    ],
+                    "any_head": {k: (any_hits[k] / counts[k] if counts[k] else None) for k in KINDS}
+                    | {"all": sum(any_hits.values()) / max(sum(counts.values()), 1)},
+                }
+            )
     return out
 
 
@@ -140,11 +154,17 @@ def relative_position_baselines(numbers: list[int]) -> dict:
     total = sum(counts.values())
 
     def rates(hits: dict) -> dict:
-        return ({k: hits[k] / counts[k] if counts[k] else None for k in KINDS}
-                | {"all": sum(hits.values()) / max(total, 1)})
+        return {k: hits[k] / counts[k] if counts[k] else None for k in KINDS} | {
+            "all": sum(hits.values()) / max(total, 1)
+        }
 
     best = max(per_offset, key=lambda c: sum(per_offset[c].values()))
-    return {"counts": counts, "best_offset": best, "best_offset_rates": rates(per_offset[best]),
-            "best_offset_per_kind": {k: max((per_offset[c][k] / counts[k] if counts[k] else 0.0) for c in per_offset)
-                                     for k in KINDS},
-            "diagonal_rates": rates(diagonal)}
+    return {
+        "counts": counts,
+        "best_offset": best,
+        "best_offset_rates": rates(per_offset[best]),
+        "best_offset_per_kind": {
+            k: max((per_offset[c][k] / counts[k] if counts[k] else 0.0) for c in per_offset) for k in KINDS
+        },
+        "diagonal_rates": rates(diagonal),
+    }

@@ -9,56 +9,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from model import ids
 from model.transformer import MODERN
+from research.experiment_kit import Experiment, Options, by_variant, run_spec, seeds_of, value_stats
 from research.harness import RunSpec, has_sieben_und, mean, subset_exact_match
-
-SMOKE = {"steps": 6, "train": {"batch_size": 16}, "heldout_size": 24}
-
-
-@dataclass(frozen=True)
-class Options:
-    seeds: int
-    steps: int
-    smoke: bool = False
-
-
-@dataclass(frozen=True)
-class Experiment:
-    name: str
-    seeds: int  # default number of seeds
-    steps: int  # default training steps
-    specs: Callable[[Options], list[RunSpec]]
-    summarise: Callable[[list[dict]], list[dict]]
-
-
-def _spec(experiment: str, variant: str, seed: int, o: Options, config: dict | None = None,
-          train: dict | None = None, keep: str | None = None, analysis: str | None = None) -> RunSpec:
-    train = dict(train or {})
-    if o.smoke:
-        train = {**train, **SMOKE["train"]}
-    else:  # the recipe's 5 averaged checkpoints span the last fifth of the run (every 100 of 2 500)
-        train.setdefault("checkpoint_every", max(1, o.steps // 25))
-    return RunSpec(experiment, variant, seed, SMOKE["steps"] if o.smoke else o.steps, config or {}, train, keep,
-                   SMOKE["heldout_size"] if o.smoke else None, analysis)
-
-
-def _seeds(o: Options) -> range:
-    return range(1, o.seeds + 1)
-
-
-def _stats(values: list) -> dict:
-    vals = [v for v in values if v is not None]
-    return {"values": values, "mean": mean(vals), "min": min(vals) if vals else None,
-            "max": max(vals) if vals else None}
-
-
-def _by_variant(runs: list[dict], order: list[str]) -> list[tuple[str, list[dict]]]:
-    groups = {v: sorted([r for r in runs if r["variant"] == v], key=lambda r: r["seed"]) for v in order}
-    return [(v, rs) for v, rs in groups.items() if rs]
-
 
 # ---- 1. Ablations (Table 3 at 1/16 scale) ----------------------------------------------------
 
@@ -82,7 +37,7 @@ PAPER_BASE_PPL = 4.92
 
 
 def ablation_specs(o: Options) -> list[RunSpec]:
-    return [_spec("ablations", name, seed, o, cfg, tc) for seed in _seeds(o) for name, _, cfg, tc, _ in ABLATIONS]
+    return [run_spec("ablations", name, seed, o, cfg, tc) for seed in seeds_of(o) for name, _, cfg, tc, _ in ABLATIONS]
 
 
 def _direction(delta: float | None, spread: float | None, lower_is_better: bool = True) -> str | None:
@@ -95,13 +50,13 @@ def _direction(delta: float | None, spread: float | None, lower_is_better: bool 
 
 def ablation_summary(runs: list[dict]) -> list[dict]:
     rows, info = [], {name: (desc, paper) for name, desc, _, _, paper in ABLATIONS}
-    groups = _by_variant(runs, [a[0] for a in ABLATIONS])
+    groups = by_variant(runs, [a[0] for a in ABLATIONS])
     base = dict(groups).get("baseline", [])
-    base_loss = _stats([r["heldout_loss"] for r in base])
+    base_loss = value_stats([r["heldout_loss"] for r in base])
     for variant, rs in groups:
         desc, paper = info[variant]
-        loss = _stats([r["heldout_loss"] for r in rs])
-        em = _stats([r["heldout_exact_match"] for r in rs])
+        loss = value_stats([r["heldout_loss"] for r in rs])
+        em = value_stats([r["heldout_exact_match"] for r in rs])
         delta = (loss["mean"] - base_loss["mean"]) if base and variant != "baseline" else None
         # seed spread: the larger range of the two variants, from those with at least two seeds
         ranges = [g["max"] - g["min"] for g, n in ((base_loss, len(base)), (loss, len(rs))) if n >= 2]
@@ -111,18 +66,30 @@ def ablation_summary(runs: list[dict]) -> list[dict]:
             d = paper[1] - PAPER_BASE_PPL
             paper_dir = "same" if abs(d) <= 0.03 else ("worse" if d > 0 else "better")
         mini_dir = _direction(delta, spread)
-        rows.append({
-            "variant": variant, "description": desc, "params": rs[0]["params"], "seeds": [r["seed"] for r in rs],
-            "exact_match": em, "heldout_loss": loss,
-            "perplexity": {"values": [r["heldout_perplexity"] for r in rs],
-                           "mean": math.exp(loss["mean"]) if loss["mean"] is not None else None},
-            "steps_to_99": [r["steps_to_99"] for r in rs], "wall_seconds": mean([r["wall_seconds"] for r in rs]),
-            "loss_delta_vs_baseline": delta, "seed_spread": spread if variant != "baseline" else None,
-            "paper_row": paper[0] if paper else None, "paper_ppl": paper[1] if paper else None,
-            "paper_bleu": paper[2] if paper else None, "paper_direction": paper_dir,
-            "miniature_direction": mini_dir,
-            "agrees": (paper_dir == mini_dir) if paper_dir and mini_dir else None,
-        })
+        rows.append(
+            {
+                "variant": variant,
+                "description": desc,
+                "params": rs[0]["params"],
+                "seeds": [r["seed"] for r in rs],
+                "exact_match": em,
+                "heldout_loss": loss,
+                "perplexity": {
+                    "values": [r["heldout_perplexity"] for r in rs],
+                    "mean": math.exp(loss["mean"]) if loss["mean"] is not None else None,
+                },
+                "steps_to_99": [r["steps_to_99"] for r in rs],
+                "wall_seconds": mean([r["wall_seconds"] for r in rs]),
+                "loss_delta_vs_baseline": delta,
+                "seed_spread": spread if variant != "baseline" else None,
+                "paper_row": paper[0] if paper else None,
+                "paper_ppl": paper[1] if paper else None,
+                "paper_bleu": paper[2] if paper else None,
+                "paper_direction": paper_dir,
+                "miniature_direction": mini_dir,
+                "agrees": (paper_dir == mini_dir) if paper_dir and mini_dir else None,
+            }
+        )
     return rows
 
 
@@ -134,35 +101,54 @@ TRAIN_MAX_WORDS = 6
 
 def extrapolation_specs(o: Options) -> list[RunSpec]:
     # sinusoidal and learned first (the paper's question), then rotary and ALiBi
-    return [_spec("extrapolation", p, seed, o, {"positional": p}, {"max_words": TRAIN_MAX_WORDS})
-            for pair in (POSITIONALS[:2], POSITIONALS[2:]) for seed in _seeds(o) for p in pair]
+    return [
+        run_spec("extrapolation", p, seed, o, {"positional": p}, {"max_words": TRAIN_MAX_WORDS})
+        for pair in (POSITIONALS[:2], POSITIONALS[2:])
+        for seed in seeds_of(o)
+        for p in pair
+    ]
 
 
 def extrapolation_summary(runs: list[dict], order: list[str] | None = None) -> list[dict]:
     rows = []
-    for variant, rs in _by_variant(runs, order or POSITIONALS):
+    for variant, rs in by_variant(runs, order or POSITIONALS):
         lengths = sorted({int(k) for r in rs for k in r["exact_match_by_length"]})
         for words in lengths:
             cells = [r["exact_match_by_length"].get(str(words)) for r in rs]
-            rows.append({"variant": variant, "words": words, "trained_on": words <= TRAIN_MAX_WORDS,
-                         "n": next(c["n"] for c in cells if c), "seeds": [r["seed"] for r in rs],
-                         "exact_match": _stats([c["exact_match"] if c else None for c in cells])})
+            rows.append(
+                {
+                    "variant": variant,
+                    "words": words,
+                    "trained_on": words <= TRAIN_MAX_WORDS,
+                    "n": next(c["n"] for c in cells if c),
+                    "seeds": [r["seed"] for r in rs],
+                    "exact_match": value_stats([c["exact_match"] if c else None for c in cells]),
+                }
+            )
         for label, test in (("≤6", lambda w: w <= TRAIN_MAX_WORDS), ("7–9", lambda w: w > TRAIN_MAX_WORDS)):
             per_seed = []
             for r in rs:
                 cells = [c for k, c in r["exact_match_by_length"].items() if test(int(k))]
                 per_seed.append(sum(c["correct"] for c in cells) / sum(c["n"] for c in cells) if cells else None)
-            rows.append({"variant": variant, "words": label, "trained_on": label == "≤6",
-                         "n": sum(c["n"] for k, c in rs[0]["exact_match_by_length"].items() if test(int(k))),
-                         "seeds": [r["seed"] for r in rs], "exact_match": _stats(per_seed)})
+            rows.append(
+                {
+                    "variant": variant,
+                    "words": label,
+                    "trained_on": label == "≤6",
+                    "n": sum(c["n"] for k, c in rs[0]["exact_match_by_length"].items() if test(int(k))),
+                    "seeds": [r["seed"] for r in rs],
+                    "exact_match": value_stats(per_seed),
+                }
+            )
     return rows
 
 
 # ---- 3. Alignment in last-layer cross-attention ------------------------------------------------
 
+
 def alignment_specs(o: Options) -> list[RunSpec]:
     # The same runs as the ablations' baseline (same key), so their trained weights are reused.
-    return [_spec("alignment", "baseline", seed, o, analysis="alignment") for seed in _seeds(o)]
+    return [run_spec("alignment", "baseline", seed, o, analysis="alignment") for seed in seeds_of(o)]
 
 
 def _cross(layer: int, head: int | None = None) -> str:
@@ -173,45 +159,68 @@ def _cross(layer: int, head: int | None = None) -> str:
 
 
 def _layer(layer: int) -> str:
-    """"decoder 2": the layer of a study that is all about cross-attention (its title says so)."""
+    """ "decoder 2": the layer of a study that is all about cross-attention (its title says so)."""
     return _cross(layer).split(" · ")[0]
 
 
+KINDS = ("monotone", "reordered", "all")
+
+
+def _alignment_row(layer, convention: str, who: str, seeds: list, counts: dict, values: dict) -> dict:
+    """One row of the alignment table; `values` holds, for each kind of pair, the rates measured (one a seed)."""
+    return {
+        "layer": layer,
+        "convention": convention,
+        "who": who,
+        "seeds": seeds,
+        "counts": counts,
+        **{kind: value_stats(rates) for kind, rates in values.items()},
+    }
+
+
 def alignment_summary(runs: list[dict]) -> list[dict]:
-    rows: list[dict] = []
     runs = sorted([r for r in runs if "analysis" in r], key=lambda r: r["seed"])
     if not runs:
-        return rows
-    layers = runs[0]["analysis"]["layers"]
-    for i, entry in enumerate(layers):
+        return []
+    rows, seeds = [], [r["seed"] for r in runs]
+    for i, entry in enumerate(runs[0]["analysis"]["layers"]):
         per_run = [r["analysis"]["layers"][i] for r in runs]
+        layer, convention, counts = _layer(entry["layer"]), entry["convention"], entry["counts"]
         for h in range(len(entry["heads"])):
-            rows.append({"layer": _layer(entry["layer"]), "convention": entry["convention"],
-                         "who": _cross(entry["layer"], h).rsplit(" · ", 1)[-1],  # "head 1", its layer beside it
-                         "seeds": [r["seed"] for r in runs], "counts": entry["counts"],
-                         **{k: _stats([p["heads"][h][k] for p in per_run]) for k in ("monotone", "reordered", "all")}})
-        rows.append({"layer": _layer(entry["layer"]), "convention": entry["convention"], "who": "any head",
-                     "seeds": [r["seed"] for r in runs], "counts": entry["counts"],
-                     **{k: _stats([p["any_head"][k] for p in per_run]) for k in ("monotone", "reordered", "all")}})
+            who = _cross(entry["layer"], h).rsplit(" · ", 1)[-1]  # "head 1", its layer beside it
+            rates = {k: [p["heads"][h][k] for p in per_run] for k in KINDS}
+            rows.append(_alignment_row(layer, convention, who, seeds, counts, rates))
+        rates = {k: [p["any_head"][k] for p in per_run] for k in KINDS}
+        rows.append(_alignment_row(layer, convention, "any head", seeds, counts, rates))
     base = runs[0]["analysis"]["baselines"]
-    rows.append({"layer": None, "convention": "predicts",
-                 "who": f"baseline: best fixed offset (c = {base['best_offset']})",
-                 "seeds": [], "counts": base["counts"],
-                 **{k: _stats([base["best_offset_rates"][k]]) for k in ("monotone", "reordered", "all")}})
-    rows.append({"layer": None, "convention": "predicts", "who": "baseline: best fixed offset for each kind",
-                 "seeds": [], "counts": base["counts"],
-                 **{k: _stats([base["best_offset_per_kind"][k]]) for k in ("monotone", "reordered")},
-                 "all": _stats([None])})
-    rows.append({"layer": None, "convention": "predicts", "who": "baseline: length-proportional diagonal",
-                 "seeds": [], "counts": base["counts"],
-                 **{k: _stats([base["diagonal_rates"][k]]) for k in ("monotone", "reordered", "all")}})
-    return rows
+    fixed = f"baseline: best fixed offset (c = {base['best_offset']})"
+    each_kind = {k: [base["best_offset_per_kind"][k]] for k in ("monotone", "reordered")}
+    return rows + [
+        _alignment_row(None, "predicts", fixed, [], base["counts"], {k: [base["best_offset_rates"][k]] for k in KINDS}),
+        _alignment_row(
+            None,
+            "predicts",
+            "baseline: best fixed offset for each kind",
+            [],
+            base["counts"],
+            {**each_kind, "all": [None]},
+        ),
+        _alignment_row(
+            None,
+            "predicts",
+            "baseline: length-proportional diagonal",
+            [],
+            base["counts"],
+            {k: [base["diagonal_rates"][k]] for k in KINDS},
+        ),
+    ]
 
 
 # ---- 4. Follow-ups ----------------------------------------------------------------------------
 
+
 def head_ablation_specs(o: Options) -> list[RunSpec]:
-    return [_spec("head_ablation", "baseline", seed, o, analysis="head_ablation") for seed in _seeds(o)]
+    return [run_spec("head_ablation", "baseline", seed, o, analysis="head_ablation") for seed in seeds_of(o)]
 
 
 def head_ablation_summary(runs: list[dict]) -> list[dict]:
@@ -222,21 +231,33 @@ def head_ablation_summary(runs: list[dict]) -> list[dict]:
     for i, row in enumerate(runs[0]["analysis"]["rows"]):
         per = [r["analysis"]["rows"][i] for r in runs]
         heads = row["heads"]
-        ablated = ("none" if not heads else _cross(last, heads[0]) if len(heads) == 1
-                   else "all heads")
-        rows.append({"ablated": ablated, "seeds": [r["seed"] for r in runs],
-                     **{f"{s}_{m}": _stats([p[s][m] for p in per]) for s in ("with_und", "without_und")
-                        for m in ("exact_match", "loss")},
-                     "n_with_und": row["with_und"]["n"], "n_without_und": row["without_und"]["n"]})
+        ablated = "none" if not heads else _cross(last, heads[0]) if len(heads) == 1 else "all heads"
+        rows.append(
+            {
+                "ablated": ablated,
+                "seeds": [r["seed"] for r in runs],
+                **{
+                    f"{s}_{m}": value_stats([p[s][m] for p in per])
+                    for s in ("with_und", "without_und")
+                    for m in ("exact_match", "loss")
+                },
+                "n_with_und": row["with_und"]["n"],
+                "n_without_und": row["without_und"]["n"],
+            }
+        )
     return rows
 
 
-WARMUP_NORM = [("post_ln_warmup", {}, {}), ("post_ln_no_warmup", {}, {"warmup": 0}),
-               ("pre_ln_warmup", {"norm_first": True}, {}), ("pre_ln_no_warmup", {"norm_first": True}, {"warmup": 0})]
+WARMUP_NORM = [
+    ("post_ln_warmup", {}, {}),
+    ("post_ln_no_warmup", {}, {"warmup": 0}),
+    ("pre_ln_warmup", {"norm_first": True}, {}),
+    ("pre_ln_no_warmup", {"norm_first": True}, {"warmup": 0}),
+]
 
 
 def warmup_norm_specs(o: Options) -> list[RunSpec]:
-    return [_spec("warmup_norm", name, seed, o, cfg, tc) for seed in _seeds(o) for name, cfg, tc in WARMUP_NORM]
+    return [run_spec("warmup_norm", name, seed, o, cfg, tc) for seed in seeds_of(o) for name, cfg, tc in WARMUP_NORM]
 
 
 def _curve_at(r: dict, step: int) -> float | None:
@@ -245,16 +266,23 @@ def _curve_at(r: dict, step: int) -> float | None:
 
 def training_summary(order: list[str]) -> Callable[[list[dict]], list[dict]]:
     def summarise(runs: list[dict]) -> list[dict]:
-        return [{"variant": v, "seeds": [r["seed"] for r in rs], "params": rs[0]["params"],
-                 "exact_match": _stats([r["heldout_exact_match"] for r in rs]),
-                 "heldout_loss": _stats([r["heldout_loss"] for r in rs]),
-                 "perplexity": _stats([r["heldout_perplexity"] for r in rs]),
-                 "steps_to_99": [r["steps_to_99"] for r in rs],
-                 "exact_match_at_250": _stats([_curve_at(r, 250) for r in rs]),
-                 "exact_match_at_500": _stats([_curve_at(r, 500) for r in rs]),
-                 "final_training_loss": _stats([r["final_training_loss"] for r in rs]),
-                 "wall_seconds": mean([r["wall_seconds"] for r in rs])}
-                for v, rs in _by_variant(runs, order)]
+        return [
+            {
+                "variant": v,
+                "seeds": [r["seed"] for r in rs],
+                "params": rs[0]["params"],
+                "exact_match": value_stats([r["heldout_exact_match"] for r in rs]),
+                "heldout_loss": value_stats([r["heldout_loss"] for r in rs]),
+                "perplexity": value_stats([r["heldout_perplexity"] for r in rs]),
+                "steps_to_99": [r["steps_to_99"] for r in rs],
+                "exact_match_at_250": value_stats([_curve_at(r, 250) for r in rs]),
+                "exact_match_at_500": value_stats([_curve_at(r, 500) for r in rs]),
+                "final_training_loss": value_stats([r["final_training_loss"] for r in rs]),
+                "wall_seconds": mean([r["wall_seconds"] for r in rs]),
+            }
+            for v, rs in by_variant(runs, order)
+        ]
+
     return summarise
 
 
@@ -262,16 +290,23 @@ COMPOSITIONAL = [("baseline", None), ("no_sieben_und", "no_sieben_und")]
 
 
 def compositional_specs(o: Options) -> list[RunSpec]:
-    return [_spec("compositional", name, seed, o, keep=keep) for seed in _seeds(o) for name, keep in COMPOSITIONAL]
+    return [run_spec("compositional", name, seed, o, keep=keep) for seed in seeds_of(o) for name, keep in COMPOSITIONAL]
 
 
 def compositional_summary(runs: list[dict]) -> list[dict]:
     rows = []
-    for variant, rs in _by_variant(runs, [c[0] for c in COMPOSITIONAL]):
+    for variant, rs in by_variant(runs, [c[0] for c in COMPOSITIONAL]):
         for subset, test in (("sieben und …", has_sieben_und), ("all other", lambda n: not has_sieben_und(n))):
             cells = [subset_exact_match(r, test) for r in rs]
-            rows.append({"variant": variant, "subset": subset, "n": cells[0][1], "seeds": [r["seed"] for r in rs],
-                         "exact_match": _stats([c[0] for c in cells])})
+            rows.append(
+                {
+                    "variant": variant,
+                    "subset": subset,
+                    "n": cells[0][1],
+                    "seeds": [r["seed"] for r in rs],
+                    "exact_match": value_stats([c[0] for c in cells]),
+                }
+            )
     return rows
 
 
@@ -280,8 +315,12 @@ DK_RUN_ORDER = [64, 2, 32, 8, 16, 4]  # the ends first, so that a run cut short 
 
 
 def dk_sweep_specs(o: Options) -> list[RunSpec]:
-    return [_spec("dk_sweep", f"d_k_{d}_{'scaled' if s else 'unscaled'}", seed, o, {"d_k": d, "scale_scores": s})
-            for seed in _seeds(o) for d in DK_RUN_ORDER for s in (True, False)]
+    return [
+        run_spec("dk_sweep", f"d_k_{d}_{'scaled' if s else 'unscaled'}", seed, o, {"d_k": d, "scale_scores": s})
+        for seed in seeds_of(o)
+        for d in DK_RUN_ORDER
+        for s in (True, False)
+    ]
 
 
 def dk_sweep_summary(runs: list[dict]) -> list[dict]:
@@ -299,13 +338,16 @@ def dk_sweep_summary(runs: list[dict]) -> list[dict]:
 # 3 seeds). Its summary sets the desk's own 2017 runs beside it, read from their results files, so
 # the 2017 numbers are the ones already published, not a second training of them.
 
+
 def modern_specs(o: Options) -> list[RunSpec]:
-    return [_spec("modern", "modern", seed, o, MODERN) for seed in _seeds(o)]
+    return [run_spec("modern", "modern", seed, o, MODERN) for seed in seeds_of(o)]
 
 
 def modern_extrapolation_specs(o: Options) -> list[RunSpec]:
-    return [_spec("modern_extrapolation", "modern", seed, o, MODERN, {"max_words": TRAIN_MAX_WORDS})
-            for seed in _seeds(o)]
+    return [
+        run_spec("modern_extrapolation", "modern", seed, o, MODERN, {"max_words": TRAIN_MAX_WORDS})
+        for seed in seeds_of(o)
+    ]
 
 
 def _desk_runs(experiment: str, variant: str) -> list[dict]:
@@ -331,20 +373,22 @@ def modern_extrapolation_summary(runs: list[dict]) -> list[dict]:
     return [{**row, "variant": {"sinusoidal": "2017"}.get(row["variant"], row["variant"])} for row in rows]
 
 
-EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in [
-    Experiment("ablations", 2, 2500, ablation_specs, ablation_summary),
-    Experiment("extrapolation", 3, 1500, extrapolation_specs, extrapolation_summary),
-    Experiment("alignment", 2, 2500, alignment_specs, alignment_summary),
-    Experiment("head_ablation", 2, 2500, head_ablation_specs, head_ablation_summary),
-    Experiment("warmup_norm", 2, 2500, warmup_norm_specs, training_summary([w[0] for w in WARMUP_NORM])),
-    Experiment("compositional", 2, 2500, compositional_specs, compositional_summary),
-    Experiment("dk_sweep", 1, 1000, dk_sweep_specs, dk_sweep_summary),
-    Experiment("modern", 2, 2500, modern_specs, modern_summary),
-    Experiment("modern_extrapolation", 3, 1500, modern_extrapolation_specs, modern_extrapolation_summary),
-]}
+EXPERIMENTS: dict[str, Experiment] = {
+    e.name: e
+    for e in [
+        Experiment("ablations", 2, 2500, ablation_specs, ablation_summary),
+        Experiment("extrapolation", 3, 1500, extrapolation_specs, extrapolation_summary),
+        Experiment("alignment", 2, 2500, alignment_specs, alignment_summary),
+        Experiment("head_ablation", 2, 2500, head_ablation_specs, head_ablation_summary),
+        Experiment("warmup_norm", 2, 2500, warmup_norm_specs, training_summary([w[0] for w in WARMUP_NORM])),
+        Experiment("compositional", 2, 2500, compositional_specs, compositional_summary),
+        Experiment("dk_sweep", 1, 1000, dk_sweep_specs, dk_sweep_summary),
+        Experiment("modern", 2, 2500, modern_specs, modern_summary),
+        Experiment("modern_extrapolation", 3, 1500, modern_extrapolation_specs, modern_extrapolation_summary),
+    ]
+}
 GROUPS = {"followups": ["head_ablation", "warmup_norm", "compositional", "dk_sweep"]}
 
 
 def expand(name: str) -> list[str]:
     return GROUPS.get(name, [name])
-

@@ -64,8 +64,12 @@ class RunSpec:
 
     def key(self) -> str:
         """What determines the trained model and its scores; names and analyses are left out."""
-        ident = {"config": Config(**self.config).to_dict(), "train": self.train_config_dict(),
-                 "keep": self.keep, "heldout_size": self.heldout_size}
+        ident = {
+            "config": Config(**self.config).to_dict(),
+            "train": self.train_config_dict(),
+            "keep": self.keep,
+            "heldout_size": self.heldout_size,
+        }
         return hashlib.sha1(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:16]
 
     def train_config_dict(self) -> dict:
@@ -99,10 +103,13 @@ def score(model: EncoderDecoder, numbers: list[int]) -> dict:
     for row in by_length.values():
         row["exact_match"] = row["correct"] / row["n"]
     loss = heldout_loss(model, numbers)
-    return {"heldout_exact_match": sum(correct) / len(numbers), "heldout_loss": loss,
-            "heldout_perplexity": perplexity(loss),
-            "exact_match_by_length": dict(sorted(by_length.items(), key=lambda kv: int(kv[0]))),
-            "heldout_correct": "".join("1" if ok else "0" for ok in correct)}
+    return {
+        "heldout_exact_match": sum(correct) / len(numbers),
+        "heldout_loss": loss,
+        "heldout_perplexity": perplexity(loss),
+        "exact_match_by_length": dict(sorted(by_length.items(), key=lambda kv: int(kv[0]))),
+        "heldout_correct": "".join("1" if ok else "0" for ok in correct),
+    }
 
 
 def subset_exact_match(record: dict, predicate: Callable[[int], bool]) -> tuple[float | None, int]:
@@ -147,28 +154,50 @@ def execute(spec: RunSpec, cache: Path, prior: dict | None = None) -> dict:
 def _train_and_score(spec: RunSpec, cache: Path) -> dict:
     cfg = Config(**spec.config)
     heldout = spec.heldout()
-    tc = TrainConfig(steps=spec.steps, seed=spec.seed, eval_every=CURVE_EVERY, heldout=heldout,
-                     keep=FILTERS[spec.keep] if spec.keep else None, **spec.train)
+    tc = TrainConfig(
+        steps=spec.steps,
+        seed=spec.seed,
+        eval_every=CURVE_EVERY,
+        heldout=heldout,
+        keep=FILTERS[spec.keep] if spec.keep else None,
+        **spec.train,
+    )
     t0 = time.perf_counter()
     model, log = train(cfg, tc)
     train_seconds = time.perf_counter() - t0
     scores = score(model, heldout)
-    curve = [{"step": r["step"], "heldout_exact_match": r["heldout_exact_match"], "loss": r["loss"]}
-             for r in log if "heldout_exact_match" in r and "averaged" not in r]
+    curve = [
+        {"step": r["step"], "heldout_exact_match": r["heldout_exact_match"], "loss": r["loss"]}
+        for r in log
+        if "heldout_exact_match" in r and "averaged" not in r
+    ]
     reached = [r["step"] for r in curve if r["heldout_exact_match"] >= TARGET]
     cache.mkdir(parents=True, exist_ok=True)
     torch.save(model.state_dict(), weights_path(cache, spec.key()))
-    return {"key": spec.key(), "experiment": spec.experiment, "variant": spec.variant, "seed": spec.seed,
-            "steps": spec.steps, "heldout_size": spec.heldout_size, "config": cfg.to_dict(),
-            "train": spec.train_config_dict(), "keep": spec.keep,
-            "params": model.get_num_params(), "train_seconds": round(train_seconds, 2),
-            "wall_seconds": round(time.perf_counter() - t0, 2), **scores,
-            "steps_to_99": reached[0] if reached else None, "curve": curve,
-            "final_training_loss": log[-2]["loss"] if len(log) > 1 else None,
-            "torch": torch.__version__, "threads": torch.get_num_threads()}
+    return {
+        "key": spec.key(),
+        "experiment": spec.experiment,
+        "variant": spec.variant,
+        "seed": spec.seed,
+        "steps": spec.steps,
+        "heldout_size": spec.heldout_size,
+        "config": cfg.to_dict(),
+        "train": spec.train_config_dict(),
+        "keep": spec.keep,
+        "params": model.get_num_params(),
+        "train_seconds": round(train_seconds, 2),
+        "wall_seconds": round(time.perf_counter() - t0, 2),
+        **scores,
+        "steps_to_99": reached[0] if reached else None,
+        "curve": curve,
+        "final_training_loss": log[-2]["loss"] if len(log) > 1 else None,
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+    }
 
 
 # ---- many runs: resumable, in parallel processes --------------------------------------------
+
 
 def results_file(out: Path, experiment: str) -> Path:
     return out / f"{experiment}.json"
@@ -194,8 +223,9 @@ def finished_by_key(out: Path) -> dict[str, dict]:
     return found
 
 
-def run_specs(specs: list[RunSpec], out: Path, experiment: str, jobs: int = 1, progress: bool = True,
-              ray: str | None = None) -> list[dict]:
+def run_specs(
+    specs: list[RunSpec], out: Path, experiment: str, jobs: int = 1, progress: bool = True, ray: str | None = None
+) -> list[dict]:
     """Run what is not yet done; the experiment's file is rewritten after every finished run.
 
     Trainings go to `jobs` local worker processes, or, with `ray` (a cluster address, or "local" for a
@@ -221,8 +251,9 @@ def run_specs(specs: list[RunSpec], out: Path, experiment: str, jobs: int = 1, p
         runs.append(execute(spec, cache, prior[spec.key()]))
         write_runs(path, experiment, runs)
         bar.step(runs[-1])
-    trained = (_map_ray(list(trainings.values()), cache, ray) if ray
-               else _map(list(trainings.values()), cache, prior, jobs))
+    trained = (
+        _map_ray(list(trainings.values()), cache, ray) if ray else _map(list(trainings.values()), cache, prior, jobs)
+    )
     for record in trained:
         runs.append(record)
         prior[record["key"]] = record
@@ -254,6 +285,7 @@ def _map(specs: list[RunSpec], cache: Path, prior: dict, jobs: int) -> Iterable[
 
 # ---- on a Ray cluster ----------------------------------------------------------------------
 
+
 def train_elsewhere(spec: RunSpec) -> tuple[dict, bytes]:
     """Train (and analyse) one run in a scratch folder; return its record and its weights' bytes, so
     that the caller stores both where a local run would (nothing is left on the worker's disk)."""
@@ -268,9 +300,11 @@ def ray_runtime_env() -> dict:
     """The desk's code travels with the job (a cluster's nodes need not have this checkout); weights
     and results stay here. One thread per task, as in a local worker."""
     root = Path(__file__).resolve().parent.parent
-    return {"py_modules": [str(root / "model"), str(root / "research")],
-            "excludes": ["results/", "gallery/", "artifacts/", "__pycache__/", "*.pt"],
-            "env_vars": {"OMP_NUM_THREADS": "1"}}
+    return {
+        "py_modules": [str(root / "model"), str(root / "research")],
+        "excludes": ["results/", "gallery/", "artifacts/", "__pycache__/", "*.pt"],
+        "env_vars": {"OMP_NUM_THREADS": "1"},
+    }
 
 
 def _map_ray(specs: list[RunSpec], cache: Path, address: str) -> Iterable[dict]:
@@ -282,8 +316,13 @@ def _map_ray(specs: list[RunSpec], cache: Path, address: str) -> Iterable[dict]:
     except ImportError as e:
         raise SystemExit("--ray needs Ray: pip install -e '.[research]' (or pip install ray)") from e
     if not ray.is_initialized():
-        ray.init(address=None if address == "local" else address, include_dashboard=False,
-                 log_to_driver=False, configure_logging=False, runtime_env=ray_runtime_env())
+        ray.init(
+            address=None if address == "local" else address,
+            include_dashboard=False,
+            log_to_driver=False,
+            configure_logging=False,
+            runtime_env=ray_runtime_env(),
+        )
     task = ray.remote(num_cpus=1)(train_elsewhere)
     pending = [task.remote(spec) for spec in specs]
     cache.mkdir(parents=True, exist_ok=True)
@@ -313,8 +352,10 @@ class Progress:
         filled = int(width * self.done / max(self.total, 1))
         new = self.done - self.start_done
         eta = f" eta {elapsed / new * (self.total - self.done) / 60:.1f} min" if new else ""
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} runs "
-                         f"{elapsed / 60:.1f} min{eta}  {last}".ljust(100))
+        sys.stderr.write(
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} runs "
+            f"{elapsed / 60:.1f} min{eta}  {last}".ljust(100)
+        )
         sys.stderr.flush()
 
     def close(self) -> None:
@@ -325,4 +366,3 @@ class Progress:
 def mean(xs: list[float]) -> float | None:
     xs = [x for x in xs if x is not None and not (isinstance(x, float) and math.isnan(x))]
     return sum(xs) / len(xs) if xs else None
-

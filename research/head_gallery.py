@@ -43,16 +43,29 @@ PATTERN_WORDS = 9  # the longest English; one fixed form, so positions line up a
 # What a row's peak may land on, per kind: (key, what the page calls it). "token:w" is any key
 # position holding the word w; the rest are positions relative to the row.
 CATEGORIES = {
-    "encoder self-attention": [("same", "its own position"), ("previous", "the previous word"),
-                               ("next", "the next word"), ("token:hundred", "“hundred”"),
-                               ("token:thousand", "“thousand”"), ("token:</s>", "the end token </s>")],
-    "decoder masked self-attention": [("same", "its own position"), ("previous", "the previous piece"),
-                                      ("token:<s>", "the start token <s>"), ("token:und", "“und”"),
-                                      ("token:hundert", "“hundert”"), ("token:tausend", "“tausend”")],
-    "cross-attention": [("aligned", "the English word it translates"),
-                        ("aligned_reordered", "the English word it translates, on reordered units and tens"),
-                        ("token:hundred", "“hundred”"), ("token:thousand", "“thousand”"),
-                        ("token:</s>", "the end token </s>")],
+    "encoder self-attention": [
+        ("same", "its own position"),
+        ("previous", "the previous word"),
+        ("next", "the next word"),
+        ("token:hundred", "“hundred”"),
+        ("token:thousand", "“thousand”"),
+        ("token:</s>", "the end token </s>"),
+    ],
+    "decoder masked self-attention": [
+        ("same", "its own position"),
+        ("previous", "the previous piece"),
+        ("token:<s>", "the start token <s>"),
+        ("token:und", "“und”"),
+        ("token:hundert", "“hundert”"),
+        ("token:tausend", "“tausend”"),
+    ],
+    "cross-attention": [
+        ("aligned", "the English word it translates"),
+        ("aligned_reordered", "the English word it translates, on reordered units and tens"),
+        ("token:hundred", "“hundred”"),
+        ("token:thousand", "“thousand”"),
+        ("token:</s>", "the end token </s>"),
+    ],
 }
 
 
@@ -68,7 +81,7 @@ def switched_off(model: EncoderDecoder, kind: str, layer: int, head: int) -> Enc
     ablated = copy.deepcopy(model)
     attn = next(m for k, i, m in attention_modules(ablated) if (k, i) == (kind, layer))
     with torch.no_grad():
-        attn.w_o.weight[:, head * attn.d_k:(head + 1) * attn.d_k] = 0.0
+        attn.w_o.weight[:, head * attn.d_k : (head + 1) * attn.d_k] = 0.0
     return ablated.eval()
 
 
@@ -77,8 +90,13 @@ def _token_mask(tokens: list[list[str]], width: int, word: str) -> torch.Tensor:
     return torch.tensor([[i < len(t) and t[i] == word for i in range(width)] for t in tokens])
 
 
-def _peaks(kind: str, w: torch.Tensor, q_tokens: list[list[str]], k_tokens: list[list[str]],
-           gold: list[dict[int, tuple[int, str]]]) -> dict[str, tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+def _peaks(
+    kind: str,
+    w: torch.Tensor,
+    q_tokens: list[list[str]],
+    k_tokens: list[list[str]],
+    gold: list[dict[int, tuple[int, str]]],
+) -> dict[str, tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
     """Per category, (hits, eligible, chance) over (B, h, T_q): whether the row's peak is there, whether
     the category applies to the row, and the chance that a peak drawn uniformly from the row's visible
     keys would be there. Rows are real query rows (from row 1 in masked self-attention, where row 0
@@ -141,19 +159,30 @@ def measure(model: EncoderDecoder, numbers: list[int]) -> list[dict]:
         if kind == KINDS[1]:
             rows = rows & (row >= 1)  # row 0 of masked self-attention sees only itself
         entropy = -(w * torch.where(w > 0, w.log2(), torch.zeros_like(w))).sum(-1)  # bits, per row
-        visible = ((row + 1) if kind == KINDS[1] else torch.tensor([len(t) for t in k_tokens])[:, None, None])
+        visible = (row + 1) if kind == KINDS[1] else torch.tensor([len(t) for t in k_tokens])[:, None, None]
         visible = visible.double().expand(shape)
         n_q, n_k = len(q_tokens[form[0]]), len(k_tokens[form[0]])
         pattern = w[form, :, :n_q, :n_k].mean(0)
         for h in range(w.shape[1]):
-            heads.append({"kind": kind, "layer": layer, "head": h,
-                          "peaks": {c: {"hits": int(hit[:, h].sum()), "rows": int(ok[:, h].sum()),
-                                        "chance_sum": round(float(chance[:, h].sum()), 3)}
-                                    for c, (hit, ok, chance) in peaks.items()},
-                          "rows": int(rows[:, h].sum()),
-                          "entropy_bits_sum": round(float(entropy[:, h][rows[:, h]].sum()), 3),
-                          "uniform_bits_sum": round(float(visible[:, h][rows[:, h]].log2().sum()), 3),
-                          "pattern": [[round(float(x), 4) for x in r] for r in pattern[h]]})
+            heads.append(
+                {
+                    "kind": kind,
+                    "layer": layer,
+                    "head": h,
+                    "peaks": {
+                        c: {
+                            "hits": int(hit[:, h].sum()),
+                            "rows": int(ok[:, h].sum()),
+                            "chance_sum": round(float(chance[:, h].sum()), 3),
+                        }
+                        for c, (hit, ok, chance) in peaks.items()
+                    },
+                    "rows": int(rows[:, h].sum()),
+                    "entropy_bits_sum": round(float(entropy[:, h][rows[:, h]].sum()), 3),
+                    "uniform_bits_sum": round(float(visible[:, h][rows[:, h]].log2().sum()), 3),
+                    "pattern": [[round(float(x), 4) for x in r] for r in pattern[h]],
+                }
+            )
     return heads
 
 
@@ -173,15 +202,21 @@ def gallery(model: EncoderDecoder, numbers: list[int]) -> dict:
     heads = measure(model, numbers)
     baseline = round(exact_match(model, numbers) * len(numbers))
     for h in heads:
-        h["switched_off_correct"] = round(exact_match(switched_off(model, h["kind"], h["layer"], h["head"]),
-                                                      numbers) * len(numbers))
+        h["switched_off_correct"] = round(
+            exact_match(switched_off(model, h["kind"], h["layer"], h["head"]), numbers) * len(numbers)
+        )
     form = [n for n in numbers if english_word_count(n) == PATTERN_WORDS]
     return {
-        "weights_version": weights_version(model), "numbers": len(numbers), "baseline_correct": baseline,
+        "weights_version": weights_version(model),
+        "numbers": len(numbers),
+        "baseline_correct": baseline,
         "categories": {k: [{"key": c, "label": label} for c, label in v] for k, v in CATEGORIES.items()},
-        "pattern": {"numbers": len(form), "example": form[0],
-                    "source": axis_labels([VOCAB.source_tokens(n) for n in form]),
-                    "reads": axis_labels([["<s>"] + VOCAB.target_tokens(n)[:-1] for n in form])},
+        "pattern": {
+            "numbers": len(form),
+            "example": form[0],
+            "source": axis_labels([VOCAB.source_tokens(n) for n in form]),
+            "reads": axis_labels([["<s>"] + VOCAB.target_tokens(n)[:-1] for n in form]),
+        },
         "heads": heads,
     }
 

@@ -27,7 +27,7 @@ def without_heads(model: EncoderDecoder, heads: list[int], layer: int = -1) -> E
     attn = ablated.decoder_layers[layer].src_attn
     with torch.no_grad():
         for h in heads:
-            attn.w_o.weight[:, h * attn.d_k:(h + 1) * attn.d_k] = 0.0
+            attn.w_o.weight[:, h * attn.d_k : (h + 1) * attn.d_k] = 0.0
     ablated.eval()
     return ablated
 
@@ -41,7 +41,10 @@ def head_ablation(model: EncoderDecoder, numbers: list[int]) -> list[dict]:
         m = without_heads(model, heads)
         row = {"ablated": label, "heads": heads}
         for name, subset in subsets.items():
-            row[name] = {"n": len(subset), "exact_match": exact_match(m, subset) if subset else None,
-                         "loss": heldout_loss(m, subset) if subset else None}
+            row[name] = {
+                "n": len(subset),
+                "exact_match": exact_match(m, subset) if subset else None,
+                "loss": heldout_loss(m, subset) if subset else None,
+            }
         rows.append(row)
     return rows

@@ -43,7 +43,7 @@ def correct(model: EncoderDecoder, numbers: list[int], batch: int = BATCH) -> st
     """'1' where greedy decoding gives the reference German exactly, '0' where not, in `numbers`' order."""
     out = []
     for i in range(0, len(numbers), batch):
-        chunk = numbers[i:i + batch]
+        chunk = numbers[i : i + batch]
         got = greedy(model, [VOCAB.ids(VOCAB.source_tokens(n)) for n in chunk])
         out += ["1" if g == VOCAB.ids(to_german_pieces(n)) else "0" for g, n in zip(got, chunk, strict=True)]
     return "".join(out)
@@ -67,12 +67,21 @@ def run(model: EncoderDecoder, numbers: list[int], progress: bool = False) -> li
     for p in [None, *parts(model.cfg)]:
         t0 = time.perf_counter()
         bits = correct(ablated(model, [p.id]) if p else model, numbers)
-        rows.append({"part": p.id if p else "none", "kind": p.kind if p else "none",
-                     "sublayer": p.sublayer if p else None, "head": p.head if p else None,
-                     **score(bits, numbers), "correct_bits": bits})
+        rows.append(
+            {
+                "part": p.id if p else "none",
+                "kind": p.kind if p else "none",
+                "sublayer": p.sublayer if p else None,
+                "head": p.head if p else None,
+                **score(bits, numbers),
+                "correct_bits": bits,
+            }
+        )
         if progress:
-            print(f"{rows[-1]['part']:>16}: {rows[-1]['all']['exact_match']:.2%} "
-                  f"({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
+            print(
+                f"{rows[-1]['part']:>16}: {rows[-1]['all']['exact_match']:.2%} ({time.perf_counter() - t0:.1f} s)",
+                file=sys.stderr,
+            )
     return rows
 
 
@@ -84,8 +93,10 @@ def render_table(doc: dict) -> str:
     """The record's result table: per part, exact match overall, with "und" and without (counts too)."""
     lines = ["| switched off | all | with und | without und |", "| --- | --- | --- | --- |"]
     for r in doc["rows"]:
-        cells = [f"{100 * r[g]['exact_match']:.2f} % ({r[g]['correct']}/{r[g]['n']})"
-                 for g in ("all", "with_und", "without_und")]
+        cells = [
+            f"{100 * r[g]['exact_match']:.2f} % ({r[g]['correct']}/{r[g]['n']})"
+            for g in ("all", "with_und", "without_und")
+        ]
         lines.append(f"| {r['part']} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -98,8 +109,11 @@ def write_record(doc: dict, path: Path = RECORD) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m research.part_ablation", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m research.part_ablation",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ap.add_argument("--out", type=Path, default=RESULT)
     ap.add_argument("--check", type=int, metavar="N", help="recompute N held-out numbers and compare; write nothing")
     ap.add_argument("--report", action="store_true", help="compute nothing: rewrite the record's table from the file")
@@ -112,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     numbers = heldout_numbers()
     if args.check:
         saved = json.loads(args.out.read_text())
-        idx = list(range(0, len(numbers), max(1, len(numbers) // args.check)))[:args.check]
+        idx = list(range(0, len(numbers), max(1, len(numbers) // args.check)))[: args.check]
         bad = 0
         for row in saved["rows"]:
             names = [] if row["part"] == "none" else [row["part"]]
@@ -122,13 +136,18 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if bad else 0
     t0 = time.perf_counter()
     rows = run(model, numbers, progress=True)
-    doc = {"experiment": "part_ablation",
-           "model": {"weights_version": weights_version(model), "training_steps": training_summary()["steps"],
-                     "file": "model/artifacts/model.safetensors"},
-           "heldout": {"numbers": len(numbers), "with_und": sum(map(has_und, numbers)),
-                       "seed": "model.data.HELDOUT_SEED"},
-           "how": "greedy decoding of every held-out number with one part switched off (model/ablation.py)",
-           "seconds": round(time.perf_counter() - t0, 1), "rows": rows}
+    doc = {
+        "experiment": "part_ablation",
+        "model": {
+            "weights_version": weights_version(model),
+            "training_steps": training_summary()["steps"],
+            "file": "model/artifacts/model.safetensors",
+        },
+        "heldout": {"numbers": len(numbers), "with_und": sum(map(has_und, numbers)), "seed": "model.data.HELDOUT_SEED"},
+        "how": "greedy decoding of every held-out number with one part switched off (model/ablation.py)",
+        "seconds": round(time.perf_counter() - t0, 1),
+        "rows": rows,
+    }
     args.out.write_text(json.dumps(doc, indent=1) + "\n")
     if args.out == RESULT and RECORD.exists():
         write_record(doc)

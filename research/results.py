@@ -22,13 +22,30 @@ _STATS = {"type": "object", "required": ["values", "mean", "min", "max"]}
 _NUM = {"type": ["number", "null"]}
 RUN_SCHEMA = {
     "type": "object",
-    "required": ["key", "experiment", "variant", "seed", "steps", "config", "train", "params", "wall_seconds",
-                 "heldout_exact_match", "heldout_loss", "heldout_perplexity", "exact_match_by_length",
-                 "heldout_correct", "steps_to_99", "curve"],
+    "required": [
+        "key",
+        "experiment",
+        "variant",
+        "seed",
+        "steps",
+        "config",
+        "train",
+        "params",
+        "wall_seconds",
+        "heldout_exact_match",
+        "heldout_loss",
+        "heldout_perplexity",
+        "exact_match_by_length",
+        "heldout_correct",
+        "steps_to_99",
+        "curve",
+    ],
     "properties": {
         "key": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
-        "experiment": {"type": "string"}, "variant": {"type": "string"},
-        "seed": {"type": "integer", "minimum": 1}, "steps": {"type": "integer", "minimum": 1},
+        "experiment": {"type": "string"},
+        "variant": {"type": "string"},
+        "seed": {"type": "integer", "minimum": 1},
+        "steps": {"type": "integer", "minimum": 1},
         "config": {"type": "object", "required": ["d_model", "n_heads", "d_k", "n_layers", "positional"]},
         "train": {"type": "object", "required": ["steps", "seed", "warmup", "label_smoothing"]},
         "keep": {"type": ["string", "null"]},
@@ -37,16 +54,21 @@ RUN_SCHEMA = {
         "heldout_exact_match": {"type": "number", "minimum": 0, "maximum": 1},
         "heldout_loss": {"type": "number", "minimum": 0},
         "heldout_perplexity": {"type": "number", "minimum": 1},
-        "exact_match_by_length": {"type": "object", "additionalProperties": {
-            "type": "object", "required": ["n", "correct", "exact_match"]}},
+        "exact_match_by_length": {
+            "type": "object",
+            "additionalProperties": {"type": "object", "required": ["n", "correct", "exact_match"]},
+        },
         "heldout_correct": {"type": "string", "pattern": "^[01]+$"},
         "steps_to_99": {"type": ["integer", "null"]},
         "curve": {"type": "array", "items": {"type": "object", "required": ["step", "heldout_exact_match", "loss"]}},
         "analysis": {"type": "object"},
     },
 }
-FILE_SCHEMA = {"type": "object", "required": ["experiment", "runs"],
-               "properties": {"experiment": {"type": "string"}, "runs": {"type": "array", "items": RUN_SCHEMA}}}
+FILE_SCHEMA = {
+    "type": "object",
+    "required": ["experiment", "runs"],
+    "properties": {"experiment": {"type": "string"}, "runs": {"type": "array", "items": RUN_SCHEMA}},
+}
 
 
 def record_path(experiment: str, records: Path = RECORDS) -> Path:
@@ -67,21 +89,31 @@ def load(experiment: str, out: Path = RESULTS, records: Path = RECORDS) -> dict:
     """{experiment, title, claim, hypothesis, design, verdict, command, runs, summary}."""
     if experiment in GROUPS:
         parts = [load(p, out, records) for p in GROUPS[experiment]]
-        return {"experiment": experiment, "title": "Follow-ups", "parts": parts,
-                **{k: "\n\n".join(f"{p['title']}: {p[k]}" for p in parts)
-                   for k in ("claim", "hypothesis", "design", "verdict")},
-                "command": f"python -m research {experiment}",
-                "runs": [r for p in parts for r in p["runs"]],
-                "summary": [{"study": p["experiment"], **row} for p in parts for row in p["summary"]]}
+        return {
+            "experiment": experiment,
+            "title": "Follow-ups",
+            "parts": parts,
+            **{
+                k: "\n\n".join(f"{p['title']}: {p[k]}" for p in parts)
+                for k in ("claim", "hypothesis", "design", "verdict")
+            },
+            "command": f"python -m research {experiment}",
+            "runs": [r for p in parts for r in p["runs"]],
+            "summary": [{"study": p["experiment"], **row} for p in parts for row in p["summary"]],
+        }
     if experiment not in EXPERIMENTS:
         raise KeyError(f"unknown experiment {experiment!r}; known: {sorted(EXPERIMENTS) + sorted(GROUPS)}")
     path = record_path(experiment, records)
     text = sections(path.read_text()) if path.exists() else {}
     runs = read_runs(results_file(out, experiment))
-    return {"experiment": experiment, "title": text.get("title", experiment),
-            **{k: _strip_block(text.get(k, "")) for k in ("claim", "hypothesis", "design", "verdict")},
-            "command": _command(text.get("command", ""), experiment),
-            "runs": runs, "summary": EXPERIMENTS[experiment].summarise(runs)}
+    return {
+        "experiment": experiment,
+        "title": text.get("title", experiment),
+        **{k: _strip_block(text.get(k, "")) for k in ("claim", "hypothesis", "design", "verdict")},
+        "command": _command(text.get("command", ""), experiment),
+        "runs": runs,
+        "summary": EXPERIMENTS[experiment].summarise(runs),
+    }
 
 
 def _strip_block(text: str) -> str:

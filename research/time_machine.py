@@ -55,8 +55,14 @@ def last_layer_alignment(model: EncoderDecoder, numbers: list[int]) -> dict:
     last = len(model.decoder_layers) - 1
     (layer,) = [la for la in scores["layers"] if la["layer"] == last and la["convention"] == "predicts"]
     best = max(layer["heads"], key=lambda h: (h["reordered"], h["all"]))
-    return {"heads": layer["heads"], "any_head": layer["any_head"], "best_head": best["head"],
-            "best_head_reordered": best["reordered"], "best_head_all": best["all"], "counts": layer["counts"]}
+    return {
+        "heads": layer["heads"],
+        "any_head": layer["any_head"],
+        "best_head": best["head"],
+        "best_head_reordered": best["reordered"],
+        "best_head_all": best["all"],
+        "counts": layer["counts"],
+    }
 
 
 def single_head_ablation(model: EncoderDecoder, numbers: list[int]) -> dict:
@@ -65,17 +71,23 @@ def single_head_ablation(model: EncoderDecoder, numbers: list[int]) -> dict:
     with_und = [n for n in numbers if has_und(n)]
     base = exact_match(model, with_und)
     per_head = [exact_match(without_heads(model, [h]), with_und) for h in range(model.cfg.n_heads)]
-    return {"numbers_with_und": len(with_und), "none_off": base, "one_off": per_head,
-            "needed_heads": [h for h, em in enumerate(per_head) if base - em > NEEDED_DROP]}
+    return {
+        "numbers_with_und": len(with_und),
+        "none_off": base,
+        "one_off": per_head,
+        "needed_heads": [h for h, em in enumerate(per_head) if base - em > NEEDED_DROP],
+    }
 
 
 def measure(model: EncoderDecoder, heldout: list[int], aligned: list[int]) -> dict:
     t0 = time.perf_counter()
-    row = {"heldout_exact_match": exact_match(model, heldout), "heldout_loss": heldout_loss(model, heldout),
-           "alignment": last_layer_alignment(model, aligned)}
+    row = {
+        "heldout_exact_match": exact_match(model, heldout),
+        "heldout_loss": heldout_loss(model, heldout),
+        "alignment": last_layer_alignment(model, aligned),
+    }
     # a head can only be needed by a model that works: measured from ABLATE_FROM exact match on
-    row["head_ablation"] = (single_head_ablation(model, aligned)
-                            if row["heldout_exact_match"] >= ABLATE_FROM else None)
+    row["head_ablation"] = single_head_ablation(model, aligned) if row["heldout_exact_match"] >= ABLATE_FROM else None
     row["seconds"] = round(time.perf_counter() - t0, 2)
     return row
 
@@ -93,13 +105,18 @@ def pattern_onset(rows: list[dict], threshold: float = PATTERN_THRESHOLD) -> dic
     before = [r for r in rows if r["step"] < onset["step"]]
     first, final = rows[0], rows[-1]
     fall = first["heldout_loss"] - final["heldout_loss"]
-    return {"threshold": threshold, "step": onset["step"], "previous_step": before[-1]["step"] if before else None,
-            "previous_best_head_reordered": before[-1]["alignment"]["best_head_reordered"] if before else None,
-            "best_head_reordered": onset["alignment"]["best_head_reordered"],
-            "heldout_loss": onset["heldout_loss"], "initial_heldout_loss": first["heldout_loss"],
-            "final_heldout_loss": final["heldout_loss"],
-            "loss_fall_done": (first["heldout_loss"] - onset["heldout_loss"]) / fall if fall else None,
-            "heldout_exact_match": onset["heldout_exact_match"]}
+    return {
+        "threshold": threshold,
+        "step": onset["step"],
+        "previous_step": before[-1]["step"] if before else None,
+        "previous_best_head_reordered": before[-1]["alignment"]["best_head_reordered"] if before else None,
+        "best_head_reordered": onset["alignment"]["best_head_reordered"],
+        "heldout_loss": onset["heldout_loss"],
+        "initial_heldout_loss": first["heldout_loss"],
+        "final_heldout_loss": final["heldout_loss"],
+        "loss_fall_done": (first["heldout_loss"] - onset["heldout_loss"]) / fall if fall else None,
+        "heldout_exact_match": onset["heldout_exact_match"],
+    }
 
 
 def rerun_average(path: Path) -> EncoderDecoder:
@@ -124,9 +141,13 @@ def compare_with_shipped(path: Path, shipped: EncoderDecoder, heldout: list[int]
     diff = max((model.state_dict()[k] - ref[k]).abs().max().item() for k in ref)
     sources = [VOCAB.ids(VOCAB.source_tokens(n)) for n in heldout]
     agree = sum(a == b for a, b in zip(greedy(model, sources), greedy(shipped, sources)))
-    return {"snapshot_steps_averaged": last, "max_abs_difference": diff,
-            "bit_identical": diff < FLOAT16_BOUND, "exact_match_agreement": agree / len(heldout),
-            "float16_bound": FLOAT16_BOUND}
+    return {
+        "snapshot_steps_averaged": last,
+        "max_abs_difference": diff,
+        "bit_identical": diff < FLOAT16_BOUND,
+        "exact_match_agreement": agree / len(heldout),
+        "float16_bound": FLOAT16_BOUND,
+    }
 
 
 def run(path: Path = SNAPSHOTS, out: Path = OUT) -> dict:
@@ -136,15 +157,24 @@ def run(path: Path = SNAPSHOTS, out: Path = OUT) -> dict:
     rows = []
     for step, loss in zip(snapshot_steps(path), batch_losses(path)):
         rows.append({"step": step, "batch_loss": loss, **measure(load_snapshot(step, path), heldout, aligned)})
-        print(f"step {step}: exact {rows[-1]['heldout_exact_match']:.2%} loss {rows[-1]['heldout_loss']:.4f} "
-              f"reordered (best head) {rows[-1]['alignment']['best_head_reordered']:.2%}", file=sys.stderr)
+        print(
+            f"step {step}: exact {rows[-1]['heldout_exact_match']:.2%} loss {rows[-1]['heldout_loss']:.4f} "
+            f"reordered (best head) {rows[-1]['alignment']['best_head_reordered']:.2%}",
+            file=sys.stderr,
+        )
     shipped = load(ARTIFACTS / "model.safetensors")
     averaged = {"step": rows[-1]["step"] if rows else None, **measure(shipped, heldout, aligned)}
-    doc = {"description": __doc__.split("\n\n")[0], "command": "python -m research.time_machine",
-           "heldout_numbers": len(heldout), "alignment_numbers": len(aligned),
-           "snapshots": rows, "averaged": averaged, "pattern": pattern_onset(rows),
-           "comparison": compare_with_shipped(path, shipped, heldout),
-           "rerun_averaged": measure(rerun_average(path), heldout, aligned)}
+    doc = {
+        "description": __doc__.split("\n\n")[0],
+        "command": "python -m research.time_machine",
+        "heldout_numbers": len(heldout),
+        "alignment_numbers": len(aligned),
+        "snapshots": rows,
+        "averaged": averaged,
+        "pattern": pattern_onset(rows),
+        "comparison": compare_with_shipped(path, shipped, heldout),
+        "rerun_averaged": measure(rerun_average(path), heldout, aligned),
+    }
     out.write_text(json.dumps(doc, indent=1) + "\n")
     return doc
 

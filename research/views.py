@@ -59,6 +59,7 @@ def pages() -> list[str]:
 
 # ---- the one renderer of a summary table -------------------------------------------------------
 
+
 def _fmt(col: str, value: Any) -> str:
     if isinstance(value, list):
         return ", ".join(_fmt(col, v) for v in value)
@@ -89,18 +90,31 @@ def table(rows: list[dict]) -> dict:
     for r in rows[1:]:
         columns += [c for c in r if c not in HIDDEN_KEYS and c not in columns]
     cells = [[_cell(c, r.get(c)) for c in columns] for r in rows]
-    metric = next((c for c in columns for r in rows
-                   if isinstance(r.get(c), dict) and "values" in r[c] and r[c].get("mean") is not None), None)
+    metric = next(
+        (
+            c
+            for c in columns
+            for r in rows
+            if isinstance(r.get(c), dict) and "values" in r[c] and r[c].get("mean") is not None
+        ),
+        None,
+    )
     chart = None
     if metric:
-        labels = [" · ".join(_fmt(k, r[k]) for k in LABEL_KEYS if r.get(k) is not None) or f"row {i + 1}"
-                  for i, r in enumerate(rows)]
+        labels = [
+            " · ".join(_fmt(k, r[k]) for k in LABEL_KEYS if r.get(k) is not None) or f"row {i + 1}"
+            for i, r in enumerate(rows)
+        ]
         stat = [r.get(metric) if isinstance(r.get(metric), dict) else {} for r in rows]
-        chart = {"metric": metric, "labels": labels,
-                 "mean": [s.get("mean") for s in stat],
-                 "values": [[v for v in s.get("values", []) if isinstance(v, int | float) and math.isfinite(v)]
-                            for s in stat],
-                 "series": {"variant": [r.get("variant") for r in rows], "words": [r.get("words") for r in rows]}}
+        chart = {
+            "metric": metric,
+            "labels": labels,
+            "mean": [s.get("mean") for s in stat],
+            "values": [
+                [v for v in s.get("values", []) if isinstance(v, int | float) and math.isfinite(v)] for s in stat
+            ],
+            "series": {"variant": [r.get("variant") for r in rows], "words": [r.get("words") for r in rows]},
+        }
     return {"columns": columns, "rows": cells, "chart": chart}
 
 
@@ -115,18 +129,43 @@ def markdown_table(t: dict) -> str:
 
 # ---- view files ------------------------------------------------------------------------------
 
+
 def part(experiment: str, title: str, rows: list[dict], runs: int, verdict: str = "", command: str = "") -> dict:
-    return {"experiment": experiment, "title": title, "command": command or f"python -m research {experiment}",
-            "status": "results" if runs else "not yet run", "runs": runs,
-            "verdict": verdict if runs else "", **table(rows)}
+    return {
+        "experiment": experiment,
+        "title": title,
+        "command": command or f"python -m research {experiment}",
+        "status": "results" if runs else "not yet run",
+        "runs": runs,
+        "verdict": verdict if runs else "",
+        **table(rows),
+    }
 
 
-def make_view(name: str, title: str, parts: list[dict], claim: str = "", hypothesis: str = "", design: str = "",
-              verdict: str = "", command: str = "") -> dict:
+def make_view(
+    name: str,
+    title: str,
+    parts: list[dict],
+    claim: str = "",
+    hypothesis: str = "",
+    design: str = "",
+    verdict: str = "",
+    command: str = "",
+) -> dict:
     runs = sum(p["runs"] for p in parts)
-    return {"view": VIEW_VERSION, "name": name, "title": title, "claim": claim, "hypothesis": hypothesis,
-            "design": design, "verdict": verdict if runs else "", "command": command or f"python -m research {name}",
-            "status": "results" if runs else "not yet run", "runs": runs, "parts": parts}
+    return {
+        "view": VIEW_VERSION,
+        "name": name,
+        "title": title,
+        "claim": claim,
+        "hypothesis": hypothesis,
+        "design": design,
+        "verdict": verdict if runs else "",
+        "command": command or f"python -m research {name}",
+        "status": "results" if runs else "not yet run",
+        "runs": runs,
+        "parts": parts,
+    }
 
 
 def write_view(name: str, title: str, parts: list[dict], folder: Path | None = None, **sections: str) -> Path:
@@ -143,22 +182,36 @@ def desk_view(name: str, out: Path = RESULTS, records: Path = RECORDS) -> dict:
     """A desk page's view from its results and records (research.results.load)."""
     rec = load(name, out, records)
     members = rec.get("parts") or [rec]
-    parts = [part(p["experiment"], p["title"], p["summary"], len(p["runs"]), p.get("verdict", ""), p["command"])
-             for p in members]
-    return make_view(name, rec["title"], parts, **{k: rec.get(k, "") for k in
-                                                   ("claim", "hypothesis", "design", "verdict", "command")})
+    parts = [
+        part(p["experiment"], p["title"], p["summary"], len(p["runs"]), p.get("verdict", ""), p["command"])
+        for p in members
+    ]
+    return make_view(
+        name,
+        rec["title"],
+        parts,
+        **{k: rec.get(k, "") for k in ("claim", "hypothesis", "design", "verdict", "command")},
+    )
 
 
 def write_desk_views(out: Path = RESULTS, records: Path = RECORDS, names: list[str] | None = None) -> list[Path]:
     written = []
     for name in names or pages():
         v = desk_view(name, out, records)
-        written.append(write_view(name, v.pop("title"), v.pop("parts"), views_dir(out),
-                                  **{k: v[k] for k in ("claim", "hypothesis", "design", "verdict", "command")}))
+        written.append(
+            write_view(
+                name,
+                v.pop("title"),
+                v.pop("parts"),
+                views_dir(out),
+                **{k: v[k] for k in ("claim", "hypothesis", "design", "verdict", "command")},
+            )
+        )
     return written
 
 
 # ---- the result table written into a record -------------------------------------------------
+
 
 def render_table(rows: list[dict]) -> str:
     """A Markdown table of summary rows: the page's table (`table`), cell for cell."""

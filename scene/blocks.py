@@ -23,8 +23,12 @@ def head_columns(tensors: dict[str, Tensor], slices: list[Tensor]) -> dict[str, 
             sliced[t.inputs[0]] = sliced[t.id]
     headed = dict(sliced)
     for t in tensors.values():
-        if t.id in sliced and t.op in ("Gemm", "MatMul") and t.inputs[1] in tensors \
-                and tensors[t.inputs[1]].op == "Parameter":  # the weights and bias that make a sliced tensor
+        if (
+            t.id in sliced
+            and t.op in ("Gemm", "MatMul")
+            and t.inputs[1] in tensors
+            and tensors[t.inputs[1]].op == "Parameter"
+        ):  # the weights and bias that make a sliced tensor
             for w in t.inputs[1:]:
                 headed[w] = sliced[t.id]
         if t.op == "Concat":
@@ -53,8 +57,11 @@ def _mask_of(t: Tensor, tensors: dict[str, Tensor]) -> str | None:
 def _inspector_extras(b: Block, t: Tensor, tensors: dict[str, Tensor]) -> None:
     """The unscaled entry behind a scaling, the row statistics of a sum or norm, and the mask."""
     if t.op == "Mul" and len(t.inputs) == 2 and tensors[t.inputs[1]].shape == ():
-        b.raw = {"of": t.inputs[0], "factor_of": t.inputs[1],
-                 "label": "raw E entry" if tensors[t.inputs[0]].op == "Gather" else "input"}
+        b.raw = {
+            "of": t.inputs[0],
+            "factor_of": t.inputs[1],
+            "label": "raw E entry" if tensors[t.inputs[0]].op == "Gather" else "input",
+        }
     role = ids.parse(t.id).role
     b.row_stats = (t.op == "Add" and role == "sum") or t.op in NORM_OPS
     if t.op == "Where":
@@ -63,8 +70,9 @@ def _inspector_extras(b: Block, t: Tensor, tensors: dict[str, Tensor]) -> None:
         b.mask = _mask_of(t, tensors)
 
 
-def blocks_of(tensors: dict[str, Tensor], axes: dict, cfg: Config, memory: str | None,
-              slices: list[Tensor]) -> list[Block]:
+def blocks_of(
+    tensors: dict[str, Tensor], axes: dict, cfg: Config, memory: str | None, slices: list[Tensor]
+) -> list[Block]:
     """A block for every tensor but a Slice (drawn inside the block it cuts), unplaced."""
     headed = head_columns(tensors, slices)
     transposed = transposed_weights(tensors)
@@ -76,11 +84,28 @@ def blocks_of(tensors: dict[str, Tensor], axes: dict, cfg: Config, memory: str |
         rows, cols = drawn_shape(t.shape, t.dtype, flip)
         gap = head_gap_every(cols, headed.get(t.id, 0)) if cfg.n_heads > 1 else 0
         ra, ca = axes.get(t.id, (None, None))
-        b = Block(id=t.id, op=t.op, kind=kind_of(t), label=label_of(t, cfg, memory),
-                  description=description_of(t, cfg), station="", tower="shared", param=t.op == "Parameter",
-                  shape=list(t.shape), rows=rows, cols=cols, x=0.0, y=0.0, w=drawn_width(cols, gap),
-                  gap_every=gap, transposed=flip, row_axis=ca if flip else ra, col_axis=ra if flip else ca,
-                  value_axis=_value_axis(t), inputs=list(t.inputs))
+        b = Block(
+            id=t.id,
+            op=t.op,
+            kind=kind_of(t),
+            label=label_of(t, cfg, memory),
+            description=description_of(t, cfg),
+            station="",
+            tower="shared",
+            param=t.op == "Parameter",
+            shape=list(t.shape),
+            rows=rows,
+            cols=cols,
+            x=0.0,
+            y=0.0,
+            w=drawn_width(cols, gap),
+            gap_every=gap,
+            transposed=flip,
+            row_axis=ca if flip else ra,
+            col_axis=ra if flip else ca,
+            value_axis=_value_axis(t),
+            inputs=list(t.inputs),
+        )
         _inspector_extras(b, t, tensors)
         out.append(b)
     return out

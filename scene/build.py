@@ -57,10 +57,18 @@ def _structure_key(trace, cfg: Config, params: dict[str, np.ndarray], tour: list
     the config and the tour."""
     gates = gate_parts(trace.nodes)
     reads = intact_inputs(trace.nodes, gates)
-    graph = tuple((n.id, n.op, tuple(reads.get(i, i) for i in n.inputs), repr(n.attrs), n.value.shape,
-                   n.value.dtype.str) for n in trace.nodes if n.id not in gates)
-    return (graph, tuple((k, np.shape(v)) for k, v in params.items()), repr(cfg), repr(tour),  # 0.05 ms
-            tuple(lens_blocks(trace)))
+    graph = tuple(
+        (n.id, n.op, tuple(reads.get(i, i) for i in n.inputs), repr(n.attrs), n.value.shape, n.value.dtype.str)
+        for n in trace.nodes
+        if n.id not in gates
+    )
+    return (
+        graph,
+        tuple((k, np.shape(v)) for k, v in params.items()),
+        repr(cfg),
+        repr(tour),  # 0.05 ms
+        tuple(lens_blocks(trace)),
+    )
 
 
 def lens_blocks(trace) -> list[str]:
@@ -68,8 +76,11 @@ def lens_blocks(trace) -> list[str]:
     layers = getattr(trace, "lens", ())
     normed = {n.id for n in trace.nodes if n.id.startswith("lens.")} if layers else set()
     norms = [ids.lens_id(layer.layer, "norm") for layer in layers]
-    return [i for layer, norm in zip(layers, norms, strict=True)
-            for i in ((norm,) if norm in normed else ()) + (layer.logits, layer.probs, layer.tokens)]
+    return [
+        i
+        for layer, norm in zip(layers, norms, strict=True)
+        for i in ((norm,) if norm in normed else ()) + (layer.logits, layer.probs, layer.tokens)
+    ]
 
 
 def _build_structure(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> Scene:
@@ -86,12 +97,27 @@ def _build_structure(trace, cfg: Config, params: dict[str, np.ndarray], tour: li
     for b in blocks:
         b.name = part_name(b.id, titles.get(b.station, ""))
     name_rows(blocks)
-    aliases = [SliceAlias(t.id, t.inputs[0], int(t.attrs["starts"][0]), int(t.shape[1]), part_name(t.id))
-               for t in slices]
+    aliases = [
+        SliceAlias(t.id, t.inputs[0], int(t.attrs["starts"][0]), int(t.shape[1]), part_name(t.id)) for t in slices
+    ]
     box = bounds(blocks)
     overview = View(box=box, target=centre(box), azimuth=-0.12, elevation=0.08)
-    scene = Scene(FORMAT, cfg.to_dict(), CELL, palette(), {}, blocks, aliases, stations, [], [], box,
-                  overview, [], sum(b.rows * b.cols for b in blocks))
+    scene = Scene(
+        FORMAT,
+        cfg.to_dict(),
+        CELL,
+        palette(),
+        {},
+        blocks,
+        aliases,
+        stations,
+        [],
+        [],
+        box,
+        overview,
+        [],
+        sum(b.rows * b.cols for b in blocks),
+    )
     scene.connectors = connectors(scene, by_id, tensors, memory)
     scene.labels = labels(scene)
     names = (tuple(b.id for b in scene.blocks), tuple((s.id, s.of) for s in scene.slices))

@@ -110,7 +110,7 @@ def cell_heights(block: Block, drawn: np.ndarray) -> np.ndarray:
 
 def hex_rgb(colour: str) -> np.ndarray:
     s = colour.lstrip("#")
-    return np.array([int(s[i:i + 2], 16) / 255 for i in (0, 2, 4)])
+    return np.array([int(s[i : i + 2], 16) / 255 for i in (0, 2, 4)])
 
 
 def on_stops(stops: list[str], t: np.ndarray) -> np.ndarray:

@@ -22,9 +22,16 @@ def thread_ends(by_id: dict[str, Block], trace) -> list[dict]:
     column, else the embedding) and whether they leave E on its left (`left`: the source side)."""
     if "E" not in by_id:
         return []
-    return [{"tokens": n.inputs[1], "block": n.id, "end": n.inputs[1] if n.inputs[1] in by_id else n.id,
-             "left": by_id[n.id].tower == "src"}
-            for n in trace.nodes if n.op == "Gather" and n.inputs[0] == "E"]
+    return [
+        {
+            "tokens": n.inputs[1],
+            "block": n.id,
+            "end": n.inputs[1] if n.inputs[1] in by_id else n.id,
+            "left": by_id[n.id].tower == "src",
+        }
+        for n in trace.nodes
+        if n.op == "Gather" and n.inputs[0] == "E"
+    ]
 
 
 def rail(x: Block, b: Block, st: Station | None) -> list:
@@ -32,8 +39,13 @@ def rail(x: Block, b: Block, st: Station | None) -> list:
     z = CONNECTOR_Z
     margin = (st.x if st else b.x) - 3
     start = (x.x + 1, x.y + 0.3, z)
-    return [list(start), [start[0], x.y + 1.5, z], [margin, x.y + 1.5, z], [margin, row_y(b, 0), z],
-            [b.x - 0.3, row_y(b, 0), z]]
+    return [
+        list(start),
+        [start[0], x.y + 1.5, z],
+        [margin, x.y + 1.5, z],
+        [margin, row_y(b, 0), z],
+        [b.x - 0.3, row_y(b, 0), z],
+    ]
 
 
 ARC_SEGMENTS = 40
@@ -52,8 +64,12 @@ def arc(mem: Block, w: Block) -> dict:
 def tie(e: Block, et: Block) -> list:
     """The tie: E at the bottom to Eᵀ at the top, through the gap between towers."""
     z, gx = CONNECTOR_Z, e.x + e.w + 6
-    return [[e.x + e.w, e.y - 0.5, z], [gx, e.y - 0.5, z], [gx, et.y - et.rows / 2, z],
-            [et.x - 0.3, et.y - et.rows / 2, z]]
+    return [
+        [e.x + e.w, e.y - 0.5, z],
+        [gx, e.y - 0.5, z],
+        [gx, et.y - et.rows / 2, z],
+        [et.x - 0.3, et.y - et.rows / 2, z],
+    ]
 
 
 def loop(argmax: Block, tgt_ids: Block, right: float) -> list:
@@ -62,25 +78,53 @@ def loop(argmax: Block, tgt_ids: Block, right: float) -> list:
     z = CONNECTOR_Z
     out_x, y0 = right + 6, tgt_ids.y - tgt_ids.rows - 4
     mid = tgt_ids.x + tgt_ids.w / 2
-    return [[argmax.x + argmax.w + 0.3, row_y(argmax, 0), z], [out_x, row_y(argmax, 0), z],
-            [out_x, y0, z], [mid, y0, z], [mid, tgt_ids.y - tgt_ids.rows - 0.3, z]]
+    return [
+        [argmax.x + argmax.w + 0.3, row_y(argmax, 0), z],
+        [out_x, row_y(argmax, 0), z],
+        [out_x, y0, z],
+        [mid, y0, z],
+        [mid, tgt_ids.y - tgt_ids.rows - 0.3, z],
+    ]
 
 
-def connector_anchors(scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor],
-                      memory: str | None) -> dict[str, list[list[str]]]:
+def connector_anchors(
+    scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor], memory: str | None
+) -> dict[str, list[list[str]]]:
     """The blocks each structural connector runs between, by kind: a rail's input X and sum, an arc's
     memory and weights, the tie's E and Eᵀ, the loop's chosen tokens and the decoder's ids. None of them is
     a part's gated output, so they are the same whatever is switched off (scene/gates.py)."""
-    rails = [[tensors[b.id].inputs[0], b.id] for b in scene.blocks
-             if tensors[b.id].op == "Add" and b.row_stats and tensors[b.id].inputs
-             and tensors[b.id].inputs[0] in by_id]
-    arcs = [[memory, t.inputs[1]] for t in tensors.values() if memory in by_id and t.op in ("Gemm", "MatMul")
-            and t.inputs and t.inputs[0] == memory and t.inputs[1] in by_id] if memory else []
-    ties = [["E", t.id] for t in tensors.values() if t.op == "Transpose" and t.inputs == ["E"] and "E" in by_id
-            and t.id in by_id]
+    rails = [
+        [tensors[b.id].inputs[0], b.id]
+        for b in scene.blocks
+        if tensors[b.id].op == "Add" and b.row_stats and tensors[b.id].inputs and tensors[b.id].inputs[0] in by_id
+    ]
+    arcs = (
+        [
+            [memory, t.inputs[1]]
+            for t in tensors.values()
+            if memory in by_id
+            and t.op in ("Gemm", "MatMul")
+            and t.inputs
+            and t.inputs[0] == memory
+            and t.inputs[1] in by_id
+        ]
+        if memory
+        else []
+    )
+    ties = [
+        ["E", t.id]
+        for t in tensors.values()
+        if t.op == "Transpose" and t.inputs == ["E"] and "E" in by_id and t.id in by_id
+    ]
     argmax = next((t.id for t in tensors.values() if t.op == "ArgMax" and t.id in by_id), None)
-    tgt_ids = next((b.inputs[1] for b in scene.blocks
-                    if b.op == "Gather" and b.inputs[0] == "E" and b.tower == "tgt" and b.inputs[1] in by_id), None)
+    tgt_ids = next(
+        (
+            b.inputs[1]
+            for b in scene.blocks
+            if b.op == "Gather" and b.inputs[0] == "E" and b.tower == "tgt" and b.inputs[1] in by_id
+        ),
+        None,
+    )
     return {"rail": rails, "arc": arcs, "tie": ties, "loop": [[argmax, tgt_ids]] if argmax and tgt_ids else []}
 
 
@@ -90,14 +134,17 @@ CONNECTOR_KINDS = ("rail", "arc", "tie", "loop")  # in the scene's order, after 
 def connector_lines(scene: Scene, by_id: dict[str, Block], anchors: dict[str, list[list[str]]]) -> list[Connector]:
     """Every connector but the threads, drawn between its anchors (`connector_anchors`)."""
     colors, stations = scene.palette["connectors"], {s.id: s for s in scene.stations}
-    lines = {"rail": [rail(by_id[x], by_id[b], stations.get(by_id[b].station)) for x, b in anchors["rail"]],
-             "arc": [arc(by_id[m], by_id[w]) for m, w in anchors["arc"]],
-             "tie": [tie(by_id[e], by_id[t]) for e, t in anchors["tie"]],
-             "loop": [loop(by_id[a], by_id[i], scene.bounds[1]) for a, i in anchors["loop"]]}
+    lines = {
+        "rail": [rail(by_id[x], by_id[b], stations.get(by_id[b].station)) for x, b in anchors["rail"]],
+        "arc": [arc(by_id[m], by_id[w]) for m, w in anchors["arc"]],
+        "tie": [tie(by_id[e], by_id[t]) for e, t in anchors["tie"]],
+        "loop": [loop(by_id[a], by_id[i], scene.bounds[1]) for a, i in anchors["loop"]],
+    }
     return [Connector(kind, colors[kind], lines[kind]) for kind in CONNECTOR_KINDS]
 
 
-def connectors(scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor],
-               memory: str | None) -> list[Connector]:
+def connectors(
+    scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor], memory: str | None
+) -> list[Connector]:
     """Every connector but the threads (`threads`): they follow from the structure alone."""
     return connector_lines(scene, by_id, connector_anchors(scene, by_id, tensors, memory))

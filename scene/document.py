@@ -169,7 +169,20 @@ def scene_from_json(doc: dict) -> Scene:
     def step(d: dict) -> SceneStep:
         return of(SceneStep, {**d, "view": of(View, d["view"])})
 
-    lists = {"blocks": Block, "slices": SliceAlias, "stations": Station, "connectors": Connector, "labels": Label,
-             "switches": Switch}
-    return of(Scene, {**doc, **{k: [of(cls, x) for x in doc.get(k, [])] for k, cls in lists.items()},
-                      "overview": of(View, doc["overview"]), "steps": [step(s) for s in doc["steps"]]})
+    lists = {
+        "blocks": Block,
+        "slices": SliceAlias,
+        "stations": Station,
+        "connectors": Connector,
+        "labels": Label,
+        "switches": Switch,
+    }
+    return of(
+        Scene,
+        {
+            **doc,
+            **{k: [of(cls, x) for x in doc.get(k, [])] for k, cls in lists.items()},
+            "overview": of(View, doc["overview"]),
+            "steps": [step(s) for s in doc["steps"]],
+        },
+    )

@@ -29,10 +29,25 @@ def every_part_off(trace, cfg: Config, params: dict) -> Trace:
     """The graph of the trace's shape (its source pieces and decoder rows) with every part switched off: the
     graph every structure of the shape is built from (its values are never read)."""
     every = [p.id for p in parts(cfg)]
-    g, memory, out_tokens, lenses = record(cfg, params, list(trace.source_tokens), list(trace.target_tokens),
-                                           frozenset(every), bool(getattr(trace, "lens", ())))
-    return Trace(trace.number, list(trace.source_tokens), list(trace.target_tokens), out_tokens, g.nodes,
-                 list(params), memory=memory, ablation=every, lens=lenses)
+    g, memory, out_tokens, lenses = record(
+        cfg,
+        params,
+        list(trace.source_tokens),
+        list(trace.target_tokens),
+        frozenset(every),
+        bool(getattr(trace, "lens", ())),
+    )
+    return Trace(
+        trace.number,
+        list(trace.source_tokens),
+        list(trace.target_tokens),
+        out_tokens,
+        g.nodes,
+        list(params),
+        memory=memory,
+        ablation=every,
+        lens=lenses,
+    )
 
 
 def gate_parts(nodes) -> dict[str, str]:
@@ -48,8 +63,7 @@ def gate_parts(nodes) -> dict[str, str]:
 
 def intact_inputs(nodes, gates: dict[str, str]) -> dict[str, str]:
     """Each gate's product and the output it gates: what a consumer reads in its place with the part on."""
-    return {n.id: next(i for i in n.inputs if i not in gates) for n in nodes
-            if n.id in gates and n.op == "Mul"}
+    return {n.id: next(i for i in n.inputs if i not in gates) for n in nodes if n.id in gates and n.op == "Mul"}
 
 
 __all__ = ["every_part_off", "gate_parts", "intact_inputs"]

@@ -21,14 +21,33 @@ def labels(scene: Scene) -> list[Label]:
         # a head's name ("head 3") shares its output block's line with the head's switch (scene/switches.py):
         # a little smaller than the other labels, so that both fit side by side on a desktop's smallest views
         size = 1.1 if small else HEAD_NAME_SIZE if head and b.id == ids.head_id(name.station, name.head, "out") else 1.5
-        out.append(Label(b.label, b.x, b.y + LABEL_LIFT, size, "param" if b.param else "block",
-                         room=b.w + 1.7 if head else max(b.w + 3.5, 8), part=b.part))
+        out.append(
+            Label(
+                b.label,
+                b.x,
+                b.y + LABEL_LIFT,
+                size,
+                "param" if b.param else "block",
+                room=b.w + 1.7 if head else max(b.w + 3.5, 8),
+                part=b.part,
+            )
+        )
     for s in scene.stations:
         if s.id == "shared":
             continue
         left = s.tower == "src"
-        out.append(Label(s.title, s.x + s.w if left else s.x, s.y + STATION_GAP / 2, 6.5, "station",
-                         anchor="right" if left else "left", baseline="middle", room=s.w))
+        out.append(
+            Label(
+                s.title,
+                s.x + s.w if left else s.x,
+                s.y + STATION_GAP / 2,
+                6.5,
+                "station",
+                anchor="right" if left else "left",
+                baseline="middle",
+                room=s.w,
+            )
+        )
     return out
 
 
@@ -36,8 +55,11 @@ def name_rows(blocks: list[Block]) -> None:
     """Marks each block whose rows an ids column beside it names (`rows_named_by`): an input's ids carry
     their rows' words as token labels (`token_labels`), so the rows beside them at the same height are named
     (the chosen tokens' column names what each row writes, not what it stands for: not those)."""
-    labelled = {(b.station, b.y, b.rows, b.row_axis): b.id for b in blocks
-                if b.value_axis == "vocab" and b.op != "ArgMax" and b.row_axis}
+    labelled = {
+        (b.station, b.y, b.rows, b.row_axis): b.id
+        for b in blocks
+        if b.value_axis == "vocab" and b.op != "ArgMax" and b.row_axis
+    }
     for b in blocks:
         if b.kind != "ids" and not b.param:
             b.rows_named_by = labelled.get((b.station, b.y, b.rows, b.row_axis))
@@ -46,8 +68,11 @@ def name_rows(blocks: list[Block]) -> None:
 def token_blocks(scene: Scene) -> list[dict]:
     """The blocks token labels name, in the scene's order: each id column (its rows' words: the tokens of the
     axis its rows stand for) and each column of chosen tokens (`chosen`: the words of its own ids)."""
-    return [{"block": b.id, "chosen": b.op == "ArgMax", "axis": b.row_axis or ""}
-            for b in scene.blocks if b.value_axis == "vocab"]
+    return [
+        {"block": b.id, "chosen": b.op == "ArgMax", "axis": b.row_axis or ""}
+        for b in scene.blocks
+        if b.value_axis == "vocab"
+    ]
 
 
 def token_label(text: str, x: float, y: float, chosen: bool) -> Label:

@@ -39,12 +39,14 @@ def _embedding(side: str, cfg: Config) -> Node:
     at = functools.partial(ids.join, side)
     const = "const.sqrt_d" if side == "src" else "const.neg_inf"
     rotary = cfg.positional == "rotary"
-    return V([
-        H([B(at("ids"), hold=1), B(at("emb"))], gap=2),
-        None if rotary else H([B(const, hold=1), B(at("scaled"))], gap=2),
-        H([B(at("positions"), hold=1), B(at("pe")), B(at("rope", "cos")), B(at("rope", "sin"))], gap=2),
-        H([B(const, hold=1) if rotary else S(1), B(at("x0")), B("dec.mask") if side == "tgt" else None], gap=2),
-    ])
+    return V(
+        [
+            H([B(at("ids"), hold=1), B(at("emb"))], gap=2),
+            None if rotary else H([B(const, hold=1), B(at("scaled"))], gap=2),
+            H([B(at("positions"), hold=1), B(at("pe")), B(at("rope", "cos")), B(at("rope", "sin"))], gap=2),
+            H([B(const, hold=1) if rotary else S(1), B(at("x0")), B("dec.mask") if side == "tgt" else None], gap=2),
+        ]
+    )
 
 
 def _attention(p: str, heads: int) -> Node:
@@ -53,17 +55,23 @@ def _attention(p: str, heads: int) -> Node:
     (and the product and zero gate that switch it off), the heads standing over V, flush with its right edge, so that a
     head's weights and the value rows they weight are one view (step 9); Concat under W^O under the
     projection (and the sub-layer's gate); the residual sum, then a post-norm."""
-    proj = [V([B(ids.join(p, f"W_{m}")), B(ids.join(p, f"b_{m}")), B(ids.join(p, m)), B(ids.join(p, m, "rot"))])
-            for m in "qkv"]
-    per_head = [V([B(ids.head_id(p, i, k)) for k in ("scores", "masked", "weights", "out", "off", "gate")])
-                for i in range(heads)]  # off and gate: drawn only while the head is switched off
-    return V([
-        _norm(p, "norm"),
-        H(proj),
-        R(H(per_head, gap=HEAD_COL_GAP)),
-        V([B(ids.join(p, k)) for k in ("concat", "W_o", "b_o")] + [_switched(B(ids.join(p, "proj")), p)]),
-        V([B(ids.join(p, "sum")), _norm(p, "ln")]),
-    ])
+    proj = [
+        V([B(ids.join(p, f"W_{m}")), B(ids.join(p, f"b_{m}")), B(ids.join(p, m)), B(ids.join(p, m, "rot"))])
+        for m in "qkv"
+    ]
+    per_head = [
+        V([B(ids.head_id(p, i, k)) for k in ("scores", "masked", "weights", "out", "off", "gate")])
+        for i in range(heads)
+    ]  # off and gate: drawn only while the head is switched off
+    return V(
+        [
+            _norm(p, "norm"),
+            H(proj),
+            R(H(per_head, gap=HEAD_COL_GAP)),
+            V([B(ids.join(p, k)) for k in ("concat", "W_o", "b_o")] + [_switched(B(ids.join(p, "proj")), p)]),
+            V([B(ids.join(p, "sum")), _norm(p, "ln")]),
+        ]
+    )
 
 
 def _feed_forward(p: str) -> Node:
@@ -71,13 +79,20 @@ def _feed_forward(p: str) -> Node:
     and SiLU, beside W₃ and the up projection), the hidden units, W₂ drawn transposed so its columns
     line up with them, then b₂ and the output, the residual sum, a post-norm."""
     at = functools.partial(ids.join, p)
-    return V([
-        _norm(p, "norm"),
-        H([V([B(at(k)) for k in ("W_1", "b_1", "hidden_pre", "sigmoid", "silu")]),
-           V([B(at(k)) for k in ("W_3", "b_3", "up")])], align="top"),
-        V([B(at(k)) for k in ("hidden", "W_2", "b_2")] + [_switched(B(at("out")), p), B(at("sum"))]),
-        _norm(p, "ln"),
-    ])
+    return V(
+        [
+            _norm(p, "norm"),
+            H(
+                [
+                    V([B(at(k)) for k in ("W_1", "b_1", "hidden_pre", "sigmoid", "silu")]),
+                    V([B(at(k)) for k in ("W_3", "b_3", "up")]),
+                ],
+                align="top",
+            ),
+            V([B(at(k)) for k in ("hidden", "W_2", "b_2")] + [_switched(B(at("out")), p), B(at("sum"))]),
+            _norm(p, "ln"),
+        ]
+    )
 
 
 def _switched(output: Node, p: str) -> Node:
@@ -90,8 +105,13 @@ def _switched(output: Node, p: str) -> Node:
 def _lens(layer: int) -> Node:
     """The logit lens after a decoder layer, drawn like the output station it imitates (a pre-norm model's
     lens begins with the final norm, as its output does)."""
-    return V([B(ids.lens_id(layer, "norm")), B(ids.lens_id(layer, "logits")),
-              H([B(ids.lens_id(layer, "probs")), B(ids.lens_id(layer, "tokens"))], gap=2)])
+    return V(
+        [
+            B(ids.lens_id(layer, "norm")),
+            B(ids.lens_id(layer, "logits")),
+            H([B(ids.lens_id(layer, "probs")), B(ids.lens_id(layer, "tokens"))], gap=2),
+        ]
+    )
 
 
 def _output() -> Node:
@@ -105,10 +125,12 @@ def towers(cfg: Config) -> dict[str, list[tuple[str, Node]]]:
     for layer in range(cfg.n_layers):
         enc, dec = (functools.partial(ids.sublayer_id, stack, layer) for stack in ids.STACKS)
         src += [(enc("self"), _attention(enc("self"), cfg.n_heads)), (enc("ffn"), _feed_forward(enc("ffn")))]
-        tgt += [(dec("self"), _attention(dec("self"), cfg.n_heads)),
-                (dec("cross"), _attention(dec("cross"), cfg.n_heads)),
-                (dec("ffn"), _feed_forward(dec("ffn"))),
-                (ids.join("lens", "dec", layer), _lens(layer))]
+        tgt += [
+            (dec("self"), _attention(dec("self"), cfg.n_heads)),
+            (dec("cross"), _attention(dec("cross"), cfg.n_heads)),
+            (dec("ffn"), _feed_forward(dec("ffn"))),
+            (ids.join("lens", "dec", layer), _lens(layer)),
+        ]
     src.append(("enc.norm", _norm("enc", "norm")))  # a pre-norm model's final norms
     tgt.append(("dec.norm", _norm("dec", "norm")))
     tgt.append(("out", _output()))
@@ -142,8 +164,10 @@ def lay_out(blocks: list[Block], cfg: Config) -> tuple[list[Station], dict[str, 
     """Places every block (its x, y, station and tower); returns the stations and the reading order."""
     by_id = {b.id: b for b in blocks}
     dims = {b.id: (b.w, b.rows) for b in blocks}
-    towers_ = {side: [(sid, measure(node, dims), station_title(sid, cfg)) for sid, node in st]
-               for side, st in towers(cfg).items()}
+    towers_ = {
+        side: [(sid, measure(node, dims), station_title(sid, cfg)) for sid, node in st]
+        for side, st in towers(cfg).items()
+    }
     shared = measure(shared_tree(), dims)
     pos: dict[str, tuple[float, float]] = {}
     place(shared, -shared.w / 2, SHARED_TOP - shared.h, pos)

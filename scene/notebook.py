@@ -30,8 +30,23 @@ from scene.views import fit_distance
 
 CORNERS = 8  # vertices a box
 # the 12 triangles of a box over its corners k = x + 2y + 4z (x, y, z ∈ {0, 1}), counter-clockwise seen from outside
-BOX_TRIANGLES = np.array([[4, 5, 7], [4, 7, 6], [0, 2, 3], [0, 3, 1], [1, 3, 7], [1, 7, 5],
-                          [0, 4, 6], [0, 6, 2], [2, 6, 7], [2, 7, 3], [0, 1, 5], [0, 5, 4]], dtype=np.uint32)
+BOX_TRIANGLES = np.array(
+    [
+        [4, 5, 7],
+        [4, 7, 6],
+        [0, 2, 3],
+        [0, 3, 1],
+        [1, 3, 7],
+        [1, 7, 5],
+        [0, 4, 6],
+        [0, 6, 2],
+        [2, 6, 7],
+        [2, 7, 3],
+        [0, 1, 5],
+        [0, 5, 4],
+    ],
+    dtype=np.uint32,
+)
 
 
 @dataclass
@@ -67,8 +82,15 @@ def scene_geometry(scene: Scene, values: dict) -> Geometry:
     corners[:, :, 1] = c[:, None, 1] + np.where(k & 2, half, -half)
     corners[:, :, 2] = np.where(k & 4, np.maximum(h, 0)[:, None], np.minimum(h, 0)[:, None])
     index = (BOX_TRIANGLES.ravel()[None, :] + (np.arange(n, dtype=np.uint32) * CORNERS)[:, None]).ravel()
-    return Geometry(n, c, h, col, corners.reshape(-1, 3).astype(np.float32),
-                    np.repeat(col, CORNERS, axis=0).astype(np.float32), index.astype(np.uint32))
+    return Geometry(
+        n,
+        c,
+        h,
+        col,
+        corners.reshape(-1, 3).astype(np.float32),
+        np.repeat(col, CORNERS, axis=0).astype(np.float32),
+        index.astype(np.uint32),
+    )
 
 
 def connector_segments(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
@@ -186,8 +208,9 @@ def move_camera(renderer, view: View) -> None:
         c.target = tuple(float(v) for v in view.target)
 
 
-def show(number_or_text: int | str, step: int | None = None, width: int = 760, height: int = 500,
-         titles: bool | None = None):
+def show(
+    number_or_text: int | str, step: int | None = None, width: int = 760, height: int = 500, titles: bool | None = None
+):
     """A pythreejs Renderer drawing the scene of an input, its camera on a step's view (None: the overview).
     Station titles are drawn in the overview only, unless `titles` says otherwise (as on the stage)."""
     import pythreejs as p3
@@ -195,29 +218,40 @@ def show(number_or_text: int | str, step: int | None = None, width: int = 760, h
     scene, values = load_scene(number_or_text)
     g = scene_geometry(scene, values)
     cells = p3.Mesh(
-        p3.BufferGeometry(attributes={"position": p3.BufferAttribute(g.positions),
-                                      "color": p3.BufferAttribute(g.colours)},
-                          index=p3.BufferAttribute(g.index)),
+        p3.BufferGeometry(
+            attributes={"position": p3.BufferAttribute(g.positions), "color": p3.BufferAttribute(g.colours)},
+            index=p3.BufferAttribute(g.index),
+        ),
         p3.MeshPhongMaterial(vertexColors="VertexColors", flatShading=True, specular="#000000"),
-        name="cells")
+        name="cells",
+    )
     seg_pos, seg_col = connector_segments(scene)
     lines = p3.LineSegments(
-        p3.BufferGeometry(attributes={"position": p3.BufferAttribute(seg_pos),
-                                      "color": p3.BufferAttribute(seg_col)}),
-        p3.LineBasicMaterial(vertexColors="VertexColors"), name="connectors")
+        p3.BufferGeometry(attributes={"position": p3.BufferAttribute(seg_pos), "color": p3.BufferAttribute(seg_col)}),
+        p3.LineBasicMaterial(vertexColors="VertexColors"),
+        name="connectors",
+    )
     # the stage's shading, colour × (0.62 + 0.38 · n·l) with the light from (0.35, 0.55, 0.75), on the faces
     # lit; faces turned away get darker (a hemisphere light is linear in n·l). Not a DirectionalLight:
     # its shadow camera, made by the front end, fails to sync under JupyterLab 4 ("Error setting state")
-    children = [cells, lines, p3.AmbientLight(color="#ffffff", intensity=0.24),
-                p3.HemisphereLight(color="#ffffff", groundColor="#000000", intensity=0.76,
-                                   position=[0.35, 0.55, 0.75])]
+    children = [
+        cells,
+        lines,
+        p3.AmbientLight(color="#ffffff", intensity=0.24),
+        p3.HemisphereLight(color="#ffffff", groundColor="#000000", intensity=0.76, position=[0.35, 0.55, 0.75]),
+    ]
     view = step_view(scene, step)
     if step is None if titles is None else titles:
         children += _station_titles(scene, p3)
     camera = p3.PerspectiveCamera(fov=scene.camera["fov_deg"], aspect=width / height, up=[0, 1, 0])
-    renderer = p3.Renderer(p3.Scene(children=children, background=scene.palette["background"]), camera,
-                           controls=[p3.OrbitControls(controlling=camera)], width=width, height=height,
-                           antialias=True)
+    renderer = p3.Renderer(
+        p3.Scene(children=children, background=scene.palette["background"]),
+        camera,
+        controls=[p3.OrbitControls(controlling=camera)],
+        width=width,
+        height=height,
+        antialias=True,
+    )
     # moved after the controls exist: their front end turns the camera to the target when it changes
     # (a target given at construction leaves the camera looking at the origin)
     move_camera(renderer, view)
@@ -233,6 +267,12 @@ def _station_titles(scene: Scene, p3) -> list:
         w = 0.55 * lab.size * len(lab.text)  # the sprite's width, estimated from the text
         x = lab.x - w / 2 if lab.anchor == "right" else lab.x + w / 2 if lab.anchor == "left" else lab.x
         tex = p3.TextTexture(string=lab.text, color=scene.palette["labels"]["station"], size=64, squareTexture=False)
-        out.append(p3.Sprite(p3.SpriteMaterial(map=tex, transparent=True), position=[x, lab.y, 0.5],
-                             scale=[w, lab.size, 1], name=lab.text))
+        out.append(
+            p3.Sprite(
+                p3.SpriteMaterial(map=tex, transparent=True),
+                position=[x, lab.y, 0.5],
+                scale=[w, lab.size, 1],
+                name=lab.text,
+            )
+        )
     return out

@@ -39,7 +39,6 @@ def palette() -> dict:
         "background": "#16181d",
         "labels": {"block": "#ece8df", "param": "#c9d3e6", "station": "#f1c27d", "token": "#ffe9a8"},
         "marks": {"chosen": "#ffffff", "reference": "#ff5fd2"},  # rings: the piece written, the reference
-        "connectors": {"thread": "#9aa3b5", "rail": "#9b6bff", "arc": "#ff9a3c", "tie": "#2ec4b6",
-                       "loop": "#ffd23f"},
+        "connectors": {"thread": "#9aa3b5", "rail": "#9b6bff", "arc": "#ff9a3c", "tie": "#2ec4b6", "loop": "#ffd23f"},
         "source": "P. Kovesi, CET-CBD1 (arXiv:1509.03700); F. Crameri, batlow (doi:10.5281/zenodo.1243862)",
     }

@@ -49,18 +49,43 @@ def structure_document(trace, cfg: Config, params: dict[str, np.ndarray], tour: 
     """The structure of `trace`'s scene with what the browser needs to add any input's parts to it."""
     base = structure_of(trace, cfg, params, tour)
     by_id = {b.id: b for b in base.blocks}
-    return {"format": STRUCTURE_FORMAT, "scene": base.to_json(), "personal": {
-        "vocab": list(VOCAB.tokens),
-        "row_names": dict(ROW_NAMES),
-        "threads": {"kind": "thread", "from": "E", "ends": thread_ends(by_id, trace), "z": CONNECTOR_Z,
-                    "end_gap": THREAD_END_GAP, "bend": THREAD_BEND, "lift": THREAD_LIFT, "segments": THREAD_SEGMENTS},
-        "token_labels": {"blocks": token_blocks(base), "gap": TOKEN_GAP,
-                         "chosen": asdict(token_label("", 0.0, 0.0, True)),
-                         "ids": asdict(token_label("", 0.0, 0.0, False))},
-        "worked": _worked(trace, by_id),
-        "windows": {"wide": WIDE, "marked_min": MARKED_MIN, "label_share": LABEL_SHARE, "label_room": LABEL_ROOM,
-                    "part_name_room": PART_NAME_ROOM, "value_name_room": VALUE_NAME_ROOM, "view_margin": VIEW_MARGIN,
-                    "label": WINDOW_LABEL, "left_out": LEFT_OUT, "loss_overlay": LOSS_OVERLAY}}}
+    return {
+        "format": STRUCTURE_FORMAT,
+        "scene": base.to_json(),
+        "personal": {
+            "vocab": list(VOCAB.tokens),
+            "row_names": dict(ROW_NAMES),
+            "threads": {
+                "kind": "thread",
+                "from": "E",
+                "ends": thread_ends(by_id, trace),
+                "z": CONNECTOR_Z,
+                "end_gap": THREAD_END_GAP,
+                "bend": THREAD_BEND,
+                "lift": THREAD_LIFT,
+                "segments": THREAD_SEGMENTS,
+            },
+            "token_labels": {
+                "blocks": token_blocks(base),
+                "gap": TOKEN_GAP,
+                "chosen": asdict(token_label("", 0.0, 0.0, True)),
+                "ids": asdict(token_label("", 0.0, 0.0, False)),
+            },
+            "worked": _worked(trace, by_id),
+            "windows": {
+                "wide": WIDE,
+                "marked_min": MARKED_MIN,
+                "label_share": LABEL_SHARE,
+                "label_room": LABEL_ROOM,
+                "part_name_room": PART_NAME_ROOM,
+                "value_name_room": VALUE_NAME_ROOM,
+                "view_margin": VIEW_MARGIN,
+                "label": WINDOW_LABEL,
+                "left_out": LEFT_OUT,
+                "loss_overlay": LOSS_OVERLAY,
+            },
+        },
+    }
 
 
 def _worked(trace, by_id: dict[str, Block]) -> dict | None:
@@ -74,8 +99,15 @@ def _worked(trace, by_id: dict[str, Block]) -> dict | None:
         return None
     if not weights:
         return None
-    return {"eos": EOS, "weights": weights, "heads": heads, "phases": dict(PHASES), "query_cell": QUERY_CELL,
-            "sweep": SWEEP, "counterparts": head_counterparts(list(by_id), WORKED_STATION, len(weights))}
+    return {
+        "eos": EOS,
+        "weights": weights,
+        "heads": heads,
+        "phases": dict(PHASES),
+        "query_cell": QUERY_CELL,
+        "sweep": SWEEP,
+        "counterparts": head_counterparts(list(by_id), WORKED_STATION, len(weights)),
+    }
 
 
 def head_counterparts(block_ids: list[str], station: str, heads: int) -> dict[str, list[str]]:
@@ -108,13 +140,22 @@ def shape_trace(cfg: Config, params: dict[str, np.ndarray], n: int, m: int, vers
     the graph, never its values or tokens: recorder/program.py records its probes so)."""
     source, rows = _pieces(n, m)
     g, memory, out_tokens, lenses = record(cfg, params, source, rows)
-    return Trace(0, source, rows, out_tokens, g.nodes, list(params), weights_version=version, memory=memory,
-                 ablation=[], lens=lenses)
+    return Trace(
+        0,
+        source,
+        rows,
+        out_tokens,
+        g.nodes,
+        list(params),
+        weights_version=version,
+        memory=memory,
+        ablation=[],
+        lens=lenses,
+    )
 
 
 def structure_for_shape(service, n: int, m: int) -> dict:
     """The structure document of the service's model at (n, m), without an input of that shape."""
     cfg = service.translator.model.cfg
-    doc = structure_document(shape_trace(cfg, service.params, n, m, service.version), cfg, service.params,
-                             service.tour)
+    doc = structure_document(shape_trace(cfg, service.params, n, m, service.version), cfg, service.params, service.tour)
     return {"format": doc["format"], "model": service.name, "n": n, "m": m, **doc}

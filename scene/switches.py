@@ -28,12 +28,35 @@ def switches(scene: Scene, cfg: Config, off: set[str]) -> list[Switch]:
             if b is None:
                 continue
             # above the head's output block, right-aligned with it: the label "head N" is at its left
-            out.append(Switch(p.id, "head", f"head {p.head + 1}", p.sublayer, b.id, p.id in off,
-                              b.x + b.w, b.y + HEAD_SWITCH_LIFT, "right", ids.parse(p.id).reader_name()))
+            out.append(
+                Switch(
+                    p.id,
+                    "head",
+                    f"head {p.head + 1}",
+                    p.sublayer,
+                    b.id,
+                    p.id in off,
+                    b.x + b.w,
+                    b.y + HEAD_SWITCH_LIFT,
+                    "right",
+                    ids.parse(p.id).reader_name(),
+                )
+            )
         else:
             # the title sits over the station, toward the gap between the towers; the switch on its far side
             left = st.tower == "src"
-            out.append(Switch(p.id, "sublayer", station_title(p.id), p.sublayer, None, p.id in off,
-                              st.x - TITLE_SIDE if left else st.x + st.w + TITLE_SIDE, st.y + STATION_GAP / 2,
-                              "right" if left else "left", ids.parse(p.id).reader_name()))
+            out.append(
+                Switch(
+                    p.id,
+                    "sublayer",
+                    station_title(p.id),
+                    p.sublayer,
+                    None,
+                    p.id in off,
+                    st.x - TITLE_SIDE if left else st.x + st.w + TITLE_SIDE,
+                    st.y + STATION_GAP / 2,
+                    "right" if left else "left",
+                    ids.parse(p.id).reader_name(),
+                )
+            )
     return out

@@ -49,8 +49,9 @@ def _matching(glob: str, names: tuple[tuple[str, ...], tuple[tuple[str, str], ..
     return tuple(dict.fromkeys([i for i in blocks if match(i)] + [of for a, of in aliases if match(a)]))
 
 
-def scene_step(s: TourStep, scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor], cfg: Config,
-               names: tuple) -> SceneStep:
+def scene_step(
+    s: TourStep, scene: Scene, by_id: dict[str, Block], tensors: dict[str, Tensor], cfg: Config, names: tuple
+) -> SceneStep:
     """A step of the tour on the stage: its subject and the blocks lit, its camera view (the subject's
     box with room for the labels, seen from its tower's side) and its animation's targets."""
     subject = expand(s.subject, scene, cfg, names)
@@ -69,8 +70,9 @@ def scene_step(s: TourStep, scene: Scene, by_id: dict[str, Block], tensors: dict
         raise ValueError(f"step {s.step}: unknown animation {s.animation!r}; known: {sorted(ANIMATIONS)}")
     marks = [m for m in s.marks if m["block"] in by_id and m["columns"] in tensors]
     overlay = {"name": s.overlay, "block": subject[0]} if s.overlay and subject else None
-    return SceneStep(s.step, s.title, subject, lit, view, {"name": s.animation, **anim(scene, tensors, cfg)},
-                     marks, overlay, parts)
+    return SceneStep(
+        s.step, s.title, subject, lit, view, {"name": s.animation, **anim(scene, tensors, cfg)}, marks, overlay, parts
+    )
 
 
 def _framing(blocks: list[Block], s: TourStep, name_room: float = NAME_ROOM, by_id: dict | None = None) -> View:
@@ -164,8 +166,9 @@ def _station_nodes(scene: Scene, station: str, op: str) -> list[str]:
 
 
 def _first_station(scene: Scene, stack: str, part: str) -> str | None:
-    return next((s.id for s in scene.stations if ids.parse(s.id).stack == stack and ids.parse(s.id).sublayer == part),
-                None)
+    return next(
+        (s.id for s in scene.stations if ids.parse(s.id).stack == stack and ids.parse(s.id).sublayer == part), None
+    )
 
 
 def _one_cell(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
@@ -175,16 +178,25 @@ def _one_cell(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
     q = tensors.get(ids.join(st, "q"))
     if q is None:
         return {}
-    return {"x": q.inputs[0], "w": q.inputs[1], "b": q.inputs[2] if len(q.inputs) > 2 else None, "out": q.id,
-            "row": 0, "col": 0}
+    return {
+        "x": q.inputs[0],
+        "w": q.inputs[1],
+        "b": q.inputs[2] if len(q.inputs) > 2 else None,
+        "out": q.id,
+        "row": 0,
+        "col": 0,
+    }
 
 
 def _sweep(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
     """Step 9: each head's softmax row sweeps down while its output fills row by row; then the worked row
     stays framed (`rects`, the input's own: scene/worked.py)."""
     st = _first_station(scene, "enc", "self")
-    pairs = [[t.inputs[0], t.id] for t in tensors.values()
-             if t.op == "MatMul" and tensors[t.inputs[0]].op == "Softmax" and ids.parse(t.id).station == st]
+    pairs = [
+        [t.inputs[0], t.id]
+        for t in tensors.values()
+        if t.op == "MatMul" and tensors[t.inputs[0]].op == "Softmax" and ids.parse(t.id).station == st
+    ]
     return {"pairs": pairs, "rects": []}
 
 
@@ -219,11 +231,17 @@ def _parameters(scene: Scene, tensors: dict[str, Tensor], cfg: Config) -> dict:
 
 ANIMATIONS = {
     "none": lambda scene, tensors, cfg: {},
-    "one-cell": _one_cell, "sweep": _sweep,
+    "one-cell": _one_cell,
+    "sweep": _sweep,
     # steps 7 and 8 walk the worked row's scores and their scale (static/stage/worked.js; its row: scene/worked.py)
-    "worked-scores": lambda scene, tensors, cfg: {}, "worked-scale": lambda scene, tensors, cfg: {},
-    "residual": _residual, "mask": _mask, "arcs": _arcs,
-    "loop": _loop, "dropout": _dropout, "parameters": _parameters,
+    "worked-scores": lambda scene, tensors, cfg: {},
+    "worked-scale": lambda scene, tensors, cfg: {},
+    "residual": _residual,
+    "mask": _mask,
+    "arcs": _arcs,
+    "loop": _loop,
+    "dropout": _dropout,
+    "parameters": _parameters,
 }
 
 

@@ -28,8 +28,7 @@ LEFT_OUT = " · row {row}'s {word}: column {column}"  # scene/structure.py sends
 
 def wide(blocks: list[Block]) -> bool:
     """Blocks stacked over the same columns, more of them than a phone draws legibly, no head gaps."""
-    return (len({(b.x, b.cols) for b in blocks}) == 1 and blocks[0].cols > WIDE
-            and not any(b.gap_every for b in blocks))
+    return len({(b.x, b.cols) for b in blocks}) == 1 and blocks[0].cols > WIDE and not any(b.gap_every for b in blocks)
 
 
 def first_windows(blocks: list[Block], azimuth: float, elevation: float) -> list[dict]:
@@ -37,5 +36,8 @@ def first_windows(blocks: list[Block], azimuth: float, elevation: float) -> list
     angles it is seen from: the page frames every window part (static/local/windows.js windowPart), these
     and those around an input's marks alike, so the framing is written once."""
     n = blocks[0].cols
-    return [{"blocks": [b.id for b in blocks], "window": {"first": w, "azimuth": azimuth, "elevation": elevation}}
-            for w in WIDTHS if w < n]
+    return [
+        {"blocks": [b.id for b in blocks], "window": {"first": w, "azimuth": azimuth, "elevation": elevation}}
+        for w in WIDTHS
+        if w < n
+    ]

@@ -26,15 +26,17 @@ def _subscript(n: int) -> str:
 def _swiglu_words(cfg: Config) -> dict[str, tuple[str, str]]:
     """SwiGLU's feed-forward, by role: (label, description)."""
     d, dff = cfg.d_model, cfg.d_ff
-    return {"W_1": ("W_{1} (gate)", f"W₁ ({d} × {dff}), the gate's weights"),
-            "W_3": ("W_{3} (up)", f"W₃ ({d} × {dff}), the up projection"),
-            "W_2": ("W_{2}ᵀ", f"W₂ ({dff} × {d}), drawn transposed"),
-            "hidden_pre": ("xW_{1}", "x·W₁, the gate before SiLU"),
-            "sigmoid": ("σ(xW_{1})", "σ(x·W₁), the logistic sigmoid"),
-            "silu": ("SiLU = xW_{1}·σ", "SiLU(x·W₁) = x·W₁·σ(x·W₁)"),
-            "up": ("xW_{3}", "x·W₃, the up projection"),
-            "hidden": (f"SiLU ⊙ xW_{{3}} (n × {dff})", "SwiGLU hidden units: SiLU(x·W₁) ⊙ x·W₃"),
-            "out": ("FFN(x) = hidden·W_{2}", "FFN(x) = (SiLU(x·W₁) ⊙ x·W₃)·W₂")}
+    return {
+        "W_1": ("W_{1} (gate)", f"W₁ ({d} × {dff}), the gate's weights"),
+        "W_3": ("W_{3} (up)", f"W₃ ({d} × {dff}), the up projection"),
+        "W_2": ("W_{2}ᵀ", f"W₂ ({dff} × {d}), drawn transposed"),
+        "hidden_pre": ("xW_{1}", "x·W₁, the gate before SiLU"),
+        "sigmoid": ("σ(xW_{1})", "σ(x·W₁), the logistic sigmoid"),
+        "silu": ("SiLU = xW_{1}·σ", "SiLU(x·W₁) = x·W₁·σ(x·W₁)"),
+        "up": ("xW_{3}", "x·W₃, the up projection"),
+        "hidden": (f"SiLU ⊙ xW_{{3}} (n × {dff})", "SwiGLU hidden units: SiLU(x·W₁) ⊙ x·W₃"),
+        "out": ("FFN(x) = hidden·W_{2}", "FFN(x) = (SiLU(x·W₁) ⊙ x·W₃)·W₂"),
+    }
 
 
 def _swiglu(name: ids.Name, cfg: Config) -> tuple[str, str] | None:
@@ -47,12 +49,20 @@ def _swiglu(name: ids.Name, cfg: Config) -> tuple[str, str] | None:
 def _fixed_labels(cfg: Config) -> dict[str, str]:
     d, v = cfg.d_model, cfg.vocab_size
     norm = _norm(cfg)
-    return {"E": f"E  ({v}×{d}, shared)" if cfg.tie_output else f"E  ({v}×{d}, input only)",
-            "P": "P (learned positions)", "const.sqrt_d": f"×√{d}", "const.neg_inf": "−∞",
-            "dec.mask": "causal mask", "out.ET": "Eᵀ (tied)", "out.W_U": f"W_{{U}} ({d}×{v}, untied)",
-            "out.logits": "logits = h·Eᵀ" if cfg.tie_output else "logits = h·W_{U}",
-            "out.probs": "softmax: probabilities", "out.tokens": "argmax",
-            "enc.norm": f"final {norm} = memory z", "dec.norm": f"final {norm} = h"}
+    return {
+        "E": f"E  ({v}×{d}, shared)" if cfg.tie_output else f"E  ({v}×{d}, input only)",
+        "P": "P (learned positions)",
+        "const.sqrt_d": f"×√{d}",
+        "const.neg_inf": "−∞",
+        "dec.mask": "causal mask",
+        "out.ET": "Eᵀ (tied)",
+        "out.W_U": f"W_{{U}} ({d}×{v}, untied)",
+        "out.logits": "logits = h·Eᵀ" if cfg.tie_output else "logits = h·W_{U}",
+        "out.probs": "softmax: probabilities",
+        "out.tokens": "argmax",
+        "enc.norm": f"final {norm} = memory z",
+        "dec.norm": f"final {norm} = h",
+    }
 
 
 def _side_label(name: ids.Name, cfg: Config) -> str:
@@ -62,14 +72,21 @@ def _side_label(name: ids.Name, cfg: Config) -> str:
         return f"{role} pos·θ"
     if role == "x0" and cfg.positional == "rotary":
         return f"{side}^{{(0)}} = E[{side}]·√{d}"
-    return {"ids": "ids", "emb": f"E[{side}]", "scaled": f"E[{side}]·√{d}", "pe": "PE", "positions": "pos",
-            "x0": f"{side}^{{(0)}}"}.get(role, name.id)
+    return {
+        "ids": "ids",
+        "emb": f"E[{side}]",
+        "scaled": f"E[{side}]·√{d}",
+        "pe": "PE",
+        "positions": "pos",
+        "x0": f"{side}^{{(0)}}",
+    }.get(role, name.id)
 
 
 def _head_label(name: ids.Name, t: Tensor, cfg: Config) -> str:
     scale = f"QKᵀ/√{cfg.d_k}" if t.attrs.get("alpha", 1.0) != 1.0 else "QKᵀ"
-    return {"scores": scale, "masked": "masked", "weights": "softmax",
-            "out": f"head {name.head + 1}"}.get(name.role, name.id)
+    return {"scores": scale, "masked": "masked", "weights": "softmax", "out": f"head {name.head + 1}"}.get(
+        name.role, name.id
+    )
 
 
 def _layer_label(name: ids.Name, t: Tensor, cfg: Config, memory: str | None) -> str:
@@ -92,9 +109,19 @@ def _layer_label(name: ids.Name, t: Tensor, cfg: Config, memory: str | None) -> 
         return _head_label(name, t, cfg)
     if role == "ln":
         return "LayerNorm = memory z" if name.id == memory else "LayerNorm"
-    return {"concat": "Concat(heads)", "proj": "Concat·W^{O}", "gamma": "γ", "beta": "β", "W_1": "W_{1}",
-            "b_1": "b_{1}", "W_2": "W_{2}ᵀ", "b_2": "b_{2}", "hidden_pre": "xW_{1} + b_{1}",
-            "hidden": f"ReLU (n × {cfg.d_ff})", "out": "FFN(x) = ReLU·W_{2} + b_{2}"}.get(role, name.id)
+    return {
+        "concat": "Concat(heads)",
+        "proj": "Concat·W^{O}",
+        "gamma": "γ",
+        "beta": "β",
+        "W_1": "W_{1}",
+        "b_1": "b_{1}",
+        "W_2": "W_{2}ᵀ",
+        "b_2": "b_{2}",
+        "hidden_pre": "xW_{1} + b_{1}",
+        "hidden": f"ReLU (n × {cfg.d_ff})",
+        "out": "FFN(x) = ReLU·W_{2} + b_{2}",
+    }.get(role, name.id)
 
 
 def label_of(t: Tensor, cfg: Config, memory: str | None) -> str:
@@ -104,8 +131,12 @@ def label_of(t: Tensor, cfg: Config, memory: str | None) -> str:
         return fixed[t.id]
     name = ids.parse(t.id)
     if name.lens:  # the logit lens after a decoder layer, through the model's own output layer
-        return {"norm": f"lens: {_norm(cfg)}", "logits": "lens: h·Eᵀ" if cfg.tie_output else "lens: h·W_{U}",
-                "probs": "lens: softmax", "tokens": "lens: argmax"}.get(name.role, t.id)
+        return {
+            "norm": f"lens: {_norm(cfg)}",
+            "logits": "lens: h·Eᵀ" if cfg.tie_output else "lens: h·W_{U}",
+            "probs": "lens: softmax",
+            "tokens": "lens: argmax",
+        }.get(name.role, t.id)
     if name.role in ("gate", "off"):  # a part switched off (model/ablation.py)
         return "×0" if name.role == "gate" else "switched off"
     if name.side:
@@ -116,14 +147,20 @@ def label_of(t: Tensor, cfg: Config, memory: str | None) -> str:
 def _fixed_descriptions(cfg: Config) -> dict[str, str]:
     norm = _norm(cfg)
     return {
-        "E": ("E, the shared embedding table (vocabulary × d_model)" if cfg.tie_output
-              else "E, the embedding table (vocabulary × d_model); the output has its own W_U"),
-        "P": "P, learned position vectors", "dec.mask": "causal mask (row i reads columns 0…i)",
-        "const.sqrt_d": "√d_model", "const.neg_inf": "−∞ (fills masked scores)",
-        "out.ET": "Eᵀ, the tied output projection", "out.W_U": "W_U, the output projection, separate from E "
-                                                               "(d_model × vocabulary)",
+        "E": (
+            "E, the shared embedding table (vocabulary × d_model)"
+            if cfg.tie_output
+            else "E, the embedding table (vocabulary × d_model); the output has its own W_U"
+        ),
+        "P": "P, learned position vectors",
+        "dec.mask": "causal mask (row i reads columns 0…i)",
+        "const.sqrt_d": "√d_model",
+        "const.neg_inf": "−∞ (fills masked scores)",
+        "out.ET": "Eᵀ, the tied output projection",
+        "out.W_U": "W_U, the output projection, separate from E (d_model × vocabulary)",
         "out.logits": "logits = h·Eᵀ" if cfg.tie_output else "logits = h·W_U",
-        "out.probs": "output probabilities softmax(logits)", "out.tokens": "chosen token (argmax)",
+        "out.probs": "output probabilities softmax(logits)",
+        "out.tokens": "chosen token (argmax)",
         "enc.norm": f"{norm} after the last layer: the stack's output memory z",
         "dec.norm": f"{norm} after the last layer: the stack's output h",
     }
@@ -132,16 +169,21 @@ def _fixed_descriptions(cfg: Config) -> dict[str, str]:
 def _lens_description(name: ids.Name, cfg: Config) -> str:
     layer = name.layer + 1
     out = "Eᵀ" if cfg.tie_output else "W_U"
-    return {"norm": f"logit lens: decoder {layer}'s output through the final {_norm(cfg)}, as the output reads it",
-            "logits": f"logit lens: decoder {layer}'s output · {out} (not on the forward path)",
-            "probs": f"logit lens: what the model would output if decoding stopped after decoder {layer}",
-            "tokens": f"logit lens: the most probable piece after decoder {layer}"}.get(name.role, name.id)
+    return {
+        "norm": f"logit lens: decoder {layer}'s output through the final {_norm(cfg)}, as the output reads it",
+        "logits": f"logit lens: decoder {layer}'s output · {out} (not on the forward path)",
+        "probs": f"logit lens: what the model would output if decoding stopped after decoder {layer}",
+        "tokens": f"logit lens: the most probable piece after decoder {layer}",
+    }.get(name.role, name.id)
 
 
 def _switched_off_description(name: ids.Name) -> str:
     what = f"head {name.head + 1}" if name.head is not None else "this sub-layer's branch"
-    return (f"switched off: the zero that multiplies {what}" if name.role == "gate"
-            else f"{what} × 0: switched off, nothing reaches the next step")
+    return (
+        f"switched off: the zero that multiplies {what}"
+        if name.role == "gate"
+        else f"{what} × 0: switched off, nothing reaches the next step"
+    )
 
 
 def _side_description(name: ids.Name, t: Tensor, cfg: Config) -> str | None:
@@ -152,9 +194,14 @@ def _side_description(name: ids.Name, t: Tensor, cfg: Config) -> str | None:
         return f"x⁽⁰⁾ = E[token]·√{d} (no PE: positions enter Q and K by rotation)"
     if cfg.positional == "rotary" and role == "positions":
         return "positions 0, 1, 2, … (index the rotation tables)"
-    return {"ids": "token ids", "emb": "E[token], the looked-up rows", "scaled": f"E[token]·√{d}",
-            "pe": "positional encoding PE" if t.op != "Gather" else "learned positions P[pos]",
-            "positions": "positions 0, 1, 2, …", "x0": f"x⁽⁰⁾ = E[token]·√{d} + PE"}.get(role)
+    return {
+        "ids": "token ids",
+        "emb": "E[token], the looked-up rows",
+        "scaled": f"E[token]·√{d}",
+        "pe": "positional encoding PE" if t.op != "Gather" else "learned positions P[pos]",
+        "positions": "positions 0, 1, 2, …",
+        "x0": f"x⁽⁰⁾ = E[token]·√{d} + PE",
+    }.get(role)
 
 
 def _norm_description(name: ids.Name, t: Tensor, cfg: Config) -> str | None:
@@ -167,17 +214,23 @@ def _norm_description(name: ids.Name, t: Tensor, cfg: Config) -> str | None:
     if role == "norm" and t.op in NORM_OPS:
         return f"{norm}(X), the sub-layer's input (pre-norm)"
     if role == "sum":
-        return ("residual sum X + Sublayer(Norm(X)); no norm after it (pre-norm)" if cfg.norm_first
-                else "residual sum X + Sublayer(X)")
+        return (
+            "residual sum X + Sublayer(Norm(X)); no norm after it (pre-norm)"
+            if cfg.norm_first
+            else "residual sum X + Sublayer(X)"
+        )
     return None
 
 
 def _head_description(name: ids.Name, t: Tensor, cfg: Config) -> str:
     head = name.head + 1
     scaled = f"QKᵀ/√{cfg.d_k}" if t.attrs.get("alpha", 1.0) != 1.0 else "QKᵀ (unscaled)"
-    return {"scores": f"scores {scaled}, head {head}", "masked": f"masked scores, head {head}",
-            "weights": f"attention weights softmax(·), head {head}",
-            "out": f"head {head} output = weights·V"}.get(name.role, name.id)
+    return {
+        "scores": f"scores {scaled}, head {head}",
+        "masked": f"masked scores, head {head}",
+        "weights": f"attention weights softmax(·), head {head}",
+        "out": f"head {head} output = weights·V",
+    }.get(name.role, name.id)
 
 
 def _layer_description(name: ids.Name, t: Tensor, cfg: Config) -> str:
@@ -200,12 +253,20 @@ def _layer_description(name: ids.Name, t: Tensor, cfg: Config) -> str:
     if role in WQKVO:
         m = role[2].upper()
         return f"W^{m} (d_in × d_out)" if role[0] == "W" else f"bias b^{m}"
-    return {"concat": f"Concat(head₁ … head{_subscript(cfg.n_heads)})",
-            "proj": "Concat·W^O + b^O" if cfg.bias else "Concat·W^O (no bias)",
-            "ln": "LayerNorm(X + Sublayer(X))", "gamma": "LayerNorm gain γ", "beta": "LayerNorm bias β",
-            "W_1": f"W₁ ({d} × {dff})", "b_1": "bias b₁", "hidden_pre": "x·W₁ + b₁", "hidden": "ReLU(x·W₁ + b₁)",
-            "W_2": f"W₂ ({dff} × {d}), drawn transposed", "b_2": "bias b₂",
-            "out": "FFN(x) = ReLU(·)·W₂ + b₂"}.get(role, name.id)
+    return {
+        "concat": f"Concat(head₁ … head{_subscript(cfg.n_heads)})",
+        "proj": "Concat·W^O + b^O" if cfg.bias else "Concat·W^O (no bias)",
+        "ln": "LayerNorm(X + Sublayer(X))",
+        "gamma": "LayerNorm gain γ",
+        "beta": "LayerNorm bias β",
+        "W_1": f"W₁ ({d} × {dff})",
+        "b_1": "bias b₁",
+        "hidden_pre": "x·W₁ + b₁",
+        "hidden": "ReLU(x·W₁ + b₁)",
+        "W_2": f"W₂ ({dff} × {d}), drawn transposed",
+        "b_2": "bias b₂",
+        "out": "FFN(x) = ReLU(·)·W₂ + b₂",
+    }.get(role, name.id)
 
 
 def description_of(t: Tensor, cfg: Config) -> str:
@@ -226,10 +287,14 @@ def station_title(sid: str, cfg: Config | None = None) -> str:
     """A station's title: "Encoder 1 · self-attention", "Logit lens after decoder 2", …"""
     norm = "RMSNorm" if cfg is not None and cfg.norm == "rms" else "LayerNorm"
     untied = cfg is not None and not cfg.tie_output
-    fixed = {"enc.norm": f"Encoder · final {norm}", "dec.norm": f"Decoder · final {norm}",
-             "src.emb": "Input embedding", "tgt.emb": "Output embedding (shifted right)",
-             "out": "Linear (W_U, untied) and softmax" if untied else "Linear (Eᵀ) and softmax",
-             "shared": "Shared parameters"}
+    fixed = {
+        "enc.norm": f"Encoder · final {norm}",
+        "dec.norm": f"Decoder · final {norm}",
+        "src.emb": "Input embedding",
+        "tgt.emb": "Output embedding (shifted right)",
+        "out": "Linear (W_U, untied) and softmax" if untied else "Linear (Eᵀ) and softmax",
+        "shared": "Shared parameters",
+    }
     if sid in fixed:
         return fixed[sid]
     name = ids.parse(sid)

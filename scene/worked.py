@@ -24,10 +24,23 @@ def worked_head(trace, station: str, head: int) -> dict:
     b = worked_blocks(station, head)
     scores = trace.node(b["scores"])
     q_id, k_id = scores.inputs[:2]  # the slices the scores are computed from (rotated first, in the modern model)
-    return {"station": station, "name": ids.parse(b["out"]).reader_name(), "head": head + 1,
-            "row": None, "key": None, "rule": None, "axis": "source",
-            "q": q_id, "k": k_id, "v": b["v"], "scores": b["scores"], "weights": b["weights"], "out": b["out"],
-            "q_cols": [_offset(trace, q_id), int(trace.node(q_id).value.shape[1])],
-            "k_cols": [_offset(trace, k_id), int(trace.node(k_id).value.shape[1])],
-            "v_cols": [_offset(trace, b["v"]), int(trace.node(b["v"]).value.shape[1])],
-            "v_full": trace.node(b["v"]).inputs[0], "scale": float(scores.attrs.get("alpha", 1.0))}
+    return {
+        "station": station,
+        "name": ids.parse(b["out"]).reader_name(),
+        "head": head + 1,
+        "row": None,
+        "key": None,
+        "rule": None,
+        "axis": "source",
+        "q": q_id,
+        "k": k_id,
+        "v": b["v"],
+        "scores": b["scores"],
+        "weights": b["weights"],
+        "out": b["out"],
+        "q_cols": [_offset(trace, q_id), int(trace.node(q_id).value.shape[1])],
+        "k_cols": [_offset(trace, k_id), int(trace.node(k_id).value.shape[1])],
+        "v_cols": [_offset(trace, b["v"]), int(trace.node(b["v"]).value.shape[1])],
+        "v_full": trace.node(b["v"]).inputs[0],
+        "scale": float(scores.attrs.get("alpha", 1.0)),
+    }

@@ -10,7 +10,7 @@ import torch
 
 from research import harness
 from research.__main__ import main
-from research.experiments import SMOKE
+from research.experiment_kit import SMOKE
 
 TIMING = ("wall_seconds", "train_seconds", "threads", "torch")
 

@@ -96,6 +96,7 @@ class Content:
 
 def fill_live(text: str, values: dict) -> str:
     """Put each known value into its empty-or-stale `data-live` slot (escaped)."""
+
     def sub(m: re.Match) -> str:
         key = m.group(2)
         if key not in values:
@@ -119,9 +120,17 @@ class Renderer:
 def load_steps(folder: Path, render: Renderer) -> list[Step]:
     """The article's steps, each with its key sentence marked (article/keysentence.py: presenter mode); what
     each shows on the stage is the tour's (article/tour.py), not the page's."""
-    return [Step(number=s.step, slug=s.slug, section=s.section, title=s.title, topic=s.topic,
-                 html=mark_key_sentence(render(body)))
-            for s, body in read_step_files(folder)]
+    return [
+        Step(
+            number=s.step,
+            slug=s.slug,
+            section=s.section,
+            title=s.title,
+            topic=s.topic,
+            html=mark_key_sentence(render(body)),
+        )
+        for s, body in read_step_files(folder)
+    ]
 
 
 def load_topics(folder: Path, render: Renderer) -> dict[str, Topic]:
@@ -131,9 +140,12 @@ def load_topics(folder: Path, render: Renderer) -> dict[str, Topic]:
             continue
         meta, body = split_front_matter(path.read_text(encoding="utf-8"))
         blocks = meta.get("blocks") or []
-        topics[path.stem] = Topic(path.stem, str(meta.get("title", path.stem.replace("-", " ").capitalize())),
-                                  [str(b) for b in blocks] if isinstance(blocks, list) else [str(blocks)],
-                                  render(body))
+        topics[path.stem] = Topic(
+            path.stem,
+            str(meta.get("title", path.stem.replace("-", " ").capitalize())),
+            [str(b) for b in blocks] if isinstance(blocks, list) else [str(blocks)],
+            render(body),
+        )
     return topics
 
 
@@ -141,8 +153,10 @@ def read_tsv(path: Path) -> list[dict[str, str]]:
     if not path.is_file():
         return []
     with path.open(encoding="utf-8", newline="") as f:
-        return [{k: (v or "").strip() for k, v in row.items() if k}
-                for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)]
+        return [
+            {k: (v or "").strip() for k, v in row.items() if k}
+            for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
+        ]
 
 
 def load_content(root: Path = CONTENT, live: dict | None = None) -> Content:
@@ -156,8 +170,11 @@ def load_content(root: Path = CONTENT, live: dict | None = None) -> Content:
         steps=steps,
         topics=load_topics(root / "topics", render),
         references=[(r["n"], r["text"]) for r in read_tsv(root / "references.tsv") if r.get("n")],
-        facts=[Fact(r.get("id", ""), r.get("value", ""), r.get("what", ""), r.get("source", ""))
-               for r in read_tsv(root / "facts.tsv") if r.get("id")],
+        facts=[
+            Fact(r.get("id", ""), r.get("value", ""), r.get("what", ""), r.get("source", ""))
+            for r in read_tsv(root / "facts.tsv")
+            if r.get("id")
+        ],
         extras_html=render(split_front_matter(extras.read_text(encoding="utf-8"))[1]) if extras.is_file() else "",
         unused_facts=read_unused(root / "facts_unused.txt"),
     )
@@ -167,6 +184,9 @@ def read_unused(path: Path) -> dict[str, str]:
     """content/facts_unused.txt: `id<TAB>why` per line; ledger entries left out of the text on purpose."""
     if not path.is_file():
         return {}
-    rows = (line.split("\t", 1) for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip() and not line.startswith("#"))
+    rows = (
+        line.split("\t", 1)
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    )
     return {r[0].strip(): (r[1].strip() if len(r) > 1 else "") for r in rows}

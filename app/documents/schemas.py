@@ -54,11 +54,13 @@ class Health(Document):
     status: str = Field(description="`ok` when every model and data set is usable, else `not ok` (sent with 503)")
     weights_version: str = Field(description="the default model's weights version")
     models: dict[str, Availability] = Field(default_factory=dict, description="each shipped model, by name")
-    data: dict[str, Availability] = Field(default_factory=dict,
-                                          description="each data set the app serves from (app/service/shipped.py)")
+    data: dict[str, Availability] = Field(
+        default_factory=dict, description="each data set the app serves from (app/service/shipped.py)"
+    )
 
 
 # ---- the model card ---------------------------------------------------------------------------------
+
 
 class ParameterInfo(Document):
     id: str = Field(description="the parameter's id, as in the trace (e.g. enc.0.self.W_q)")
@@ -122,6 +124,7 @@ class ModelCard(Document):
 
 # ---- tensors: documented here, sent from numpy arrays ----------------------------------------------
 
+
 @dataclass
 class Tensor:  # one parameter; its data is sent from the numpy array itself (orjson writes it as a list)
     id: str
@@ -138,8 +141,10 @@ class Weights:  # the shipped model's parameters, or a training snapshot's
     @classmethod
     def of(cls, params: dict[str, np.ndarray], version: str) -> Weights:
         """The document /api/weights sends for `params` (recorder.parameters: trace ids, in order)."""
-        return cls(version, [Tensor(k, list(v.shape), str(v.dtype), np.ascontiguousarray(v).ravel())
-                             for k, v in params.items()])
+        return cls(
+            version,
+            [Tensor(k, list(v.shape), str(v.dtype), np.ascontiguousarray(v).ravel()) for k, v in params.items()],
+        )
 
 
 class TraceNode(BaseModel):
@@ -151,10 +156,12 @@ class TraceNode(BaseModel):
     dtype: str
     data: list[Number] = Field(
         description="the values, flattened row-major; null stands for −∞ (masked scores), "
-                    "the only non-finite value a trace holds")
+        "the only non-finite value a trace holds"
+    )
 
 
 # ---- the trace: recorder/record.py's header, the scene, and the nodes ------------------------------------
+
 
 def weights_url(model: str = models.DEFAULT, checkpoint: int | None = None) -> str:
     """Where /api/weights sends the parameters of `model` (at a training snapshot's `checkpoint`): the
@@ -170,11 +177,16 @@ class ServedTraceHeader(TraceHeader):
     """The trace's header as the service sends it: the recorder's TraceHeader and which weights ran."""
 
     model: str = field(default="2017", metadata={"description": "the name of the model that ran (?model=)"})
-    checkpoint: int | None = field(default=None, metadata={
-        "description": "the training step of the snapshot whose weights ran (0: the initialisation); "
-                       "null for the trained, averaged model"})
-    weights_url: str = field(default="/api/weights", metadata={
-        "description": "where the parameters this trace reads are sent"})
+    checkpoint: int | None = field(
+        default=None,
+        metadata={
+            "description": "the training step of the snapshot whose weights ran (0: the initialisation); "
+            "null for the trained, averaged model"
+        },
+    )
+    weights_url: str = field(
+        default="/api/weights", metadata={"description": "where the parameters this trace reads are sent"}
+    )
 
     @classmethod
     def of(cls, header: TraceHeader, **more: Any) -> Any:
@@ -197,6 +209,7 @@ class TraceStreamHeader(ServedTraceHeader):
 
 
 # ---- beam search -----------------------------------------------------------------------------------
+
 
 class Hypothesis(Document):
     tokens: list[str]
@@ -229,6 +242,7 @@ class Beam(Document):
 
 # ---- the fact ledger -------------------------------------------------------------------------------
 
+
 class Facts(Document):
     count: int
     facts: list[Fact] = Field(description="content/facts.tsv, one entry per row")
@@ -236,22 +250,23 @@ class Facts(Document):
 
 # ---- the number words (model/numbers.py, model/parse.py, model/vocab.py) ---------------------------
 
+
 class EnglishWords(Document):
-    ones: list[str] = Field(description="0–9 (\"zero\" only alone)")
+    ones: list[str] = Field(description='0–9 ("zero" only alone)')
     teens: list[str] = Field(description="10–19")
     tens: list[str] = Field(description="by tens' digit, 20–90 (the first two empty)")
     hundred: str
     thousand: str
-    fillers: list[str] = Field(description="words a reader may add that name nothing (\"and\")")
+    fillers: list[str] = Field(description='words a reader may add that name nothing ("and")')
     split: str = Field(description="the pattern between words (spaces, hyphens)")
     messages: dict[str, str] = Field(description="from_english's refusals: templates with {word} or {words}")
 
 
 class GermanPieces(Document):
-    ones: list[str] = Field(description="0–9, 1 as it stands alone (\"eins\")")
+    ones: list[str] = Field(description='0–9, 1 as it stands alone ("eins")')
     teens: list[str]
     tens: list[str] = Field(description="by tens' digit, 20–90 (the first two empty)")
-    one_joined: str = Field(description="1 as a multiplier or before the ones-and-tens joiner (\"ein\")")
+    one_joined: str = Field(description='1 as a multiplier or before the ones-and-tens joiner ("ein")')
     and_piece: str = Field(description="between the ones and the tens: 42 is zwei und vierzig")
     hundred: str
     thousand: str
@@ -261,10 +276,13 @@ class InputRules(Document):
     max_input_chars: int = Field(description="longer texts are refused (counted in code points)")
     accepted: str = Field(description="what every refusal ends with")
     group_separators: str = Field(description="the characters allowed between groups of three digits")
-    patterns: dict[str, str] = Field(description="`digits` and `words`, in Python's syntax; \\d and \\s "
-                                                    "are `chars.decimal` and `chars.space`")
-    chars: dict[str, list[list[int]]] = Field(description="[first, last] code point runs: `control` (refused), "
-                                                          "`space` (str.split), `digit` (str.isdigit), `decimal`")
+    patterns: dict[str, str] = Field(
+        description="`digits` and `words`, in Python's syntax; \\d and \\s are `chars.decimal` and `chars.space`"
+    )
+    chars: dict[str, list[list[int]]] = Field(
+        description="[first, last] code point runs: `control` (refused), "
+        "`space` (str.split), `digit` (str.isdigit), `decimal`"
+    )
     messages: dict[str, str] = Field(description="the reasons for refusing, templates filled with str.format")
     refused: str = Field(description="the whole message: {reason}; accepted: {accepted}")
     quoted_words_chars: int = Field(description="how much of a text neither digits nor words is repeated")

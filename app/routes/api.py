@@ -39,8 +39,12 @@ from app.startup.health import health_doc
 
 router = APIRouter(prefix="/api", tags=["api"])
 NDJSON = "application/x-ndjson"
-BAD_INPUT = {422: {"model": ErrorResponse, "description": "The input is not a number the model can read, "
-                                                         "or the model is not one of the shipped ones"}}
+BAD_INPUT = {
+    422: {
+        "model": ErrorResponse,
+        "description": "The input is not a number the model can read, or the model is not one of the shipped ones",
+    }
+}
 
 
 def json_response(body: bytes, headers: dict[str, str] | None = None, status_code: int = 200) -> Response:
@@ -53,8 +57,9 @@ def etag_matches(request: Request, etag: str) -> bool:
     return "*" in tags or etag in tags
 
 
-def cached(request: Request, etag: str, body: bytes, media_type: str = "application/json",
-           br: bytes | None = None) -> Response:
+def cached(
+    request: Request, etag: str, body: bytes, media_type: str = "application/json", br: bytes | None = None
+) -> Response:
     """A response the browser may keep but must revalidate; 304 when its copy is current. `br`: the body
     already Brotli-compressed for a client that accepts br (app/serving/delivery.py), sent as it is."""
     headers = {"ETag": etag, "Cache-Control": "no-cache"}
@@ -72,9 +77,15 @@ async def get_model(request: Request, chosen: ChosenModelDep) -> Response:
     return await once_response(request, chosen.card, "application/json")
 
 
-@router.get("/weights", response_model=Weights, summary="Every parameter tensor",
-            responses={304: {"description": "Not modified: the If-None-Match ETag is current"},
-                       422: {"model": ErrorResponse, "description": "The model or the checkpoint is not a stored one"}})
+@router.get(
+    "/weights",
+    response_model=Weights,
+    summary="Every parameter tensor",
+    responses={
+        304: {"description": "Not modified: the If-None-Match ETag is current"},
+        422: {"model": ErrorResponse, "description": "The model or the checkpoint is not a stored one"},
+    },
+)
 async def get_weights(request: Request, chosen: ChosenModelDep, checkpoint: CheckpointQuery = None) -> Response:
     """Every parameter under its trace id (weight matrices as (d_in, d_out)), flattened row-major.
     The ETag is the weights version; send it back as If-None-Match to get 304 Not Modified."""
@@ -88,8 +99,9 @@ async def get_weights(request: Request, chosen: ChosenModelDep, checkpoint: Chec
         version = svc.checkpoints.get(step).version
     etag = f'"{version}.safetensors"' if binary else f'"{version}"'
     # compressed once per coding and kept (app/serving/once.py): 719 KB of JSON, never compressed per request
-    return await once_response(request, body, SAFETENSORS if binary else "application/json", etag,
-                               {"Vary": "Accept, Accept-Encoding"})
+    return await once_response(
+        request, body, SAFETENSORS if binary else "application/json", etag, {"Vary": "Accept, Accept-Encoding"}
+    )
 
 
 async def _stream(writes: Iterable[bytes]) -> AsyncIterator[bytes]:
@@ -132,10 +144,22 @@ first a header (everything but `nodes`, plus `node_count`), then one node per li
 computed."""
 
 
-@router.get("/trace", response_model=Trace, summary="Every tensor of one translation", description=TRACE_DOC,
-            responses={**BAD_INPUT, 200: {"content": {NDJSON: {"schema": {"type": "string"}},
-                                                      COMPACT: {"schema": {"type": "string", "format": "binary"}}},
-                                          "description": "The trace, as JSON, NDJSON or the compact form"}})
+@router.get(
+    "/trace",
+    response_model=Trace,
+    summary="Every tensor of one translation",
+    description=TRACE_DOC,
+    responses={
+        **BAD_INPUT,
+        200: {
+            "content": {
+                NDJSON: {"schema": {"type": "string"}},
+                COMPACT: {"schema": {"type": "string", "format": "binary"}},
+            },
+            "description": "The trace, as JSON, NDJSON or the compact form",
+        },
+    },
+)
 async def get_trace(request: Request, asked: TraceRequestDep) -> Response:
     t0 = time.perf_counter()
     entry = await asked.run()
@@ -155,10 +179,18 @@ async def get_trace(request: Request, asked: TraceRequestDep) -> Response:
     return resp
 
 
-@router.get("/trace/stream", response_model=TraceStreamHeader, summary="The trace, streamed as NDJSON",
-            responses={**BAD_INPUT, 200: {"content": {NDJSON: {"schema": {"type": "string"}}},
-                                          "description": "A TraceStreamHeader line, then node_count "
-                                                         "TraceNode lines"}})
+@router.get(
+    "/trace/stream",
+    response_model=TraceStreamHeader,
+    summary="The trace, streamed as NDJSON",
+    responses={
+        **BAD_INPUT,
+        200: {
+            "content": {NDJSON: {"schema": {"type": "string"}}},
+            "description": "A TraceStreamHeader line, then node_count TraceNode lines",
+        },
+    },
+)
 async def get_trace_stream(request: Request, asked: TraceRequestDep) -> Response:
     """The same trace as `/api/trace`, as newline-delimited JSON: the header first (with `node_count`),
     then one node per line in the order computed, so a client can draw while the rest arrives."""
@@ -190,8 +222,12 @@ async def get_numbers(request: Request) -> Response:
 health_router = APIRouter(tags=["health"])
 
 
-@health_router.get("/healthz", response_model=Health, summary="Health: each model and data set",
-                   responses={503: {"model": Health, "description": "A model or data set is not available"}})
+@health_router.get(
+    "/healthz",
+    response_model=Health,
+    summary="Health: each model and data set",
+    responses={503: {"model": Health, "description": "A model or data set is not available"}},
+)
 async def healthz(request: Request) -> Response:
     """`ok` and the weights version once the model is loaded, and whether each shipped model and data set
     is usable (its files as recorded in app/service/shipped.sha256); 503 with the reason when one is not."""

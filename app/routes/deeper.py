@@ -55,8 +55,9 @@ def compute(svc: ModelService, slug: str, number: int, beam: dict | None) -> lis
             _cache.move_to_end(key)
             return _cache[key]
     model = svc.translator.model
-    tables = figures_for(slug, Reader(trace(model, number, svc.params, svc.version, lens=False), model,
-                                      svc.params, beam))
+    tables = figures_for(
+        slug, Reader(trace(model, number, svc.params, svc.version, lens=False), model, svc.params, beam)
+    )
     with _lock:
         _cache[key] = tables
         while len(_cache) > CACHED:
@@ -69,8 +70,13 @@ BEAM_TOPIC = "autoregressive-generation-and-beam-search"
 
 def table_of(doc: dict) -> Table:
     """A table as static/local/topic_tables.js writes it."""
-    return Table(doc["id"], doc["title"], doc["caption"],
-                 [Column(c["name"], c["format"], c["bar"]) for c in doc["columns"]], doc["rows"])
+    return Table(
+        doc["id"],
+        doc["title"],
+        doc["caption"],
+        [Column(c["name"], c["format"], c["bar"]) for c in doc["columns"]],
+        doc["rows"],
+    )
 
 
 def default_tables(svc: ModelService, slug: str) -> list[Table]:

@@ -29,14 +29,24 @@ def embed_step(steps: list, step: str | None) -> tuple[int, str]:
 
 
 @router.get("/embed", response_class=HTMLResponse)
-async def embed(request: Request, input: str | None = None, step: str | None = None, ablate: str | None = None,
-                checkpoint: str | None = None, model: str | None = None) -> HTMLResponse:
+async def embed(
+    request: Request,
+    input: str | None = None,
+    step: str | None = None,
+    ablate: str | None = None,
+    checkpoint: str | None = None,
+    model: str | None = None,
+) -> HTMLResponse:
     state = request.app.state
     steps = state.content.steps
     model_name, _, error = await checked_page_request(state, input, ablate, checkpoint, model)
     number, step_error = embed_step(steps, step)
     article = {k: v for k, v in request.query_params.items() if k not in ("step", "present")}
-    return page(request, "embed.html", step=next(s for s in steps if s.number == number),
-                error="; ".join(filter(None, (error, step_error))),
-                model_name=model_name if model_name != models.DEFAULT else "",
-                article_href=f"/?{urlencode(article)}#step-{number}" if article else f"/#step-{number}")
+    return page(
+        request,
+        "embed.html",
+        step=next(s for s in steps if s.number == number),
+        error="; ".join(filter(None, (error, step_error))),
+        model_name=model_name if model_name != models.DEFAULT else "",
+        article_href=f"/?{urlencode(article)}#step-{number}" if article else f"/#step-{number}",
+    )

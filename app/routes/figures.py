@@ -66,6 +66,7 @@ class FigureList(BaseModel):
 
 # ---- the data: model figures computed once, research figures read from the desk's view files -------
 
+
 def model_figure_data(model, attention: dict | None = None) -> dict[str, dict]:
     from article.stats import attention_peaks_per_head
     from model.data import heldout_numbers
@@ -89,8 +90,10 @@ def model_figure_data(model, attention: dict | None = None) -> dict[str, dict]:
 
 def compute_model_figures(model, attention: dict | None = None) -> dict[str, bytes]:
     """Every model figure's response body, ready to send; `attention` reuses the service's per-head peaks."""
-    return {name: dumps(Figure(name=name, title=MODEL_FIGURES[name], data=data))
-            for name, data in model_figure_data(model, attention).items()}
+    return {
+        name: dumps(Figure(name=name, title=MODEL_FIGURES[name], data=data))
+        for name, data in model_figure_data(model, attention).items()
+    }
 
 
 def research_body(name: str) -> bytes:
@@ -111,13 +114,18 @@ def figure_body(state, name: str) -> bytes | None:
 
 # ---- routes --------------------------------------------------------------------------------------
 
+
 @router.get("", response_model=FigureList, summary="The figures' names")
 async def list_figures() -> Response:
     return Response(dumps(FigureList(names=NAMES)), media_type="application/json")
 
 
-@router.get("/{name}", response_model=Figure, summary="One figure's data",
-            responses={404: {"description": "No figure of that name"}})
+@router.get(
+    "/{name}",
+    response_model=Figure,
+    summary="One figure's data",
+    responses={404: {"description": "No figure of that name"}},
+)
 async def get_figure(request: Request, name: str) -> Response:
     """The data behind one of the article's figures (names from `/api/figures`); model figures are
     computed once at start-up, research figures from the committed results."""
@@ -133,8 +141,9 @@ _html_cache: dict[str, tuple[bytes, str]] = {}
 _html_lock = threading.Lock()
 
 
-def shade_paths(pattern: list[list[float]], cell: float, left: float, top: float,
-                levels: int = 20) -> list[tuple[str, str]]:
+def shade_paths(
+    pattern: list[list[float]], cell: float, left: float, top: float, levels: int = 20
+) -> list[tuple[str, str]]:
     """A matrix of weights in 0…1 as SVG paths, one per shade (the weight rounded to 1/levels): (opacity, d).
     One path per shade keeps a gallery of 24 pictures small; the exact weights are in the figure's data."""
     shades: dict[int, list[str]] = {}
@@ -179,13 +188,17 @@ def one_part(inner: str, part: str) -> str | None:
 def fill(fragment: str, rendered: dict[str, str]) -> str:
     """Each empty <figure data-figure=NAME> with its rendered inside, marked data-server; with
     data-part=PART, only that part of it."""
+
     def sub(m: re.Match) -> str:
         name, part = m.group(1), m.group(2)
         inner = rendered.get(name)
         if inner is not None and part:
             inner = one_part(inner, part)
-            return m.group(0) if inner is None else (
-                f'<figure data-figure="{name}" data-part="{part}" data-server="true">{inner}</figure>')
+            return (
+                m.group(0)
+                if inner is None
+                else (f'<figure data-figure="{name}" data-part="{part}" data-server="true">{inner}</figure>')
+            )
         return m.group(0) if inner is None else f'<figure data-figure="{name}" data-server="true">{inner}</figure>'
 
     return WITH_PART.sub(sub, fragment)
@@ -198,6 +211,7 @@ def fill_partials(fragment: str, rendered: dict[str, str]) -> str:
 
 # ---- python -m app.figures NAME ------------------------------------------------------------------
 
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1 or argv[0] not in NAMES:
         print(f"usage: python -m app.figures NAME   (NAME: {', '.join(NAMES)})", file=sys.stderr)
@@ -209,8 +223,9 @@ def main(argv: list[str]) -> int:
     from model.translate import Translator
 
     model = Translator.load().model
-    sys.stdout.write(dumps(Figure(name=name, title=MODEL_FIGURES[name],
-                                  data=model_figure_data(model)[name])).decode() + "\n")
+    sys.stdout.write(
+        dumps(Figure(name=name, title=MODEL_FIGURES[name], data=model_figure_data(model)[name])).decode() + "\n"
+    )
     return 0
 
 

@@ -19,8 +19,12 @@ from app.serving.once import once_response
 router = APIRouter(prefix="/api", tags=["api"])
 
 
-@router.get("/live", response_model=LiveRecipe, summary="The recipe of the article's live figures",
-            responses={**BAD_INPUT, 304: {"description": "Not modified: the If-None-Match ETag is current"}})
+@router.get(
+    "/live",
+    response_model=LiveRecipe,
+    summary="The recipe of the article's live figures",
+    responses={**BAD_INPUT, 304: {"description": "Not modified: the If-None-Match ETag is current"}},
+)
 async def get_live(request: Request, chosen: ChosenModelDep) -> Response:
     svc = chosen.service
     return await once_response(request, live_body(svc), "application/json", f'"{svc.version}.live"')

@@ -19,8 +19,10 @@ from model import models
 from recorder import ONNX_MEDIA_TYPE, ONNX_OPSET, onnx_bytes, trace
 
 router = APIRouter(prefix="/api", tags=["api"])
-ONNX_FILE = {"content": {ONNX_MEDIA_TYPE: {"schema": {"type": "string", "format": "binary"}}},
-             "description": "A .onnx file (an ONNX ModelProto)"}
+ONNX_FILE = {
+    "content": {ONNX_MEDIA_TYPE: {"schema": {"type": "string", "format": "binary"}}},
+    "description": "A .onnx file (an ONNX ModelProto)",
+}
 
 ONNX_DOC = f"""The same trace as `/api/trace`, as an ONNX model (opset {ONNX_OPSET}): the parameters are
 initializers, each trace node is an ONNX node under its id, and every node's value is a named graph
@@ -44,15 +46,21 @@ def build(svc: ModelService, req: TraceRequest) -> bytes:
     return onnx_bytes(t, params, note)
 
 
-@router.get("/trace.onnx", summary="The trace as an ONNX model (open it in Netron)", description=ONNX_DOC,
-            response_class=Response,
-            responses={**BAD_INPUT, 200: ONNX_FILE,
-                       304: {"description": "Not modified: the If-None-Match ETag is current"}})
+@router.get(
+    "/trace.onnx",
+    summary="The trace as an ONNX model (open it in Netron)",
+    description=ONNX_DOC,
+    response_class=Response,
+    responses={**BAD_INPUT, 200: ONNX_FILE, 304: {"description": "Not modified: the If-None-Match ETag is current"}},
+)
 async def get_trace_onnx(request: Request, checked: TraceRequestDep, model: ModelQuery = None) -> Response:
     svc, req = checked.service, checked.request
     etag = f'"{svc.version}-{req.tag()}.onnx"'  # as /api/trace's: the snapshots ship with the model
-    headers = {"ETag": etag, "Cache-Control": "no-cache",
-               "Content-Disposition": f'attachment; filename="{file_name(model or models.DEFAULT, req)}"'}
+    headers = {
+        "ETag": etag,
+        "Cache-Control": "no-cache",
+        "Content-Disposition": f'attachment; filename="{file_name(model or models.DEFAULT, req)}"',
+    }
     if etag_matches(request, etag):
         return Response(status_code=304, headers=headers)
     body = await svc.run(partial(build, svc), req)

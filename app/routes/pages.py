@@ -50,13 +50,19 @@ def figure1_boxes(svc: ModelService) -> dict[str, figure1.PlacedBox]:
 def page(request: Request, name: str, status_code: int = 200, **context) -> HTMLResponse:
     # a page rendered into the static build (app/site/build.py) says so: static/js/site.js reads it
     site_build = bool(getattr(request.app.state, "site_build", False))
-    return templates.TemplateResponse(request, name, {"import_map": IMPORT_MAP, "site_build": site_build, **context},
-                                      status_code=status_code)
+    return templates.TemplateResponse(
+        request, name, {"import_map": IMPORT_MAP, "site_build": site_build, **context}, status_code=status_code
+    )
 
 
 @router.get("/", response_class=HTMLResponse)
-async def index(request: Request, input: str | None = None, ablate: str | None = None,
-                checkpoint: str | None = None, model: str | None = None) -> Response:
+async def index(
+    request: Request,
+    input: str | None = None,
+    ablate: str | None = None,
+    checkpoint: str | None = None,
+    model: str | None = None,
+) -> Response:
     """The article; with ?input= (and ?ablate=, ?checkpoint=) its live values are filled for that trace before
     any script runs. With ?model= the stage draws another shipped miniature (app/service/model_choice.py); the
     article's text and figures stay the 2017 model's, and the page says so."""
@@ -78,31 +84,46 @@ async def index(request: Request, input: str | None = None, ablate: str | None =
     steps = [(s, figures.fill(html, rendered)) for s, html in steps]
     fig1 = templates.env.get_template("figure1.html").module
     boxes, layers = figure1_boxes(state.service), state.service.translator.model.cfg.n_layers
-    partials = {"figure-1": str(fig1.overview(boxes, layers)),
-                "attention-by-word": templates.env.get_template("attention_words.html").render(),
-                "part-ablation": part_ablation_html(state.service.version)}
+    partials = {
+        "figure-1": str(fig1.overview(boxes, layers)),
+        "attention-by-word": templates.env.get_template("attention_words.html").render(),
+        "part-ablation": part_ablation_html(state.service.version),
+    }
     steps = [(s, figures.fill_partials(html, partials)) for s, html in steps]
     svc = state.service
-    html = page(request, "index.html", content=content, steps=steps, input_value=text, input_error=error,
-                model=svc.figures, training=svc.training, version=svc.version,
-                figure_names=figures.NAMES, deeper_input=number,
-                live_pending=model_name == models.DEFAULT and req is not None
-                and (number != int(DEFAULT_INPUT) or bool(req.ablation) or req.checkpoint is not None),
-                figure1_map=str(fig1.map(boxes, layers)),
-                model_name=model_name if model_name != models.DEFAULT else "",
-                model_title=models.TITLES[model_name])
+    html = page(
+        request,
+        "index.html",
+        content=content,
+        steps=steps,
+        input_value=text,
+        input_error=error,
+        model=svc.figures,
+        training=svc.training,
+        version=svc.version,
+        figure_names=figures.NAMES,
+        deeper_input=number,
+        live_pending=model_name == models.DEFAULT
+        and req is not None
+        and (number != int(DEFAULT_INPUT) or bool(req.ablation) or req.checkpoint is not None),
+        figure1_map=str(fig1.map(boxes, layers)),
+        model_name=model_name if model_name != models.DEFAULT else "",
+        model_title=models.TITLES[model_name],
+    )
     return html if request.query_params else await unchanging(request, html)
 
 
 async def unchanging(request: Request, page_response: HTMLResponse) -> Response:
     """A page that is the same for every reader (until its content changes): sent with its ETag and
     compressed once per coding (app/serving/once.py). A page for a reader's input is compressed per request."""
-    return await once_response(request, page_response.body, "text/html; charset=utf-8",
-                               headers={"Cache-Control": "no-cache"})
+    return await once_response(
+        request, page_response.body, "text/html; charset=utf-8", headers={"Cache-Control": "no-cache"}
+    )
 
 
-async def checked_page_request(state, input: str | None, ablate: str | None, checkpoint: str | None,
-                               model: str | None) -> tuple[str, TraceRequest | None, str]:
+async def checked_page_request(
+    state, input: str | None, ablate: str | None, checkpoint: str | None, model: str | None
+) -> tuple[str, TraceRequest | None, str]:
     """The page's parameters checked together, as the API would check them for the model they name: the
     model's name (the default when it is bad or not available), the trace request (None when a parameter
     is bad) and the message that says what was wrong and what the page shows instead."""
@@ -130,9 +151,12 @@ def part_ablation_table(path: Path = PART_ABLATION) -> dict | None:
     if not path.exists():
         return None
     doc = orjson.loads(path.read_bytes())
-    return {**{k: v for k, v in doc.items() if k != "rows"},
-            "rows": [{**{k: v for k, v in r.items() if k != "correct_bits"}, "name": part_name(r["part"])}
-                     for r in doc["rows"]]}
+    return {
+        **{k: v for k, v in doc.items() if k != "rows"},
+        "rows": [
+            {**{k: v for k, v in r.items() if k != "correct_bits"}, "name": part_name(r["part"])} for r in doc["rows"]
+        ],
+    }
 
 
 def part_name(part: str) -> str:
@@ -151,21 +175,24 @@ def part_ablation_html(version: str) -> str:
     except Exception as e:  # noqa: BLE001
         reason = unreadable(e, shown_name(PART_ABLATION))
     return templates.env.get_template("part_ablation.html").render(
-        table=table, reason=reason, version=version, command="python -m research.part_ablation")
+        table=table, reason=reason, version=version, command="python -m research.part_ablation"
+    )
 
 
 @router.get("/ledger", response_class=HTMLResponse)
 async def ledger(request: Request) -> Response:
     content = request.app.state.content
-    return await unchanging(request, page(request, "ledger.html", facts=content.facts, uses=content.fact_uses,
-                                          unused=content.unused_facts))
+    return await unchanging(
+        request, page(request, "ledger.html", facts=content.facts, uses=content.fact_uses, unused=content.unused_facts)
+    )
 
 
 @router.get("/about", response_class=HTMLResponse)
 async def about(request: Request) -> Response:
     svc = request.app.state.service
-    return await unchanging(request, page(request, "about.html", version=svc.version, figures=svc.figures,
-                                          training=svc.training))
+    return await unchanging(
+        request, page(request, "about.html", version=svc.version, figures=svc.figures, training=svc.training)
+    )
 
 
 @router.get("/topics/{slug}", response_class=HTMLResponse)

@@ -21,8 +21,12 @@ from app.serving.once import once_response
 router = APIRouter(prefix="/api", tags=["api"])
 
 
-@router.get("/program", summary="The model's graph as a length-free program", description=PROGRAM_DOC,
-            responses={**BAD_INPUT, 304: {"description": "Not modified: the If-None-Match ETag is current"}})
+@router.get(
+    "/program",
+    summary="The model's graph as a length-free program",
+    description=PROGRAM_DOC,
+    responses={**BAD_INPUT, 304: {"description": "Not modified: the If-None-Match ETag is current"}},
+)
 async def get_program(request: Request, chosen: ChosenModelDep) -> Response:
     svc = chosen.service
     body = cached_program(svc) or await anyio.to_thread.run_sync(program_body, svc)

@@ -39,9 +39,12 @@ def _body(svc, what: tuple[str, int, int]) -> bytes:
     return body
 
 
-@router.get("/site/scene/{model}/{file}", response_class=Response,
-            summary="A graph shape's scene structure, as the static build writes it (gzip JSON)",
-            responses={**BAD_INPUT, **NOT_FOUND, 200: {"content": {GZIP: {}}, "description": "gzip-compressed JSON"}})
+@router.get(
+    "/site/scene/{model}/{file}",
+    response_class=Response,
+    summary="A graph shape's scene structure, as the static build writes it (gzip JSON)",
+    responses={**BAD_INPUT, **NOT_FOUND, 200: {"content": {GZIP: {}}, "description": "gzip-compressed JSON"}},
+)
 async def get_scene_file(request: Request, model: str, file: str) -> Response:
     name = parse_model(model)  # a bad name: ModelNameError, 422 with the accepted names
     try:

@@ -32,9 +32,11 @@ from model.ablation import parse_ablation
 from model.parse import ACCEPTED, parse_number, refused
 
 INPUT_HELP = f"The number to run: {ACCEPTED}."
-ABLATE_HELP = ("Parts to switch off, comma-separated: heads such as `dec.1.cross.h2`, sub-layers such as "
-               "`enc.0.ffn` or `dec.1.self` (model/ablation.py). Greedy decoding runs without them and the graph "
-               "multiplies each one's output by a zero constant (`part.gate`, `part.off`). 2017 model only.")
+ABLATE_HELP = (
+    "Parts to switch off, comma-separated: heads such as `dec.1.cross.h2`, sub-layers such as "
+    "`enc.0.ffn` or `dec.1.self` (model/ablation.py). Greedy decoding runs without them and the graph "
+    "multiplies each one's output by a zero constant (`part.gate`, `part.off`). 2017 model only."
+)
 
 InputQuery = Annotated[str | None, Query(description=INPUT_HELP)]
 AblateQuery = Annotated[str | None, Query(description=ABLATE_HELP)]
@@ -97,8 +99,9 @@ class CheckedTrace:
         return await self.service.trace(self.request)
 
 
-def check_trace(svc: ModelService, input: str | None, ablate: str | None = None,
-                checkpoint: str | None = None) -> TraceRequest:
+def check_trace(
+    svc: ModelService, input: str | None, ablate: str | None = None, checkpoint: str | None = None
+) -> TraceRequest:
     """One trace request from the query's text, checked against the model `svc` runs (InputError if bad)."""
     number = parse_input(input)
     cfg = svc.translator.model.cfg
@@ -109,8 +112,9 @@ def check_trace(svc: ModelService, input: str | None, ablate: str | None = None,
     return TraceRequest(number, ablation, parse_checkpoint(svc, checkpoint))
 
 
-async def trace_request(svc: ServiceDep, input: InputQuery = None, ablate: AblateQuery = None,
-                        checkpoint: CheckpointQuery = None) -> CheckedTrace:
+async def trace_request(
+    svc: ServiceDep, input: InputQuery = None, ablate: AblateQuery = None, checkpoint: CheckpointQuery = None
+) -> CheckedTrace:
     """Every trace endpoint's request (the page checks its own with `check_trace`, to show errors inline)."""
     return CheckedTrace(svc, check_trace(svc, input, ablate, checkpoint))
 

@@ -20,8 +20,11 @@ from app.serving.delivery import weights_body
 from app.serving.serialize import dumps
 from model import models
 
-MODEL_HELP = (f"Which miniature: {', '.join(models.NAMES)} (default {models.DEFAULT}): "
-              + "; ".join(f"{k} = {v}" for k, v in models.TITLES.items()) + ".")
+MODEL_HELP = (
+    f"Which miniature: {', '.join(models.NAMES)} (default {models.DEFAULT}): "
+    + "; ".join(f"{k} = {v}" for k, v in models.TITLES.items())
+    + "."
+)
 ACCEPTED_MODELS = f"model is one of {', '.join(models.NAMES)} (default {models.DEFAULT})"
 _lock = threading.Lock()
 
@@ -52,8 +55,12 @@ class ChosenModel:
 
     @classmethod
     def of(cls, svc: ModelService) -> ChosenModel:
-        return cls(svc, dumps(svc.model_doc()), weights_body(svc.params, svc.version),
-                   weights_body(svc.params, svc.version, binary=True))
+        return cls(
+            svc,
+            dumps(svc.model_doc()),
+            weights_body(svc.params, svc.version),
+            weights_body(svc.params, svc.version, binary=True),
+        )
 
     def weights(self, binary: bool) -> bytes:
         return self.weights_safetensors if binary else self.weights_json

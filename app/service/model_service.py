@@ -127,8 +127,13 @@ class ModelService:
     _waiting: int = 0
 
     @classmethod
-    def load(cls, cache_bytes: int | None = None, workers: int | None = None, max_waiting: int = 256,
-             model: str = models.DEFAULT) -> ModelService:
+    def load(
+        cls,
+        cache_bytes: int | None = None,
+        workers: int | None = None,
+        max_waiting: int = 256,
+        model: str = models.DEFAULT,
+    ) -> ModelService:
         # Two cores: two traces at once, each on one thread. The matrices are 32 wide, so torch's
         # intra-op threads cost more in hand-offs than they gain, and with two requests in flight
         # they would oversubscribe the cores (bench/bench_api.py measures both settings).
@@ -139,11 +144,21 @@ class ModelService:
         tr.model.eval()
         attention = attention_peaks_per_head(tr.model, heldout_numbers())
         folder = models.DIRECTORIES[model]
-        return cls(tr, parameters(tr.model), weights_version(tr.model), model_figures(tr.model, attention, folder),
-                   attention, training_summary(folder), ByteLRU(cache_bytes), ByteLRU(8 * 2**20),
-                   anyio.CapacityLimiter(workers), max_waiting,
-                   # the time machine's snapshots are of the 2017 run; another model has none
-                   checkpoints=Checkpoints() if model == models.DEFAULT else Checkpoints(None), name=model)
+        return cls(
+            tr,
+            parameters(tr.model),
+            weights_version(tr.model),
+            model_figures(tr.model, attention, folder),
+            attention,
+            training_summary(folder),
+            ByteLRU(cache_bytes),
+            ByteLRU(8 * 2**20),
+            anyio.CapacityLimiter(workers),
+            max_waiting,
+            # the time machine's snapshots are of the 2017 run; another model has none
+            checkpoints=Checkpoints() if model == models.DEFAULT else Checkpoints(None),
+            name=model,
+        )
 
     # -- per-input work, cached -------------------------------------------------------------
 
@@ -162,8 +177,9 @@ class ModelService:
         if hit is not None:
             return hit
         t = trace(model, req.number, params, version, ablation=req.ablation)
-        header = ServedTraceHeader.of(t.header(), model=self.name, checkpoint=req.checkpoint,
-                                      weights_url=weights_url(self.name, req.checkpoint))
+        header = ServedTraceHeader.of(
+            t.header(), model=self.name, checkpoint=req.checkpoint, weights_url=weights_url(self.name, req.checkpoint)
+        )
         entry = CachedTrace.build(header, t.nodes)
         self.traces.put(key, entry, entry.nbytes)
         return entry
@@ -182,21 +198,33 @@ class ModelService:
         source = VOCAB.source_tokens(number)
 
         def hyp(h) -> Hypothesis:  # model.decode's Hypothesis, its token ids as tokens
-            return Hypothesis(tokens=VOCAB.tokens_of(h.tokens), log_prob=h.log_prob,
-                              length_penalty=h.length_penalty, score=h.score)
+            return Hypothesis(
+                tokens=VOCAB.tokens_of(h.tokens), log_prob=h.log_prob, length_penalty=h.length_penalty, score=h.score
+            )
 
         def step(s: dict) -> BeamStep:
             # alive hypotheses have no length penalty or score yet: null, not the placeholders 1 and 0
-            return BeamStep(step=s["step"], alive=[Hypothesis(**{**h, "length_penalty": None, "score": None})
-                                                   for h in s["alive"]],
-                            finished=[Hypothesis(**h) for h in s["finished"]])
+            return BeamStep(
+                step=s["step"],
+                alive=[Hypothesis(**{**h, "length_penalty": None, "score": None}) for h in s["alive"]],
+                finished=[Hypothesis(**h) for h in s["finished"]],
+            )
 
-        return Beam(weights_version=self.version, number=number, source_tokens=source, beam_size=BEAM_SIZE,
-                    alpha=BEAM_ALPHA, max_length=len(source) + EXTRA_LENGTH,
-                    length_penalty=LENGTH_PENALTY,
-                    length_penalties={str(n): length_penalty(n, BEAM_ALPHA) for n in LENGTH_PENALTY_LENGTHS},
-                    steps=[step(s) for s in result.steps], finished=[hyp(h) for h in result.finished],
-                    best=hyp(result.best), german_pieces=best_pieces, german=join_german(best_pieces))
+        return Beam(
+            weights_version=self.version,
+            number=number,
+            source_tokens=source,
+            beam_size=BEAM_SIZE,
+            alpha=BEAM_ALPHA,
+            max_length=len(source) + EXTRA_LENGTH,
+            length_penalty=LENGTH_PENALTY,
+            length_penalties={str(n): length_penalty(n, BEAM_ALPHA) for n in LENGTH_PENALTY_LENGTHS},
+            steps=[step(s) for s in result.steps],
+            finished=[hyp(h) for h in result.finished],
+            best=hyp(result.best),
+            german_pieces=best_pieces,
+            german=join_german(best_pieces),
+        )
 
     async def run(self, fn: Callable[[Any], Any], number: Any) -> Any:
         """Run `fn(number)` in a worker thread, at most `limiter` at once; refuse a flood."""
@@ -220,13 +248,18 @@ class ModelService:
     # -- model-level documents, computed once -----------------------------------------------
 
     def model_doc(self) -> ModelCard:
-        return ModelCard(weights_version=self.version, config=self.translator.model.cfg,
-                         vocabulary=list(VOCAB.tokens),
-                         specials=Specials(pad=VOCAB.tokens[VOCAB.pad_id], bos=VOCAB.tokens[VOCAB.bos_id],
-                                           eos=VOCAB.tokens[VOCAB.eos_id]),
-                         parameter_count=self.figures["param_count"],
-                         parameters=[ParameterInfo(id=k, shape=list(v.shape)) for k, v in self.params.items()],
-                         figures=ModelFigures(**self.figures), training=TrainingSummary(**self.training))
+        return ModelCard(
+            weights_version=self.version,
+            config=self.translator.model.cfg,
+            vocabulary=list(VOCAB.tokens),
+            specials=Specials(
+                pad=VOCAB.tokens[VOCAB.pad_id], bos=VOCAB.tokens[VOCAB.bos_id], eos=VOCAB.tokens[VOCAB.eos_id]
+            ),
+            parameter_count=self.figures["param_count"],
+            parameters=[ParameterInfo(id=k, shape=list(v.shape)) for k, v in self.params.items()],
+            figures=ModelFigures(**self.figures),
+            training=TrainingSummary(**self.training),
+        )
 
     @staticmethod
     def facts_doc(facts: list[Fact]) -> Facts:

@@ -21,8 +21,7 @@ from model.vocab import EOS, VOCAB
 @cache
 def number_words() -> NumberWords:
     """Built once (reading Python's character classes takes about 0.4 s)."""
-    return NumberWords(**tables(), vocab=list(VOCAB.tokens), source_end=EOS, parse=rules(),
-                       input_missing=INPUT_MISSING)
+    return NumberWords(**tables(), vocab=list(VOCAB.tokens), source_end=EOS, parse=rules(), input_missing=INPUT_MISSING)
 
 
 @cache

@@ -36,19 +36,27 @@ def program_body(svc: ModelService) -> bytes:
     with _lock:
         body = _bodies.get(svc.version)
     if body is None:
-        weights = {"trained": weights_url(svc.name),
-                   "checkpoints": {str(s): weights_url(svc.name, s) for s in svc.checkpoints.steps}}
+        weights = {
+            "trained": weights_url(svc.name),
+            "checkpoints": {str(s): weights_url(svc.name, s) for s in svc.checkpoints.steps},
+        }
         cfg = svc.translator.model.cfg
-        decoding = {"beam_size": BEAM_SIZE, "alpha": BEAM_ALPHA, "length_penalty": LENGTH_PENALTY,
-                    "length_penalty_lengths": list(LENGTH_PENALTY_LENGTHS)}
-        refusals = {"ablation": {**ablation_rules(cfg), "refused_as": ABLATE_REFUSED},
-                    "checkpoint": svc.checkpoints.rules(), "unprintable": unprintable()}
+        decoding = {
+            "beam_size": BEAM_SIZE,
+            "alpha": BEAM_ALPHA,
+            "length_penalty": LENGTH_PENALTY,
+            "length_penalty_lengths": list(LENGTH_PENALTY_LENGTHS),
+        }
+        refusals = {
+            "ablation": {**ablation_rules(cfg), "refused_as": ABLATE_REFUSED},
+            "checkpoint": svc.checkpoints.rules(),
+            "unprintable": unprintable(),
+        }
         program = build_program(cfg, svc.params, svc.name, weights, decoding, refusals)
         body = dumps(program)
         with _lock:
             _bodies[svc.version] = body
     return body
-
 
 
 def cached_program(svc: ModelService) -> bytes | None:

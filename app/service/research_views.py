@@ -47,15 +47,29 @@ def page_data(view: dict) -> dict:
     if view.get("view") != VIEW_VERSION:
         raise ValueError(f"not a research view file of version {VIEW_VERSION} (research/views.py)")
     has_runs = view.get("status") == "results"
-    return {"experiment": view["name"], "title": view["title"], "status": view["status"], "runs": view["runs"],
-            **{f"{k}_html": _html(view.get(k, "")) for k in SECTIONS},
-            "verdict_html": _html(view.get("verdict", "")) if has_runs else "",
-            "command": view["command"],
-            "parts": [{"experiment": p["experiment"], "title": p["title"], "status": p["status"], "runs": p["runs"],
-                       "command": p["command"],
-                       "verdict_html": _html(p.get("verdict", "")) if p["status"] == "results" else "",
-                       "columns": p["columns"], "rows": p["rows"], "chart": p["chart"]}
-                      for p in view["parts"]]}
+    return {
+        "experiment": view["name"],
+        "title": view["title"],
+        "status": view["status"],
+        "runs": view["runs"],
+        **{f"{k}_html": _html(view.get(k, "")) for k in SECTIONS},
+        "verdict_html": _html(view.get("verdict", "")) if has_runs else "",
+        "command": view["command"],
+        "parts": [
+            {
+                "experiment": p["experiment"],
+                "title": p["title"],
+                "status": p["status"],
+                "runs": p["runs"],
+                "command": p["command"],
+                "verdict_html": _html(p.get("verdict", "")) if p["status"] == "results" else "",
+                "columns": p["columns"],
+                "rows": p["rows"],
+                "chart": p["chart"],
+            }
+            for p in view["parts"]
+        ],
+    }
 
 
 _cache: dict[Path, tuple[int, dict]] = {}
@@ -73,9 +87,14 @@ def read(name: str) -> dict:
             return hit[1]
         data = page_data(json.loads(path.read_text()))
     except Exception as e:  # a half-written or missing file must not break the page, nor show a server path
-        return {"experiment": name, "title": name, "status": "not available",
-                "error": unreadable(e, shown_name(path)), "command": f"python -m research {name}",
-                "parts": []}
+        return {
+            "experiment": name,
+            "title": name,
+            "status": "not available",
+            "error": unreadable(e, shown_name(path)),
+            "command": f"python -m research {name}",
+            "parts": [],
+        }
     with _lock:
         _cache[path] = (stamp, data)
     return data

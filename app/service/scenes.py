@@ -58,8 +58,10 @@ def file_of_name(model: str, file: str) -> tuple[str, int, int]:
     if file.endswith(STRUCTURE) and sep and head.isdigit() and tail.isdigit() and (int(head), int(tail)) in shapes:
         return STRUCTURE, int(head), int(tail)
     ns = sorted({n for n, _ in shapes})
-    raise NoSceneFile(f"no scene file {file[:40]!r} for {model}: the files are <n>.json.gz and <n>-<m>{STRUCTURE}, "
-                      f"n from {ns[0]} to {ns[-1]} source pieces and m from 1 to the length limit of n's decoder rows")
+    raise NoSceneFile(
+        f"no scene file {file[:40]!r} for {model}: the files are <n>.json.gz and <n>-<m>{STRUCTURE}, "
+        f"n from {ns[0]} to {ns[-1]} source pieces and m from 1 to the length limit of n's decoder rows"
+    )
 
 
 def _gzip(doc) -> bytes:
@@ -124,8 +126,9 @@ def _in_workers(todo: dict[str, list[tuple[int, int]]], workers: int) -> Iterato
             yield from files
 
 
-def scene_files(service_of: Callable[[str], object], keep: Callable[[str, int, int], bool] | None = None,
-                workers: int | None = None) -> tuple[Iterator[tuple[str, bytes]], str]:
+def scene_files(
+    service_of: Callable[[str], object], keep: Callable[[str, int, int], bool] | None = None, workers: int | None = None
+) -> tuple[Iterator[tuple[str, bytes]], str]:
     """Each model's scene structure for every graph shape its page may meet (those `keep(model, n, m)`
     takes, when given: a quick build), as (site path, gzip bytes), and "" — or no files and the reason
     when this tree has no scene/structure.py. `service_of(name)`: the model's service, in this process;

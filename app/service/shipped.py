@@ -126,8 +126,9 @@ class Shipped:
             return seen[1]
         try:
             same = sha256(self.root / path) == self.expected[path]
-            result = FileCheck(path, "" if same else
-                               "does not match its recorded checksum (app/service/shipped.sha256)")
+            result = FileCheck(
+                path, "" if same else "does not match its recorded checksum (app/service/shipped.sha256)"
+            )
         except OSError as e:
             result = FileCheck(path, f"cannot be read ({type(e).__name__})")
         with self._lock:
@@ -160,8 +161,10 @@ def require_shipped(root: Path = ROOT, manifest: Path = MANIFEST) -> Shipped:
     bad = [c for c in shipped.checked(skipped()) if not c.ok]
     if bad:
         more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
-        fail(f"{bad[0].path} {bad[0].problem}{more}; restore the shipped file "
-             "(git checkout -- FILE), or record a deliberate change with `python -m app.shipped`")
+        fail(
+            f"{bad[0].path} {bad[0].problem}{more}; restore the shipped file "
+            "(git checkout -- FILE), or record a deliberate change with `python -m app.shipped`"
+        )
     return shipped
 
 

@@ -23,9 +23,11 @@ from recorder import parameters, weights_version
 
 SNAPSHOTS_NAME = "model/artifacts/snapshots.safetensors"  # how a message names it (no server path)
 RESULTS = Path(__file__).resolve().parents[2] / "research" / "results" / "time_machine.json"
-CHECKPOINT_HELP = ("A training snapshot to run instead of the shipped model: the number of training steps "
-                   "it had (one of the stored steps, 0 being the initialisation); leave out for the trained, "
-                   "averaged model.")
+CHECKPOINT_HELP = (
+    "A training snapshot to run instead of the shipped model: the number of training steps "
+    "it had (one of the stored steps, 0 being the initialisation); leave out for the trained, "
+    "averaged model."
+)
 
 
 QUOTED_CHARS = 40  # how much of a bad checkpoint value a refusal repeats (as Python's repr writes it)
@@ -72,8 +74,12 @@ class Checkpoints:
 
     def rules(self) -> dict:
         """What `parse` reads, as data for a client that refuses alike (static/local/refusals.js)."""
-        return {"steps": [str(s) for s in self.steps], "accepted": self.accepted(), "refused": NOT_STORED,
-                "quoted_chars": QUOTED_CHARS}
+        return {
+            "steps": [str(s) for s in self.steps],
+            "accepted": self.accepted(),
+            "refused": NOT_STORED,
+            "quoted_chars": QUOTED_CHARS,
+        }
 
     def get(self, step: int) -> Snapshot:
         with self._lock:
@@ -114,17 +120,31 @@ def figure_data(path: Path = SNAPSHOTS, results: Path = RESULTS) -> dict:
 
     def row(r: dict | None) -> dict:
         if r is None:
-            return {"heldout_exact_match": None, "heldout_loss": None, "best_head": None,
-                    "best_head_reordered": None, "any_head_reordered": None}
+            return {
+                "heldout_exact_match": None,
+                "heldout_loss": None,
+                "best_head": None,
+                "best_head_reordered": None,
+                "any_head_reordered": None,
+            }
         a = r["alignment"]
-        return {"heldout_exact_match": r["heldout_exact_match"], "heldout_loss": r["heldout_loss"],
-                "best_head": a["best_head"], "best_head_reordered": a["best_head_reordered"],
-                "any_head_reordered": a["any_head"]["reordered"]}
+        return {
+            "heldout_exact_match": r["heldout_exact_match"],
+            "heldout_loss": r["heldout_loss"],
+            "best_head": a["best_head"],
+            "best_head_reordered": a["best_head_reordered"],
+            "any_head_reordered": a["any_head"]["reordered"],
+        }
 
-    return {"steps": steps, "note": note(path) if steps else "",
-            "log_step": [r["step"] for r in log], "log_loss": [r["loss"] for r in log],
-            "snapshots": [{"step": s, "batch_loss": b, **row(rows.get(s))}
-                          for s, b in zip(steps, batch_losses(path) if steps else [])],
-            "averaged": row(measured["averaged"]) if measured else row(None),
-            "pattern": measured["pattern"] if measured else None,
-            "command": "python -m research.time_machine"}
+    return {
+        "steps": steps,
+        "note": note(path) if steps else "",
+        "log_step": [r["step"] for r in log],
+        "log_loss": [r["loss"] for r in log],
+        "snapshots": [
+            {"step": s, "batch_loss": b, **row(rows.get(s))} for s, b in zip(steps, batch_losses(path) if steps else [])
+        ],
+        "averaged": row(measured["averaged"]) if measured else row(None),
+        "pattern": measured["pattern"] if measured else None,
+        "command": "python -m research.time_machine",
+    }

@@ -59,6 +59,7 @@ LONG_TRACE_BROTLI_QUALITY = 10
 def brotli_quality(size: int) -> int:
     return LONG_TRACE_BROTLI_QUALITY if size > LONG_TRACE_BYTES else TRACE_BROTLI_QUALITY
 
+
 # /vendor/<name> → the node_modules folder it serves, and the files the pages load from it
 VENDOR: dict[str, tuple[str, tuple[str, ...]]] = {
     "three": ("three", ("build/three.module.js", "build/three.core.js")),
@@ -94,8 +95,9 @@ def add_compression(app: FastAPI) -> None:
 
 
 def missing_vendor_files(node_modules: Path) -> list[str]:
-    return [f"{folder}/{f}" for folder, files in VENDOR.values() for f in files
-            if not (node_modules / folder / f).is_file()]
+    return [
+        f"{folder}/{f}" for folder, files in VENDOR.values() for f in files if not (node_modules / folder / f).is_file()
+    ]
 
 
 def require_vendor(node_modules: Path) -> None:
@@ -103,8 +105,12 @@ def require_vendor(node_modules: Path) -> None:
     browser libraries, instead of serving the pages and answering 500 for every /vendor file."""
     missing = missing_vendor_files(node_modules)
     if missing:
-        print(f"anatomy: the browser libraries are missing from {node_modules} ({', '.join(missing)}); "
-              "run `npm ci` in the project folder, then start again", file=sys.stderr, flush=True)
+        print(
+            f"anatomy: the browser libraries are missing from {node_modules} ({', '.join(missing)}); "
+            "run `npm ci` in the project folder, then start again",
+            file=sys.stderr,
+            flush=True,
+        )
         raise SystemExit(STARTUP_FAILURE)
 
 
@@ -174,6 +180,7 @@ def precompress_later(make: Callable[[], object]) -> bool:
         finally:
             with _queue_lock:
                 _queued.discard(key)
+
     PRECOMPRESSOR.submit(run)
     return True
 

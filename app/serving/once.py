@@ -106,8 +106,14 @@ def not_modified(request: Request, etag: str) -> bool:
     return "*" in tags or etag in tags
 
 
-async def once_response(request: Request, body: bytes, media_type: str, etag: str | None = None,
-                        headers: dict[str, str] | None = None, digest: str | None = None) -> Response:
+async def once_response(
+    request: Request,
+    body: bytes,
+    media_type: str,
+    etag: str | None = None,
+    headers: dict[str, str] | None = None,
+    digest: str | None = None,
+) -> Response:
     """`body` with its ETag (the caller's, or its hash), 304 for a current copy, compressed once per coding.
     A caller's ETag names its body (the weights version), so it keys the kept forms too: no hashing."""
     digest = digest or etag or digest_of(body)

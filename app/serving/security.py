@@ -29,26 +29,46 @@ NO_FRAMING, ANY_FRAMING = "frame-ancestors 'none'", "frame-ancestors *"
 
 
 def content_security_policy(*script_hashes: str) -> str:
-    return "; ".join([
-        "default-src 'self'",
-        "script-src 'self' " + " ".join(script_hashes),
-        "style-src 'self'",
-        "img-src 'self' data: blob:",
-        "font-src 'self' data:",
-        "connect-src 'self'",
-        "worker-src 'self' blob:",
-        "object-src 'none'",
-        "base-uri 'none'",
-        "form-action 'self'",
-        NO_FRAMING,
-    ])
+    return "; ".join(
+        [
+            "default-src 'self'",
+            "script-src 'self' " + " ".join(script_hashes),
+            "style-src 'self'",
+            "img-src 'self' data: blob:",
+            "font-src 'self' data:",
+            "connect-src 'self'",
+            "worker-src 'self' blob:",
+            "object-src 'none'",
+            "base-uri 'none'",
+            "form-action 'self'",
+            NO_FRAMING,
+        ]
+    )
 
 
 # Every powerful feature off for the site and anything it could embed: it reads no sensor, camera or place.
-PERMISSIONS_POLICY = ", ".join(f"{f}=()" for f in (
-    "accelerometer", "autoplay", "camera", "display-capture", "encrypted-media", "geolocation", "gyroscope",
-    "hid", "magnetometer", "microphone", "midi", "payment", "publickey-credentials-get", "serial",
-    "usb", "xr-spatial-tracking", "browsing-topics"))
+PERMISSIONS_POLICY = ", ".join(
+    f"{f}=()"
+    for f in (
+        "accelerometer",
+        "autoplay",
+        "camera",
+        "display-capture",
+        "encrypted-media",
+        "geolocation",
+        "gyroscope",
+        "hid",
+        "magnetometer",
+        "microphone",
+        "midi",
+        "payment",
+        "publickey-credentials-get",
+        "serial",
+        "usb",
+        "xr-spatial-tracking",
+        "browsing-topics",
+    )
+)
 
 
 class SecurityHeaders:
@@ -64,8 +84,11 @@ class SecurityHeaders:
             (b"permissions-policy", PERMISSIONS_POLICY.encode()),
         ]
         # a framable route's: the same policy with any ancestor allowed, and no X-Frame-Options
-        self.framable_headers = [(k, v.replace(NO_FRAMING.encode(), ANY_FRAMING.encode())) for k, v in self.headers
-                                 if k != b"x-frame-options"]
+        self.framable_headers = [
+            (k, v.replace(NO_FRAMING.encode(), ANY_FRAMING.encode()))
+            for k, v in self.headers
+            if k != b"x-frame-options"
+        ]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

@@ -41,8 +41,14 @@ def compact_body(header: ServedTraceHeader, nodes: list[Node]) -> tuple[bytes, t
     metas, buffers, offset = [], [], 0
     for node in nodes:
         v = node.value
-        meta = {"id": node.id, "op": node.op, "inputs": node.inputs, "attrs": node.attrs, "shape": list(v.shape),
-                "dtype": dtype_name(v.dtype)}
+        meta = {
+            "id": node.id,
+            "op": node.op,
+            "inputs": node.inputs,
+            "attrs": node.attrs,
+            "shape": list(v.shape),
+            "dtype": dtype_name(v.dtype),
+        }
         if v.dtype == np.float32:
             raw = np.ascontiguousarray(v, dtype="<f4").tobytes()
             meta["data_offsets"] = [offset, offset + len(raw)]
@@ -64,7 +70,7 @@ def compact_body(header: ServedTraceHeader, nodes: list[Node]) -> tuple[bytes, t
 def json_nodes(compact: bytes, nodes_span: tuple[int, int]) -> Iterator[bytes]:
     """Each node of a compact body as the JSON form writes it (`dumps(node.to_json())`, byte for byte)."""
     data_at = 8 + struct.unpack_from("<Q", compact)[0]
-    for meta in orjson.loads(compact[nodes_span[0]:nodes_span[1]]):
+    for meta in orjson.loads(compact[nodes_span[0] : nodes_span[1]]):
         offsets = meta.pop("data_offsets", None)
         if offsets is not None:
             start, end = offsets
@@ -100,7 +106,7 @@ class CachedTrace:
     def _json_form(self) -> tuple[bytes, list[tuple[int, int]]]:
         with self._lock:  # made once: two requests at once would each spend a few ms on the same bytes
             if self._json is None:
-                head = self.compact[self.head_span[0]:self.head_span[1]]
+                head = self.compact[self.head_span[0] : self.head_span[1]]
                 body = bytearray(head[:-1] + b',"nodes":[')  # {…header fields…, "nodes": [node, …]}
                 spans = []
                 for i, node in enumerate(json_nodes(self.compact, self.nodes_span)):
@@ -125,7 +131,7 @@ class CachedTrace:
     @property
     def header(self) -> bytes:
         """The NDJSON stream's first line: the header's fields, then `node_count` (a TraceStreamHeader)."""
-        head = self.compact[self.head_span[0]:self.head_span[1]]
+        head = self.compact[self.head_span[0] : self.head_span[1]]
         return head[:-1] + b',"node_count":' + str(self.node_count).encode() + b"}\n"
 
     def ndjson(self) -> Iterator[bytes]:

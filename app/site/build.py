@@ -45,6 +45,7 @@ import orjson
 from app.service.scenes import scene_files
 from app.serving.serialize import dumps
 from app.serving.site_paths import site_path
+from app.site.urls import SITE_TAG, relative_urls
 
 SITE_FORMAT = "anatomy-site/1"
 MANIFEST = "/site/index.json"
@@ -62,6 +63,8 @@ OWN_PATH = ("/openapi.json",)  # documents a page asks for by their own path (Sw
 # The values a page route's path parameters take: every topic the content has
 PAGE_PARAMETERS: dict[str, Callable[[object], list[str]]] = {"slug": lambda state: sorted(state.content.topics)}
 BINARY = "application/octet-stream"
+
+
 def model_query(name: str) -> str:
     """`?model=` as the page asks it (static/js/page.js; app/documents/schemas.py weights_url): none for the default."""
     from model import models  # here, not at the top: model/ imports torch, which site_path's users need not
@@ -104,6 +107,7 @@ def site_documents(site: InProcess) -> Iterator[Document]:
 
 # ---- the app, asked in this process -----------------------------------------------------------------
 
+
 class BuildError(RuntimeError):
     """A page, file or document the app did not answer with 200: the build stops and names it."""
 
@@ -137,12 +141,20 @@ class InProcess:
 
     async def _get(self, url: str, accept: str) -> tuple[int, bytes]:
         parts = urlsplit(url)
-        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
-                 "scheme": "http", "path": unquote(parts.path), "raw_path": parts.path.encode(),
-                 "query_string": parts.query.encode(), "root_path": "", "client": ("127.0.0.1", 0),
-                 "server": ("site.invalid", 80),
-                 "headers": [(b"host", b"site.invalid"), (b"accept", accept.encode()),
-                             (b"accept-encoding", b"identity")]}
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "GET",
+            "scheme": "http",
+            "path": unquote(parts.path),
+            "raw_path": parts.path.encode(),
+            "query_string": parts.query.encode(),
+            "root_path": "",
+            "client": ("127.0.0.1", 0),
+            "server": ("site.invalid", 80),
+            "headers": [(b"host", b"site.invalid"), (b"accept", accept.encode()), (b"accept-encoding", b"identity")],
+        }
         status, chunks = 0, []
 
         async def receive() -> dict:
@@ -160,6 +172,7 @@ class InProcess:
 
 
 # ---- what the app answers: its routes and mounted folders -------------------------------------------
+
 
 def get_routes(routes) -> Iterator[object]:
     """Every route of `routes`, those of included routers too (FastAPI ≥ 0.16x keeps them apart)."""
@@ -196,10 +209,16 @@ def mounted_files(app, source_maps: bool = False) -> Iterator[str]:
         folder = getattr(getattr(r, "app", None), "directory", None)
         if folder is None or files is False:
             continue
-        names = files if files is not None else (p.relative_to(folder).as_posix()
-                                                 for p in Path(folder).rglob("*") if p.is_file())
-        yield from (f"{r.path}/{quote(name)}" for name in sorted(names)
-                    if "__pycache__" not in name and (source_maps or not name.endswith(".map")))
+        names = (
+            files
+            if files is not None
+            else (p.relative_to(folder).as_posix() for p in Path(folder).rglob("*") if p.is_file())
+        )
+        yield from (
+            f"{r.path}/{quote(name)}"
+            for name in sorted(names)
+            if "__pycache__" not in name and (source_maps or not name.endswith(".map"))
+        )
 
 
 def page_file(url: str) -> str:
@@ -207,6 +226,7 @@ def page_file(url: str) -> str:
 
 
 # ---- the build --------------------------------------------------------------------------------------
+
 
 class Folder:
     """The folder being written: each file under its site path, and how many bytes each kind took."""
@@ -248,40 +268,8 @@ def site_links(page: bytes) -> tuple[bytes, list[Document]]:
     def at_file(m: re.Match) -> str:
         linked.append(Document(html.unescape(m.group(1))))
         return f'href="{html.escape(linked[-1].path)}"'
+
     return API_LINK.sub(at_file, page.decode()).encode(), linked
-
-
-# Every URL a page names is written relative to the page's own file, and the page says where the folder's
-# root lies from it (<meta name="anatomy-root">, read by static/js/site.js siteUrl for what the scripts ask):
-# the folder then works at any path of a host (a course site's /~name/anatomy/, a project page's /<repo>/).
-SITE_TAG = '<meta name="anatomy-site" content="static">'
-ROOT_TAG = '<meta name="anatomy-root" content="{}">'
-LOCAL_URL = re.compile(r'(\s(?:href|src|action|data-url|poster)=")(/(?!/)[^"]*)"')
-IMPORT_MAP = re.compile(r'<script type="importmap">.*?</script>', re.S)
-MAPPED_URL = re.compile(r'"(/(?!/)[^"]*)"')
-
-
-def page_root(url: str) -> str:
-    """The folder's root as seen from the page at `url` (its file is <url>/index.html): ./, ../, ../../ …"""
-    return "../" * len([part for part in url.split("/") if part]) or "./"
-
-
-def relative_urls(page: bytes, url: str, pages: frozenset[str]) -> bytes:
-    """The page at `url` with each root-relative URL it names made relative to its file (a page's own path
-    with its closing slash, as its folder is answered), and the root's tag beside the site's."""
-    root = page_root(url)
-
-    def relative(address: str) -> str:
-        cut = min((i for i in (address.find("?"), address.find("#")) if i >= 0), default=len(address))
-        path, rest = address[:cut], address[cut:]
-        return root + (path + "/" if path in pages and path != "/" else path).lstrip("/") + rest
-
-    text = page.decode()
-    if SITE_TAG not in text:
-        raise BuildError(f"{url} does not say it is the static site's ({SITE_TAG})")
-    text = LOCAL_URL.sub(lambda m: f'{m.group(1)}{relative(m.group(2))}"', text)
-    text = IMPORT_MAP.sub(lambda m: MAPPED_URL.sub(lambda u: f'"{relative(u.group(1))}"', m.group(0)), text)
-    return text.replace(SITE_TAG, SITE_TAG + ROOT_TAG.format(root), 1).encode()
 
 
 @dataclass(frozen=True)
@@ -300,6 +288,8 @@ def write_site(site: InProcess, out: Folder, options: Options) -> tuple[dict[str
     pages = frozenset(page_urls(site.app))
     for url in sorted(pages):
         page, links = site_links(site.get(url, "text/html"))
+        if SITE_TAG.encode() not in page:
+            raise BuildError(f"{url} does not say it is the static site's ({SITE_TAG})")
         out.write("pages", page_file(url), relative_urls(page, url, pages))
         linked += links
     for url in [*mounted_files(site.app, options.source_maps), *OWN_PATH]:
@@ -307,8 +297,9 @@ def write_site(site: InProcess, out: Folder, options: Options) -> tuple[dict[str
     documents = {doc.path: doc for doc in [*site_documents(site), *linked]}  # each file once
     for doc in documents.values():
         out.write("documents", doc.path, site.get(doc.url, BINARY if doc.binary else "application/json"))
-    files, note = scene_files(lambda name: site.portal.call(chosen, site.app.state, name).service,
-                              options.scene_shapes, options.workers)
+    files, note = scene_files(
+        lambda name: site.portal.call(chosen, site.app.state, name).service, options.scene_shapes, options.workers
+    )
     for path, body in files:
         out.write("scenes", path, body)
     return {doc.url: doc.path for doc in documents.values()}, note
@@ -320,15 +311,29 @@ def manifest(app, out: Folder, documents: dict[str, str], note: str, options: Op
     from model import models
 
     state = app.state
-    checkpoints = {name: [int(s) for s in orjson.loads((out.root / site_path(f"/api/program{model_query(name)}")
-                                                         .lstrip("/")).read_bytes())["weights"]["checkpoints"]]
-                   for name in models.NAMES}
-    return {"format": SITE_FORMAT, "default_model": models.DEFAULT, "models": list(models.NAMES),
-            "checkpoints": checkpoints, "weights_version": state.service.version,
-            "documents": documents, "built": {kind: sorted(paths) for kind, paths in out.written.items()},
-            "bytes": out.sizes, "scenes_note": note, "server_only": SERVER_ONLY,
-            "source_maps": options.source_maps,
-            "scenes": "some (a quick build)" if options.scene_shapes else "all"}
+    checkpoints = {
+        name: [
+            int(s)
+            for s in orjson.loads((out.root / site_path(f"/api/program{model_query(name)}").lstrip("/")).read_bytes())[
+                "weights"
+            ]["checkpoints"]
+        ]
+        for name in models.NAMES
+    }
+    return {
+        "format": SITE_FORMAT,
+        "default_model": models.DEFAULT,
+        "models": list(models.NAMES),
+        "checkpoints": checkpoints,
+        "weights_version": state.service.version,
+        "documents": documents,
+        "built": {kind: sorted(paths) for kind, paths in out.written.items()},
+        "bytes": out.sizes,
+        "scenes_note": note,
+        "server_only": SERVER_ONLY,
+        "source_maps": options.source_maps,
+        "scenes": "some (a quick build)" if options.scene_shapes else "all",
+    }
 
 
 def build(root: Path, app=None, options: Options = Options()) -> dict:
@@ -349,27 +354,41 @@ def build(root: Path, app=None, options: Options = Options()) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="python -m app.site", description="The static build: the app as a folder "
-                                "of files that any file server serves (python -m http.server -d DIR).")
+    p = argparse.ArgumentParser(
+        prog="python -m app.site",
+        description="The static build: the app as a folder "
+        "of files that any file server serves (python -m http.server -d DIR).",
+    )
     p.add_argument("command", choices=["build"])
     p.add_argument("folder", type=Path, help="where to write the site (new, empty, or an earlier build)")
     p.add_argument("--source-maps", action="store_true", help="add the bundle's source maps (3.5 MB)")
-    p.add_argument("--scene-lengths", type=lambda t: frozenset(map(int, t.split(","))), default=None,
-                   help="a quick build: the scene structures of these source lengths only (e.g. 3,4)")
-    p.add_argument("--workers", type=int, default=None, help="processes making the scene structures "
-                   "(default: one per core, up to 4; 1: this process)")
+    p.add_argument(
+        "--scene-lengths",
+        type=lambda t: frozenset(map(int, t.split(","))),
+        default=None,
+        help="a quick build: the scene structures of these source lengths only (e.g. 3,4)",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="processes making the scene structures (default: one per core, up to 4; 1: this process)",
+    )
     args = p.parse_args(argv)
     lengths = args.scene_lengths
     t0 = time.perf_counter()
     try:
-        doc = build(args.folder, options=Options(args.source_maps, lengths and (lambda _, n, m: n in lengths),
-                                                 args.workers))
+        doc = build(
+            args.folder, options=Options(args.source_maps, lengths and (lambda _, n, m: n in lengths), args.workers)
+        )
     except BuildError as e:
         print(f"anatomy: the static build failed: {e}", file=sys.stderr)
         return 1
     sizes = ", ".join(f"{kind} {n / 1e6:.1f} MB" for kind, n in doc["bytes"].items())
-    print(f"built {args.folder} in {time.perf_counter() - t0:.1f} s: {sizes}; "
-          f"serve it with python -m http.server -d {args.folder}")
+    print(
+        f"built {args.folder} in {time.perf_counter() - t0:.1f} s: {sizes}; "
+        f"serve it with python -m http.server -d {args.folder}"
+    )
     if doc["scenes_note"]:
         print(f"note: {doc['scenes_note']}")
     return 0

@@ -53,8 +53,9 @@ def problems(root: Path = ROOT, folder: Path | None = None) -> list[str]:
         manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return [f"there is no bundle in {folder}"]
-    out = [f"{e} is named by the templates but not built" for e in template_entries(root)
-           if e not in manifest["entries"]]
+    out = [
+        f"{e} is named by the templates but not built" for e in template_entries(root) if e not in manifest["entries"]
+    ]
     out += [f"{f} is missing from the bundle" for f in manifest["files"] if not (folder / f).is_file()]
     for path, digest in manifest["inputs"].items():
         source = root / path
@@ -71,8 +72,12 @@ def require_bundle(root: Path = ROOT, folder: Path | None = None) -> Bundle:
     found = problems(root, folder)
     if found:
         more = f" and {len(found) - 3} more" if len(found) > 3 else ""
-        print(f"anatomy: the page's JavaScript bundle is missing or stale ({'; '.join(found[:3])}{more}); "
-              f"run `{BUILD}` in the project folder, then start again", file=sys.stderr, flush=True)
+        print(
+            f"anatomy: the page's JavaScript bundle is missing or stale ({'; '.join(found[:3])}{more}); "
+            f"run `{BUILD}` in the project folder, then start again",
+            file=sys.stderr,
+            flush=True,
+        )
         raise SystemExit(STARTUP_FAILURE)
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     return Bundle(folder, tuple(manifest["entries"]), frozenset(manifest["files"]))

@@ -16,8 +16,11 @@ MODEL_SET = "model "  # the data set of model NAME is "model NAME" (app/service/
 
 
 def availability(reason: str, version: str | None = None) -> Availability:
-    return Availability(status="not available", reason=reason) if reason else \
-        Availability(status="ok", weights_version=version)
+    return (
+        Availability(status="not available", reason=reason)
+        if reason
+        else Availability(status="ok", weights_version=version)
+    )
 
 
 def health_doc(state) -> Health:
@@ -27,9 +30,11 @@ def health_doc(state) -> Health:
     model_status = {}
     for name in models.NAMES:
         hit = in_memory.get(name)
-        model_status[name] = availability("", hit.service.version) if hit else \
-            availability(report.get(MODEL_SET + name, ""))
+        model_status[name] = (
+            availability("", hit.service.version) if hit else availability(report.get(MODEL_SET + name, ""))
+        )
     data = {name: availability(report[name]) for name in DATA_SETS if not name.startswith(MODEL_SET)}
     ok = all(a.status == "ok" for a in (*model_status.values(), *data.values()))
-    return Health(status="ok" if ok else "not ok", weights_version=state.service.version,
-                  models=model_status, data=data)
+    return Health(
+        status="ok" if ok else "not ok", weights_version=state.service.version, models=model_status, data=data
+    )

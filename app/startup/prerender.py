@@ -52,8 +52,13 @@ def prerender(kind: str, svc: ModelService, number: int = DEFAULT_INPUT) -> dict
             raise ValueError(f"nothing to prerender called {kind!r}; the kinds are {', '.join(KINDS)}")
         for name, body in service_documents(svc, number).items():
             (Path(folder) / name).write_bytes(body)
-        out = subprocess.run([node, "--no-warnings", str(SCRIPT), kind, folder], cwd=ROOT,
-                             capture_output=True, timeout=TIMEOUT_S, check=False)
+        out = subprocess.run(
+            [node, "--no-warnings", str(SCRIPT), kind, folder],
+            cwd=ROOT,
+            capture_output=True,
+            timeout=TIMEOUT_S,
+            check=False,
+        )
     if out.returncode != 0:
         raise RuntimeError(f"scripts/prerender.mjs {kind} failed: {out.stderr.decode(errors='replace')[-2000:]}")
     return orjson.loads(out.stdout)
@@ -78,8 +83,11 @@ def prerendered(kind: str, svc: ModelService, number: int = DEFAULT_INPUT, folde
 
 
 def main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="python -m app.prerender", description="Compute what the page computes for "
-                                "the default input, for readers without JavaScript, into bundle/prerendered/.")
+    p = argparse.ArgumentParser(
+        prog="python -m app.prerender",
+        description="Compute what the page computes for "
+        "the default input, for readers without JavaScript, into bundle/prerendered/.",
+    )
     p.add_argument("kinds", nargs="*", default=list(KINDS), help=f"what to prerender (default: {' '.join(KINDS)})")
     args = p.parse_args(argv)
     svc = ModelService.load()

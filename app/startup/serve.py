@@ -72,8 +72,9 @@ class BoundedH11Protocol(H11Protocol):
     def _refuse_head(self) -> None:
         self._cancel_head_timer()
         if not self.transport.is_closing():
-            self.transport.write(b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\n"
-                                 b"connection: close\r\n\r\n")
+            self.transport.write(
+                b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+            )
             self.transport.close()
 
     def on_response_complete(self) -> None:
@@ -88,10 +89,19 @@ class BoundedH11Protocol(H11Protocol):
 
 
 def config(host: str, port: int, workers: int, access_log: bool = True, app="app.main:app") -> uvicorn.Config:
-    return uvicorn.Config(app, host=host, port=port, workers=workers, http=BoundedH11Protocol,
-                          access_log=access_log,
-                          h11_max_incomplete_event_size=MAX_HEAD_BYTES, timeout_keep_alive=KEEP_ALIVE_S,
-                          limit_concurrency=MAX_CONNECTIONS, proxy_headers=False, server_header=False)
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        workers=workers,
+        http=BoundedH11Protocol,
+        access_log=access_log,
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+        timeout_keep_alive=KEEP_ALIVE_S,
+        limit_concurrency=MAX_CONNECTIONS,
+        proxy_headers=False,
+        server_header=False,
+    )
 
 
 def check_before_serving() -> None:
@@ -100,6 +110,7 @@ def check_before_serving() -> None:
     from app.service.shipped import ROOT, require_shipped
     from app.serving.delivery import require_vendor
     from app.startup.bundle import require_bundle
+
     require_vendor(ROOT / "node_modules")
     require_shipped()
     require_bundle(ROOT)
@@ -120,8 +131,12 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m app", description="Serve the app with bounded connections.")
     p.add_argument("--host", default=settings.host)
     p.add_argument("--port", type=int, default=settings.port)
-    p.add_argument("--workers", type=int, default=settings.processes,
-                   help="server processes (each loads the models and keeps its own caches)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=settings.processes,
+        help="server processes (each loads the models and keeps its own caches)",
+    )
     p.add_argument("--no-access-log", dest="access_log", action="store_false", help="no line per request")
     args = p.parse_args(argv)
     if args.workers > 1:
