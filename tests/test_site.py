@@ -9,7 +9,9 @@ modules name is a file of the folder, and none points off the site; the folder's
 without a failed request or one leaving the folder. Then, on that one page, what a reader does (typing
 digits or words, a refused form, explaining a cell, the CSV/PNG/LaTeX exports, comparing, switching a head
 off, the time machine, beam search's table and its data, attention by word), and /?model=modern, each
-equal to the app's own answer for the same request; no request of them leaves the folder or fails.
+equal to the app's own answer for the same request; no request of them leaves the folder or fails. Last,
+screenshots of the static page and of the served page (the app under uvicorn) at steps 7, 16 and 18, for
+two inputs, differ in under 0.5 % of their pixels (tests/pixels.py decodes them).
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ JS_IMPORT = re.compile(r"""(?:\bfrom|\bimport)\s*\(?\s*["'](\.{1,2}/[^"']+)["']"
 
 
 # The traces the reader's tests below show besides the article's (the API's queries): their shapes are built too.
-SHOWN_TRACES = ("input=731015", "input=42&ablate=dec.0.cross.h3",
+SHOWN_TRACES = ("input=731015", "input=713", "input=42&ablate=dec.0.cross.h3",
                 "input=731015&model=modern")
 
 
@@ -345,6 +347,11 @@ def show(page, typed: str, number: int) -> None:
     """The reader types `typed` and presses Enter; the page and the stage then hold `number`'s trace."""
     page.fill("#number-input", typed)
     page.press("#number-input", "Enter")
+    shown(page, number)
+
+
+def shown(page, number: int) -> None:
+    """Until the page and the stage hold `number`'s trace, the input form no longer busy, the stage idle."""
     until(page, f"anatomy.trace && anatomy.trace.input.number === {number} && window.anatomyStage"
                 f" && anatomyStage.ready && anatomyStage.input && anatomyStage.input.number === {number}"
                 " && !document.getElementById('input-form').hasAttribute('aria-busy')", 90_000)
@@ -678,3 +685,130 @@ def test_no_request_of_the_readers_page_left_the_folder_or_failed(static_page):
     assert not requests.outside(), requests.outside()
     assert not requests.bad(), requests.bad()
     assert page.errors == []
+
+
+# ---- the served page and the static page, pixel by pixel -------------------------------------------
+
+PIXEL_STEPS = (7, 16, 18)
+PIXEL_INPUTS = [("713", 713), ("731015", 731015)]  # two lengths: 4 source tokens and 7
+PIXEL_VIEWPORT = {"width": 1000, "height": 640}
+PIXEL_SHARE = 0.005  # under 0.5 % of the pixels may differ
+PIXEL_TOLERANCE = 8  # a pixel differs when its red, green or blue differs by more than this (of 255)
+# what legitimately differs between the two pages, painted over alike on both (see the test's docstring)
+PIXEL_MASKS = (".progress-label", ".stage-onnx")
+
+# The page at step `n` as a picture of it depends on: whether the article's step and the stage's are n, the
+# step's section is at the top of the scroller (its scroll padding), no input is being computed, the fonts are
+# in and the stage's frame loop has nothing to draw (no camera move, no tween: view.js idle()'s own test); and
+# the scroll position, the page's height and the stage's frame count (a figure drawn late, a held step
+# re-anchored, a frame drawn: each changes one of them).
+PAGE_STATE = """(n) => {
+  const s = anatomyStage.stage, v = s && s.view, sec = document.querySelector(`section[data-step="${n}"]`);
+  const article = document.getElementById('article');
+  const scroller = getComputedStyle(article).overflowY !== 'visible' ? article : document.documentElement;
+  const pad = parseFloat(getComputedStyle(scroller).scrollPaddingTop) || 0;
+  const top = sec.getBoundingClientRect().top - (scroller === article ? article.getBoundingClientRect().top : 0);
+  const at = anatomy.step === n && !!s && s.stepNo === n && Math.abs(top - pad) <= 8 && anatomyStage.ready
+    && !document.getElementById('input-form').hasAttribute('aria-busy') && document.fonts.status === 'loaded'
+    && !v.raf && !v.tweens.size && !(v.rig && v.rig.tween);
+  return at && JSON.stringify([scroller.scrollTop, scroller.scrollHeight, v.stats.frames]);
+}"""
+# Still at step `n`: PAGE_STATE says the page is there and has not changed for the last 500 ms.
+STILL = f"""async (n) => {{
+  const state = {PAGE_STATE}, end = performance.now() + 60000;
+  let since = performance.now(), last = false;
+  for (;;) {{
+    const now = state(n);
+    if (!now || now !== last) {{ since = performance.now(); last = now; }}
+    else if (performance.now() - since >= 500) return now;
+    if (performance.now() > end) throw new Error(`step ${{n}} never still`);
+    await new Promise(r => setTimeout(r, 50));
+  }}
+}}"""
+
+
+def still_pictures(pages, step: int) -> list[bytes]:
+    """Each page's viewport at `step`, still (the stage and the step's text beside it), as a PNG: every page is
+    sent to the step as a link to it does (its #step-N) before the first is waited for, so that they settle
+    together. A picture is taken again if its page changed (PAGE_STATE) while it was taken."""
+    for page in pages:
+        if page.evaluate("anatomy.step") != step:
+            page.evaluate(f"location.hash = '#step-{step}'")
+    out = []
+    for page in pages:
+        for _ in range(3):
+            before = page.evaluate(STILL, step)
+            png = page.screenshot(type="png", animations="disabled", caret="hide",
+                                  mask=[page.locator(m) for m in PIXEL_MASKS], mask_color="#ff00ff")
+            if page.evaluate(PAGE_STATE, step) == before:
+                out.append(png)
+                break
+        else:
+            raise AssertionError(f"{page.url} kept moving at step {step}")
+    return out
+
+
+@pytest.fixture(scope="module")
+def served_and_static(browser, live_server, site):
+    """The served page and the static page at the same viewport, without motion (the stage's camera moves
+    are cuts, its animations their end states: view.js and animations.js under prefers-reduced-motion), each
+    opened at the first input's first step, page for page the same reader."""
+    pages = []
+    for origin in (live_server, site):
+        ctx = browser.new_context(viewport=PIXEL_VIEWPORT, reduced_motion="reduce", device_scale_factor=1)
+        page = ctx.new_page()
+        page.errors = []
+        page.on("console", lambda m, p=page: m.type == "error" and p.errors.append(m.text))
+        page.on("pageerror", lambda e, p=page: p.errors.append(str(e)))
+        page.goto(f"{origin}/?input={PIXEL_INPUTS[0][1]}#step-{PIXEL_STEPS[0]}", timeout=90_000)
+        pages.append(page)
+    for page in pages:
+        until(page, f"window.anatomy && anatomy.trace && anatomy.trace.input.number === {PIXEL_INPUTS[0][1]}"
+                    " && window.anatomyStage && anatomyStage.ready", 90_000)
+    assert [p.evaluate("anatomy.source") for p in pages] == ["server", "browser"]
+    yield pages
+    for p in pages:
+        p.context.close()
+
+
+
+@pytest.mark.parametrize("typed, number", PIXEL_INPUTS)
+def test_the_static_page_looks_as_the_served_page_does(served_and_static, typed, number, tmp_path):
+    """Screenshots of the served page (the server's tensors) and the static page (the browser's) at steps 7,
+    16 and 18 of the 2017 model, each at the same 1000×640 viewport once the page is still there (STILL),
+    differ in under 0.5 % of their pixels (a pixel differs when a channel differs by more than 8 of 255).
+
+    Masked, alike on both pages (a magenta box where the element is): the progress bar's line under the
+    steps' dots (`.progress-label`), which begins with where the numbers come from, "Server" or "In your
+    browser" (page/status.js), so the rest of the line sits at another place; and the stage's ONNX button
+    (`.stage-onnx`), drawn disabled on the static page, which has no server to build the ONNX file
+    (stage/export.js onnxMissing). Nothing of the stage's drawing, its labels, its readouts or the worked
+    card, nor the step's text, is masked. A failure leaves both pictures and one of where they differ in the
+    test's temporary folder, and names it."""
+    import numpy as np
+
+    from tests.pixels import decode_png, difference_picture, differing
+
+    for page in served_and_static:  # typed on both before either is waited for
+        if page.evaluate("anatomy.trace.input.number") != number:
+            page.fill("#number-input", typed)
+            page.press("#number-input", "Enter")
+    for page in served_and_static:
+        shown(page, number)
+    shares, counts, left = {}, {}, {}
+    for step in PIXEL_STEPS:
+        png_a, png_b = still_pictures(served_and_static, step)
+        if png_a == png_b:  # the same file: the same pixels (Chromium's encoder is deterministic), no decoding
+            shares[step], counts[step] = 0.0, "0 pixels: the same PNG"
+            continue
+        a, b = decode_png(png_a), decode_png(png_b)
+        off = differing(a, b, PIXEL_TOLERANCE)
+        shares[step], counts[step] = float(np.mean(off)), f"{int(off.sum())} pixels"
+        if shares[step] >= PIXEL_SHARE:
+            for name, body in (("served", png_a), ("static", png_b), ("difference", difference_picture(a, b))):
+                (tmp_path / f"{number}-step{step}-{name}.png").write_bytes(body)
+            left[step] = str(tmp_path)
+    said = ", ".join(f"step {s}: {100 * v:.3f} % ({counts[s]})" for s, v in shares.items())
+    print(f"\ninput {number}: pixels that differ between the served and the static page: {said}")
+    assert all(v < PIXEL_SHARE for v in shares.values()), f"input {number}: {said} (pictures in {left})"
+    assert [p.errors for p in served_and_static] == [[], []]
