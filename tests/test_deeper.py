@@ -1,4 +1,4 @@
-"""Go deeper pages that compute (issue 24, item 5): every topic page draws figures for the reader's input,
+"""Go deeper pages that compute: every topic page draws figures for the reader's input,
 and every number in them is recomputed here on its own, from the torch model run forward (its attention
 weights, its LayerNorm's input, its logits), the formulas, the training log, /api/model and /api/beam;
 the page's cells must say the same, to the last printed digit. The article's links carry the input; a bad
