@@ -174,7 +174,7 @@ def test_positional_encoding_rows(pages, runs, model, n):
     count = max(len(r["src"]), len(r["tgt"]))
     pos, i = np.arange(count)[:, None], np.arange(d)[None, :]
     angle = pos / 10000 ** ((i - i % 2) / d)
-    pe = np.where(i % 2 == 0, np.sin(angle), np.cos(angle))  # §3.5, written out
+    pe = np.where(i % 2 == 0, np.sin(angle), np.cos(angle))  # the paper's §3.5, written out
     cols = [0, 1, 2, 3, d - 2, d - 1]
     want = [[f"position {p}", r["src"][p] if p < len(r["src"]) else "", r["tgt"][p] if p < len(r["tgt"]) else "",
              *pe[p, cols], math.sqrt(d / 2)] for p in range(count)]
