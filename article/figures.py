@@ -17,7 +17,7 @@ from model import ids
 from model.train import ARTIFACTS, learning_rate
 from model.transformer import Config, EncoderDecoder, count_parameters, parameter_breakdown, sinusoid_table
 
-PAPER_VOCAB = 37_000  # "about 37 000" (§5.1); exactly 37 000 for the worked count
+PAPER_VOCAB = 37_000  # "about 37 000" (paper §5.1); exactly 37 000 for the worked count
 PAPER_SIZES = {
     "base": Config(PAPER_VOCAB, d_model=512, n_heads=8, d_ff=2048, n_layers=6),
     "big": Config(PAPER_VOCAB, d_model=1024, n_heads=16, d_ff=4096, n_layers=6),
@@ -50,7 +50,7 @@ def softmax_saturation(keys: int = 10, samples: int = 2000, seed: int = 0) -> di
     """Largest softmax weight and Σp(1−p) against d_k, for q·k with unit-variance components.
 
     Σ_i p_i(1 − p_i) is the trace of the softmax Jacobian: the total gradient the scores receive.
-    Unscaled, q·k has variance d_k, the softmax saturates and this sum collapses (§3.2.1, footnote 4);
+    Unscaled, q·k has variance d_k, the softmax saturates and this sum collapses (paper §3.2.1, footnote 4);
     dividing by √d_k keeps both curves flat.
     """
     rng = np.random.default_rng(seed)

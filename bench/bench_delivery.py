@@ -9,8 +9,8 @@ Three servers, one after another, on loopback port 8806 (--port):
 For each, headless Chromium opens /?input=42 in a fresh context and sums the encoded bytes of every
 response finished (CDP Network.loadingFinished, headers included) until the stage reports ready; then
 the page fetches the longest trace (777 777) as JSON and as the NDJSON stream, and those transfers
-are summed the same way. Goals (issue 12): ≤ 1.5 MB before the stage is live, the longest trace ≤ 200 KB;
-issue 25: ≤ 1.0 MB before the stage is live (the page's JavaScript bundled and minified: app/startup/bundle.py).
+are summed the same way. Goals: ≤ 1.5 MB before the stage is live, the longest trace ≤ 200 KB; and, since the
+page's JavaScript is bundled and minified (app/startup/bundle.py), ≤ 1.0 MB before the stage is live.
 "js total" is every .js response until then, whichever row it is in. A --before tree that has the build
 script (scripts/build-js.mjs) gets its bundle built first.
 """
@@ -34,7 +34,7 @@ from serving import start_server, stop  # noqa: E402
 
 from tests.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
-BEFORE = "6adb8f3"  # the last commit before compact delivery (issue 12, part 1)
+BEFORE = "6adb8f3"  # the last commit before compact delivery
 READY = "window.anatomyStage && anatomyStage.ready && window.anatomy && window.anatomy.step"
 LONGEST = 777_777
 
@@ -182,9 +182,9 @@ def main() -> None:
     b, a = results["before"], results["after"]
     print(
         f"\nbefore the stage is live: {b['total'] / 1e6:.2f} MB -> {a['total'] / 1e6:.2f} MB "
-        f"({b['total'] / a['total']:.1f}x less; goal <= 1.5 MB (issue 12): "
+        f"({b['total'] / a['total']:.1f}x less; goal <= 1.5 MB: "
         f"{'met' if a['total'] <= 1.5e6 else 'NOT met'}; "
-        f"<= 1.0 MB (issue 25): {'met' if a['total'] <= 1.0e6 else 'NOT met'})"
+        f"<= 1.0 MB (JavaScript bundled): {'met' if a['total'] <= 1.0e6 else 'NOT met'})"
     )
     print(f"JavaScript before the stage is live: {b['js'] / 1e3:.0f} KB -> {a['js'] / 1e3:.0f} KB")
     for label in ("trace_json", "trace_json kept", "trace_stream", "trace_stream kept"):

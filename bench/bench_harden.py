@@ -1,4 +1,4 @@
-"""Issue 23's measurements, on loopback only, bounded in connections and time:
+"""The measurements of hardening for a public launch, on loopback only, bounded in connections and time:
 
   python3 bench/bench_harden.py weights            # /api/weights with br against identity, and /healthz meanwhile
   python3 bench/bench_harden.py flood [--launcher uvicorn]   # header flood + slow and silent clients

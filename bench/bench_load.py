@@ -7,7 +7,7 @@ browser sends (Accept-Encoding: gzip, deflate, br, zstd), for --seconds each:
   cold     every request a number never asked before (each trace is computed), and
   cached   numbers drawn from 32 already asked (each answered from the worker's cache).
 Prints requests/s, latency p50/p90/p99/max, errors (no answer in 30 s, a broken connection or a status
-other than 200) and 5xx separately. The goal (issue 12): 0 errors and 0 × 5xx.
+other than 200) and 5xx separately. The goal: 0 errors and 0 × 5xx.
 The clients run on the same machine as the server, so they take CPU from it; on a shared machine every
 time is noisy (the load average is printed before and after).
 """

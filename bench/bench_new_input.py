@@ -2,7 +2,7 @@
 
     python3 bench/bench_new_input.py [--site DIR] [--count 20] [--seed 25] [--port 8811]
 
-Issue 25's measures "new input to every tensor on the stage, static build, headless Chromium: at most 0.5×
+The static build's goals, "new input to every tensor on the stage, static build, headless Chromium: at most 0.5×
 the served page's request-to-stage time for the same inputs in the same run (20 random six-digit inputs)"
 and "bytes per new input in the static build at most 40 KB".
 

@@ -3,14 +3,14 @@
 1. The build: `python -m app.site build DIR` in a fresh process, as a reader runs it (imports and the
    model's start-up included), timed.
 2. The site on disk: total and by folder (site/ by what it holds: weights, programs, scenes, figures).
-   Goal (issue 25): at most 30 MB.
+   Goal: at most 30 MB.
 3. Bytes before the stage is live: headless Chromium opens / of the folder served by
    `python -m http.server` (which sends every file as it is, uncompressed), summing the encoded bytes
    of every response (bench_delivery.py's Wire: CDP loadingFinished) until the stage reports ready, or,
    while the static page cannot draw it yet, until the network is quiet (said so). Beside it, the same
    files gzip-compressed, as a static host that compresses (GitHub Pages, Netlify, nginx with gzip on)
    sends them, and the served page (uvicorn, this tree, /?input=42) measured the same way in this run.
-   Goal (issue 25): at most 1.0 MB.
+   Goal: at most 1.0 MB.
 """
 
 from __future__ import annotations
@@ -153,7 +153,7 @@ def report(seconds: float, doc: dict, disk: dict[str, int], static: dict, served
     if not static["live"]:
         print(
             "(the static page did not make the stage live: until the page computes its trace in the browser, "
-            "issue 25 parts 4-5, these are the bytes it loads before asking for one)"
+            "these are the bytes it loads before asking for one)"
         )
 
 

@@ -1,6 +1,6 @@
 """The page's cold trace against a plain translation, and where its time goes: `python3 bench/bench_trace_encoding.py`.
 
-In one run, for 20 random six-digit inputs (issue 25's measure "a cold trace's request time at most 1.5× a
+In one run, for 20 random six-digit inputs (the static build's goal "a cold trace's request time at most 1.5× a
 plain greedy translation of the same inputs"):
   - the request time as the page has it: headless Chromium runs the page's own client (static/js/api.js)
     from the request to the decoded trace object, and then the stage's tensors (static/stage/data.js

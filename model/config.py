@@ -19,16 +19,16 @@ class Config:
     d_k: int | None = None  # per-head query/key/value width; None means d_model / n_heads
     d_ff: int = 128  # inner width of the feed-forward network, 4 · d_model as in the paper
     n_layers: int = 2  # layers in each stack, N (paper: 6)
-    dropout: float = 0.1  # P_drop on sub-layer outputs and embedding sums (§5.4)
+    dropout: float = 0.1  # P_drop on sub-layer outputs and embedding sums (paper §5.4)
     positional: str = "sinusoidal"  # sinusoidal | learned | rotary | alibi
     max_len: int = 64  # longest sequence a learned position table covers
-    scale_scores: bool = True  # divide q·k by √d_k (§3.2.1)
+    scale_scores: bool = True  # divide q·k by √d_k (paper §3.2.1)
     norm_first: bool = False  # False: the paper's post-LN; True: pre-LN with a final stack norm
     pad_id: int = 0
     norm: str = "layer"  # layer: LayerNorm (γ, β); rms: RMSNorm (Zhang & Sennrich 2019, γ only)
     ffn: str = "relu"  # relu: max(0, xW_1+b_1)W_2+b_2; swiglu: (SiLU(xW_1) ⊙ xW_3)W_2 (Shazeer 2020)
     bias: bool = True  # biases in every linear map (attention, feed-forward)
-    tie_output: bool = True  # True: logits = h·Eᵀ (§3.4); False: a separate output matrix U
+    tie_output: bool = True  # True: logits = h·Eᵀ (paper §3.4); False: a separate output matrix U
 
     def __post_init__(self) -> None:
         if self.positional not in POSITIONAL_KINDS:

@@ -19,7 +19,7 @@ from model.data import pad_batch
 from model.transformer import DecoderCache, EncoderDecoder
 from model.vocab import VOCAB, Vocab
 
-EXTRA_LENGTH = 50  # maximum output length = input length + 50 (§6.1)
+EXTRA_LENGTH = 50  # maximum output length = input length + 50 (paper §6.1)
 
 
 class Stepper:

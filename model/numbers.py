@@ -1,6 +1,6 @@
 """Whole numbers 0–999 999 as English words (the model's input) and German pieces (its output).
 
-Conventions, chosen once and used everywhere (SPEC §2 leaves them to us):
+Conventions, chosen once and used everywhere (the task's description of the two languages leaves them open):
 - English: no "and", no hyphens: 731 015 -> "seven hundred thirty one thousand fifteen".
 - German: the pieces a subword vocabulary would produce; joined without spaces they are standard
   German spelling with ß ("dreißig"). 1 standing alone is "eins"; as a multiplier or before "und"

@@ -2,7 +2,7 @@
 
 `Recorder` is the `on_step` callback of `model.train.train`: it keeps a float16 copy of every
 weight at each step of `SNAPSHOT_STEPS` (0 is the initialisation, denser early, where the loss
-falls fastest; 3 600–4 000 are the five checkpoints the shipped model averages, §6.1). `save`
+falls fastest; 3 600–4 000 are the five checkpoints the shipped model averages, as in the paper's §6.1). `save`
 writes them to one safetensors file, `load_snapshot` rebuilds the model at one of them.
 """
 

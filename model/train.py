@@ -28,8 +28,8 @@ class TrainConfig:
     steps: int = 4000  # optimiser updates
     batch_size: int = 128  # sentence pairs per batch
     warmup: int = 400  # warm-up steps of the learning-rate schedule (paper: 4 000 of 100 000)
-    label_smoothing: float = 0.1  # ε_ls (§5.4)
-    average_last: int = 5  # checkpoints averaged into the final weights (§6.1)
+    label_smoothing: float = 0.1  # ε_ls (paper §5.4)
+    average_last: int = 5  # checkpoints averaged into the final weights (paper §6.1)
     checkpoint_every: int = 100  # steps between the checkpoints that may be averaged
     eval_every: int = 500  # steps between held-out exact-match evaluations
     log_every: int = 50  # steps between log records of loss and learning rate
@@ -40,7 +40,7 @@ class TrainConfig:
 
 
 def learning_rate(step: int, d_model: int, warmup: int) -> float:
-    """lrate = d_model^−0.5 · min(step^−0.5, step · warmup^−1.5)  (§5.3)."""
+    """lrate = d_model^−0.5 · min(step^−0.5, step · warmup^−1.5)  (paper §5.3)."""
     step = max(step, 1)
     if warmup <= 0:
         return d_model**-0.5 * step**-0.5
@@ -50,7 +50,7 @@ def learning_rate(step: int, d_model: int, warmup: int) -> float:
 def smoothed_loss(
     logits: torch.Tensor, target: torch.Tensor, epsilon: float, pad_id: int, reduction: str = "mean"
 ) -> torch.Tensor:
-    """Cross-entropy against (1 − ε)·one-hot + ε/V uniform over all V entries (§5.4, [17]).
+    """Cross-entropy against (1 − ε)·one-hot + ε/V uniform over all V entries (paper §5.4, [17]).
 
     This is PyTorch's formulation; padding positions are ignored. `reduction="sum"`: the sum over the
     tokens, for a `Team` process whose share is divided by the whole batch's token count.
@@ -137,7 +137,7 @@ class Team:
         return (flat[-2] / tokens).item()
 
 
-ADAM_BETAS = (0.9, 0.98)  # §5.3: β1, β2 (the article's Adam figure reads them here)
+ADAM_BETAS = (0.9, 0.98)  # the paper's §5.3: β1, β2 (the article's Adam figure reads them here)
 TEAM_TIMEOUT = timedelta(seconds=120)  # a process that died leaves the others waiting this long, not 30 min
 
 
@@ -229,7 +229,7 @@ def _train(
         torch.manual_seed(tc.seed * 1000 + team.rank)  # same weights everywhere, each its own dropout draws
     if on_step:
         on_step(0, model, None)
-    opt = torch.optim.Adam(model.parameters(), lr=1.0, betas=ADAM_BETAS, eps=1e-9, fused=True)  # §5.3
+    opt = torch.optim.Adam(model.parameters(), lr=1.0, betas=ADAM_BETAS, eps=1e-9, fused=True)  # the paper's §5.3
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: learning_rate(i + 1, cfg.d_model, tc.warmup))
     sampler = NumberSampler(tc.seed, set(tc.heldout), tc.max_words, tc.keep)
     log: list[dict] = []

@@ -1,4 +1,4 @@
-"""The one shared vocabulary (SPEC §2): three specials, the English words, the German pieces.
+"""The one shared vocabulary: three specials, the English words, the German pieces.
 
 Like the paper's shared BPE table (§5.1), one table serves the source, the target and, through
 weight tying (§3.4), the output layer.

@@ -134,7 +134,7 @@ class Derived:
     plain_loss_mean: float = described("… its mean")
     loss_departs: str = described("where the greedy output leaves the reference (empty when it never does)")
     exercises: list[Exercise] = described(
-        "issue 24: the questions about this input that the page asks, each "
+        "predict, then reveal: the questions about this input that the page asks, each "
         "with its answer from the trace (article/exercises.py)"
     )
 

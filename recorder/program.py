@@ -1,4 +1,4 @@
-"""The program: the graph a trace records, once per model, free of the input's length (issue 25).
+"""The program: the graph a trace records, once per model, free of the input's length (for the static build).
 
 A trace is the graph of one input: its shapes hold the source's length n and the decoder's row count m,
 and a few of its constants depend on them (the token ids, the positions, the sinusoid rows, the rotation

@@ -45,7 +45,7 @@ LENS_TOP = 3  # pieces per position in the header's lens summary
 
 
 def _embed(g: Graph, side: str, tokens: list[int], cfg: Config) -> str:
-    """x⁽⁰⁾ = E[ids]·√d_model + PE (§3.4, §3.5); PE is the sinusoid table, or rows of the learned P.
+    """x⁽⁰⁾ = E[ids]·√d_model + PE (paper §3.4, §3.5); PE is the sinusoid table, or rows of the learned P.
     Rotary positions add nothing here: x⁽⁰⁾ = E[ids]·√d_model, and the side's rotation tables (cos and
     sin of pos·θ_i, one row per position, d_k/2 angles) with the positions that index them."""
     at, emb, x0 = join(side, "ids"), join(side, "emb"), join(side, "x0")
@@ -176,7 +176,7 @@ def _residual(g: Graph, p: str, x: str, branch: str, cfg: Config, off: frozenset
 def _attention(
     g: Graph, p: str, x: str, kv: str, cfg: Config, masked: bool, off: frozenset[str], side: str | None = None
 ) -> str:
-    """Multi-head attention as slices per head (§3.2.2) in a residual sub-layer: post-norm
+    """Multi-head attention as slices per head (paper §3.2.2) in a residual sub-layer: post-norm
     Norm(x + Attn(x)) or pre-norm x + Attn(Norm(x)). Q, K, V are h·d_k wide (not necessarily d_model);
     with rotary positions, self-attention's Q and K are rotated (`side` names the rotation tables)."""
     inp = _norm(g, join(p, "norm"), x, cfg) if cfg.norm_first else x
@@ -194,7 +194,7 @@ def _attention(
 
 
 def _feed_forward(g: Graph, p: str, x: str, cfg: Config, off: frozenset[str]) -> str:
-    """FFN(x) = max(0, x·W_1 + b_1)·W_2 + b_2 (§3.3), or SwiGLU: (SiLU(x·W_1) ⊙ x·W_3)·W_2 with
+    """FFN(x) = max(0, x·W_1 + b_1)·W_2 + b_2 (paper §3.3), or SwiGLU: (SiLU(x·W_1) ⊙ x·W_3)·W_2 with
     SiLU(z) = z·σ(z) as Sigmoid and Mul (opset 23 has no SiLU operator); residual and norm as the
     layout puts them."""
     inp = _norm(g, join(p, "norm"), x, cfg) if cfg.norm_first else x

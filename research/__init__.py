@@ -1,4 +1,4 @@
-"""The research desk (SPEC §7): the paper's ablations and open claims, re-run on the miniature.
+"""The research desk: the paper's ablations and open claims, re-run on the miniature.
 
 `python -m research <experiment>` runs one; `research.results.load(experiment)` reads its results.
 """

@@ -120,7 +120,7 @@ def pattern_onset(rows: list[dict], threshold: float = PATTERN_THRESHOLD) -> dic
 
 
 def rerun_average(path: Path) -> EncoderDecoder:
-    """The re-run's own averaged model, rebuilt from its float16 snapshots 3 600–4 000 (§6.1's average)."""
+    """The re-run's own averaged model, rebuilt from its float16 snapshots 3 600–4 000 (the paper's §6.1 average)."""
     tc = TrainConfig()
     last = [tc.steps - tc.checkpoint_every * i for i in range(tc.average_last)][::-1]
     model = EncoderDecoder(load_snapshot(last[0], path).cfg)

@@ -50,10 +50,10 @@ def _embedding(side: str, cfg: Config) -> Node:
 
 
 def _attention(p: str, heads: int) -> Node:
-    """SPEC §5.1, bottom → top: a pre-norm, if any; W^Q W^K W^V under Q K V (head slices with gaps, the
-    rotated Q and K above them); per head the scores, the masked scores, the softmax and the head's output
-    (and the product and zero gate that switch it off), the heads standing over V, flush with its right edge, so that a
-    head's weights and the value rows they weight are one view (step 9); Concat under W^O under the
+    """An attention sub-layer's blocks, bottom → top: a pre-norm, if any; W^Q W^K W^V under Q K V (head slices
+    with gaps, the rotated Q and K above them); per head the scores, the masked scores, the softmax and the head's
+    output (and the product and zero gate that switch it off), the heads standing over V, flush with its right edge,
+    so that a head's weights and the value rows they weight are one view (step 9); Concat under W^O under the
     projection (and the sub-layer's gate); the residual sum, then a post-norm."""
     proj = [
         V([B(ids.join(p, f"W_{m}")), B(ids.join(p, f"b_{m}")), B(ids.join(p, m)), B(ids.join(p, m, "rot"))])

@@ -1,4 +1,4 @@
-"""A scene's structure as a document, for a browser that computes the trace itself (issue 25, the static build).
+"""A scene's structure as a document, for a browser that computes the trace itself (the static build).
 
 A scene is its graph's structure (scene/build.py `structure_of`: blocks, stations, views, rails, arcs) plus
 the input's own parts (the axes' words, row names, threads, token labels, the worked row and the

@@ -108,7 +108,7 @@ def _head_lines(blocks: list[Block], by_id: dict[str, Block]) -> list[Block]:
     """The output blocks of the heads some blocks belong to, not among them: a head's name ("head 4") and
     its switch stand on its output block's label line (scene/labels.py, scene/switches.py), so a view of a
     head's scores or weights that stopped at their own labels would leave the head unnamed and its switch
-    under the key hints (issue 21 item 7). The output block lies right above the weights and is the
+    under the key hints. The output block lies right above the weights and is the
     head's widest, so the switch at its right edge is in view too."""
     have, out = {b.id for b in blocks}, {}
     for b in blocks:

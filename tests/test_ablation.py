@@ -1,4 +1,4 @@
-"""Switching parts off (issue 11, part 1) and the logit lens (part 2): in the traced graph, in greedy
+"""Switching parts off and the logit lens: in the traced graph, in greedy
 decoding, through the API, and the committed per-part table of the shipped model."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Switching parts off in a real browser (issue 11, part 1): a switch on the stage and a button in
+"""Switching parts off in a real browser: a switch on the stage and a button in
 step 29's table fetch the ablated trace; the German, the live numbers, the stage's tensors and the
 address follow, the blocks stay where they were (the part's gate, whose place is kept, is drawn only while
 the part is off); a link with ablate= reproduces it."""

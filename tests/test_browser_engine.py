@@ -1,4 +1,4 @@
-"""Parity in Chromium against the running server (issue 25): for 300 random inputs over both models, ten
+"""Parity in Chromium against the running server, for the static build: for 300 random inputs over both models, ten
 ablations and five training snapshots (drawn from the programs' own lists, GET /api/program), typed as
 digits, grouped digits or English words, the static page's trace, which the page computes itself
 (static/local/trace.js computeTrace over static/js/api.js keptDocuments: static/engine/ over the program and

@@ -1,4 +1,4 @@
-"""Issue 24's presenter mode and embed view, in Chromium: one page in presenter mode, measured at two
+"""The classroom's presenter mode and embed view, in Chromium: one page in presenter mode, measured at two
 projector sizes (1280×720 and 1920×1080: the title, the key sentence, the worked row and the explained cell
 in large type, the stage filling the rest; screenshots under CLASSROOM_SHOTS or the test's tmp folder, to
 look at), turned by Space, the arrows and the buttons, left by Esc at the same step; the Copy embed code

@@ -1,4 +1,4 @@
-"""Issue 24's presenter mode and embed view, on the server (fast, no browser): which routes another site may
+"""The classroom's presenter mode and embed view, on the server (fast, no browser): which routes another site may
 frame (the embed view only: `frame-ancestors *` and no X-Frame-Options; everything else keeps refusing),
 what /embed renders (only the stage, from the same partial as the article, for the state its address names,
 with the server's own words for a bad value), and each step's key sentence (article/keysentence.py: the

@@ -1,4 +1,4 @@
-"""The colour scale of probabilities as it reaches the screen (issue 21, item 3), measured in Chromium.
+"""The colour scale of probabilities as it reaches the screen, measured in Chromium.
 
 The stage's canvas is captured as a PNG (anatomyStage.png(): the WebGL drawing alone, so no DOM
 overlay printed on a cell gets in the way), decoded in the page through a 2D canvas, and read at the
@@ -51,7 +51,7 @@ INSETS = (0.05, 0.09)  # world units in from a cell's edge where its outline (if
 
 # One step of one input: the canvas as a PNG, decoded; per subject probability cell its value (as
 # drawn), the colour at its top face's centre (median of 3×3 pixels) and at points just inside its
-# four edges. A stage without CellField.top (before issue 21) stood each probability as a bar
+# four edges. A stage without CellField.top (as the stage once was) stood each probability as a bar
 # v · max_height tall.
 MEASURE = """async () => {
   await anatomyStage.idle();
@@ -250,7 +250,7 @@ def test_the_screen_shows_the_palettes_own_colour(measured):
 
 def test_weights_of_0_25_and_0_40_are_clearly_apart(measured):
     v0, l0, v1, l1 = measured["worked"]
-    assert round(v0, 3) == 0.253 and round(v1, 3) == 0.396  # the issue's example: 305, step 7
+    assert round(v0, 3) == 0.253 and round(v1, 3) == 0.396  # the example that showed the two too close: 305, step 7
     assert l1 - l0 >= 8
     assert measured["L_at"][0.40] - measured["L_at"][0.25] >= 8
 

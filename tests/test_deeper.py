@@ -1,4 +1,4 @@
-"""Go deeper pages that compute (issue 24, item 5): every topic page draws figures for the reader's input,
+"""Go deeper pages that compute: every topic page draws figures for the reader's input,
 and every number in them is recomputed here on its own, from the torch model run forward (its attention
 weights, its LayerNorm's input, its logits), the formulas, the training log, /api/model and /api/beam;
 the page's cells must say the same, to the last printed digit. The article's links carry the input; a bad
@@ -174,7 +174,7 @@ def test_positional_encoding_rows(pages, runs, model, n):
     count = max(len(r["src"]), len(r["tgt"]))
     pos, i = np.arange(count)[:, None], np.arange(d)[None, :]
     angle = pos / 10000 ** ((i - i % 2) / d)
-    pe = np.where(i % 2 == 0, np.sin(angle), np.cos(angle))  # §3.5, written out
+    pe = np.where(i % 2 == 0, np.sin(angle), np.cos(angle))  # the paper's §3.5, written out
     cols = [0, 1, 2, 3, d - 2, d - 1]
     want = [[f"position {p}", r["src"][p] if p < len(r["src"]) else "", r["tgt"][p] if p < len(r["tgt"]) else "",
              *pe[p, cols], math.sqrt(d / 2)] for p in range(count)]

@@ -80,7 +80,7 @@ def recompute(t) -> dict[str, dict]:
     e["step-20-loss"] = {"right": {"smoothed" if smooth > plain else "plain"}, "numbers": [n3(smooth), n3(plain)]}
     proj = g("enc.0.self.proj")[0, 0]
     e["step-22-dropout"] = {"answer": proj / 0.9, "numbers": [n3(proj), n3(proj / 0.9)]}
-    count = 4 * (d * d + d) + 2 * d  # §3.2.2's four maps with biases, and one LayerNorm's γ and β
+    count = 4 * (d * d + d) + 2 * d  # the paper's §3.2.2: four maps with biases, and one LayerNorm's γ and β
     e["step-25-parameters"] = {"answer": count, "numbers": [f"{count // 1000}\u2009{count % 1000:03d} in all"]}
     return e
 

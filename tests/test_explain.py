@@ -1,4 +1,4 @@
-"""Ask any cell where it came from (issue 10), in a real browser (Playwright + Debian Chromium).
+"""Ask any cell where it came from, in a real browser (Playwright + Debian Chromium).
 
 Each test states one claim: the page's generic per-op evaluator (static/stage/explain.js) recomputes
 every kind of cell to 1e-5 and names exactly the input cells that tests/onnx_deps.py finds from the
@@ -586,7 +586,7 @@ def test_the_articles_compare_link_applies_in_place(page):
 
 
 def test_a_model_of_another_shape_is_explained_unchanged(page, live_server):
-    """The research variants' scenes draw (issue 9); their cells are explained by the same evaluators: every
+    """The research variants' scenes draw; their cells are explained by the same evaluators: every
     op kind recomputes to 1e-5 and names its dependency set (learned positions gather P; one head; d_k 4).
     On the module's page; the served model and input 42 are drawn again afterwards."""
     from tests.test_stage import variant_documents

@@ -1,4 +1,4 @@
-"""Every display formula fits its column (issue 21 item 7): at 1440, 1024 and 390 px wide viewports no
+"""Every display formula fits its column: at 1440, 1024 and 390 px wide viewports no
 `.katex-display` runs past the text column and none scrolls sideways. The long ones are broken into
 lines in content/steps/*.md; static/js/math.js scales down what is still too wide for a narrow column.
 One page, resized; the stage's module is not loaded (the formulas do not need it)."""

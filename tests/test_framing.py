@@ -1,4 +1,4 @@
-"""Every step frames its subject (issue 9): measured in Chromium for all 29 steps, at 1440×900 and
+"""Every step frames its subject: measured in Chromium for all 29 steps, at 1440×900 and
 390×844, for a short and a long input (42 and 777 777).
 
 For each step whose subject includes activations: the subject's on-screen bounding box covers at

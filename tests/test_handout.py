@@ -1,4 +1,4 @@
-"""The printable handout (issue 24 item 3). One page: "Print a handout", pressed from the keyboard, puts a
+"""The printable handout, for a classroom. One page: "Print a handout", pressed from the keyboard, puts a
 picture of the stage at every step for the input into that step's section and opens the print (stubbed
 here); then the page prints to PDF in Chromium. The PDF has a page per step or a little more, every
 step's heading in order, each on a page of its own with the stage's picture on the same page; each picture is

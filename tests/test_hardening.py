@@ -1,4 +1,4 @@
-"""Issue 23, hardening for a public launch: HEAD, headers, parameters, start-up checks, health."""
+"""Hardening for a public launch: HEAD, headers, parameters, start-up checks, health."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def test_head_keeps_304_and_encoding(client):
     assert br.headers.get("content-encoding") == "br" and br.content == b""
 
 
-# ---- item 8: the smaller items ----------------------------------------------------------------------
+# ---- the smaller items ------------------------------------------------------------------------------
 
 def test_no_lookup_timing_is_exposed(client):
     """Server-Timing told a cached lookup (0.02 ms) from a computed one (~20 ms): who asked for what."""
@@ -128,7 +128,7 @@ def test_a_blank_input_is_refused_as_a_missing_one(client, blank):
     assert client.get("/api/trace", params={"input": blank}).json()["detail"]["message"] == missing
 
 
-# ---- item 6: missing or damaged data says "not available", with a reason and no server path ---------
+# ---- missing or damaged data says "not available", with a reason and no server path -----------------
 
 def test_a_view_file_gone_while_running_is_not_available_without_a_server_path(client, tmp_path, monkeypatch):
     import shutil
@@ -171,7 +171,7 @@ def test_the_part_ablation_table_gone_or_damaged_is_not_available(client, tmp_pa
     assert "not available: part_ablation.json is not complete JSON" in html and str(tmp_path) not in html
 
 
-# ---- item 7, the server's side: the page checks all its parameters together, for the model named ---
+# ---- the server's side: the page checks all its parameters together, for the model named -----------
 
 def page_error(client, **params) -> str:
     import re
@@ -195,7 +195,7 @@ def test_the_page_names_a_bad_model_and_a_bad_input_together(client):
     assert "unknown model" in message and "is not an English number word" in message
 
 
-# ---- item 2: every unchanging body compressed once, served from memory with its ETag ----------------
+# ---- every unchanging body compressed once, served from memory with its ETag ------------------------
 
 UNCHANGING = ["/api/weights", "/api/weights?checkpoint=100", "/api/model", "/api/facts", "/api/model?model=modern",
               "/api/figures/pe-pattern", "/api/figures/research-alignment", "/", "/ledger", "/about", "/docs",

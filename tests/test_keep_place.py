@@ -1,4 +1,4 @@
-"""The reader keeps their place; the state is always said (issue 21 item 8). In Chromium at 1440×900,
+"""The reader keeps their place; the state is always said. In Chromium at 1440×900,
 at steps 2, 7 and 16, each placed with its top just above the line 40 % down the window (where the
 article decides which step is current), seven things a reader does leave the step unchanged: a bad
 input, pinning and comparing with another input, switching a part off (what a stage switch does),

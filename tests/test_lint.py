@@ -1,10 +1,13 @@
 """Lint as part of the test command: `ruff check .` (rules in pyproject.toml) over the Python and
 ESLint (eslint.config.mjs, pinned in package.json) over the browser code. A failure prints the
 linters' own report. Each linter is also fed a known-bad snippet under a path it must check, so a
-config that stops covering app/ or static/ fails here instead of passing quietly."""
+config that stops covering app/ or static/ fails here instead of passing quietly. And no comment or
+document points a reader at a tracker's issue or at a section of a specification the repository does not
+ship: the reason is written out in words instead."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -110,3 +113,67 @@ def test_a_test_of_the_pages_code_fails_without_node(monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None)
     with pytest.raises(pytest.fail.Exception, match="Node is not installed"):
         pytest_runtest_setup(Marked())
+
+
+# ---- words, not numbers a newcomer cannot look up ------------------------------------------------------
+
+# "issue" or "issues" and a number (with or without "#"), and "spec", "SPEC.md" or "the spec's" right
+# before a section sign (these very lines say them apart so as not to match). The paper's sections ("the
+# paper's §5.3", "[1] §3.2.1") are citations a reader can follow, and are not matched.
+TRACKER_MENTION = re.compile(r"\bissues?\s*#?\d|\bspec(?:\.md|ification)?(?:'s)?\s*§", re.IGNORECASE)
+NOT_SCANNED = ("node_modules/", "bundle/")  # installed or generated, not written here
+NOT_SCANNED_FILES = {"package-lock.json"}
+
+
+def tracker_mentions(root: Path = ROOT) -> list[str]:
+    """`file:line: text` for every line of a tracked text file (git ls-files) that names a tracker issue
+    or a section of the specification; binary files (a NUL byte, or not UTF-8) are skipped."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True, timeout=60)
+    found = []
+    for name in sorted(listed.stdout.decode().split("\0")):
+        if not name or name.startswith(NOT_SCANNED) or Path(name).name in NOT_SCANNED_FILES:
+            continue
+        path = root / name
+        if not path.is_file():  # deleted in the work tree, not yet in the index
+            continue
+        data = path.read_bytes()
+        if b"\0" in data:
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
+            if TRACKER_MENTION.search(line):
+                found.append(f"{name}:{number}: {line.strip()[:160]}")
+    return found
+
+
+def test_no_comment_or_document_names_a_tracker_issue_or_a_spec_section() -> None:
+    found = tracker_mentions()
+    assert not found, (
+        f"{len(found)} line(s) name a tracker issue or a section of the specification, which a newcomer "
+        "cannot follow; say the reason in words (or drop the mention when the sentence stands without it):\n"
+        + "\n".join(found)
+    )
+
+
+def test_the_tracker_check_fails_on_a_planted_mention(tmp_path: Path) -> None:
+    """A repository holding a planted comment (a "see" and an issue's number) and a planted spec section fails the
+    check, on exactly those lines; the paper's sections, an untracked file and a binary file pass."""
+    git = shutil.which("git")
+    assert git, "git is not on PATH"
+    planted = {
+        "probe.py": "x = 1\n# see " + "issue" + " 12\n",
+        "docs/probe.md": "The paper's §5.3 sets Adam's betas; [1] §3.2.1 scales the scores.\n"
+        + "Conventions as " + "SPEC" + " §2 leaves them.\n",
+        "model.bin": "# see " + "issue" + " 12\n\0",
+    }
+    for name, text in planted.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    (tmp_path / "untracked.py").write_text("# see " + "issue" + " 12\n")
+    subprocess.run([git, "init", "-q"], cwd=tmp_path, check=True, timeout=60)
+    subprocess.run([git, "add", *planted], cwd=tmp_path, check=True, timeout=60)
+    found = tracker_mentions(tmp_path)
+    assert [f.split(": ", 1)[0] for f in found] == ["docs/probe.md:2", "probe.py:2"], found

@@ -1,4 +1,4 @@
-"""Steps 18 and 20's yardsticks (issue 14, part 6), each recomputed here from the recipe, the
+"""Steps 18 and 20's yardsticks, each recomputed here from the recipe, the
 vocabulary and the shipped training log, and checked against what the service sends and the page shows."""
 import json
 import math

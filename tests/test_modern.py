@@ -1,4 +1,4 @@
-"""Today's recipe beside 2017's (issue 11, part 4): the modern miniature, its trace, its parity with
+"""Today's recipe beside 2017's: the modern miniature, its trace, its parity with
 torch's own modules, its place in the API and on the stage, and the article's comparison table.
 
 The modern model (model/models.py "modern", model.transformer.MODERN) is pre-norm with RMSNorm,

@@ -1,4 +1,4 @@
-"""Number words in the browser (issue 25 item 4): static/js/numbers.js, run by Node over the document
+"""Number words in the browser, for the static build: static/js/numbers.js, run by Node over the document
 GET /api/numbers sends (app/service/number_words.py), spells all 1 000 000 numbers as Python does (English
 words, source token ids, German pieces and their ids) and reads every input form of the API's tests
 (tests/input_forms.py) as the API does: the same number or the same refusal message.

@@ -1,4 +1,4 @@
-"""Where the page's numbers come from (issue 25 items 1 and 5, static/js/api.js): the served page says the
+"""Where the page's numbers come from (static/js/api.js): the served page says the
 server computes them; with the network to the server cut after load, a new input's trace is computed in the
 browser over what the page kept, the stage draws it (its values the server's own for that input) and the
 page says so; a refused input still gets the API's message (numbers.js reads it); with the server back, the

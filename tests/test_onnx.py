@@ -1,4 +1,4 @@
-"""The trace is a real ONNX graph (issue 20, item 7): recorder/onnx_model.py builds it into a ModelProto
+"""The trace is a real ONNX graph: recorder/onnx_model.py builds it into a ModelProto
 that the ONNX project's own tools accept and re-run.
 
 Each built model passes `onnx.checker.check_model(full_check=True)` (full, strict shape inference against

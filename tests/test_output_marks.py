@@ -1,4 +1,4 @@
-"""Steps 18–20 show what they say (issue 21, item 5), in Chromium: the piece greedy decoding picks is marked
+"""Steps 18–20 show what they say, in Chromium: the piece greedy decoding picks is marked
 in every row of the probability block, at the trace's argmax, inside the step's view on a desktop and a
 phone, by one mark (the white outline of its row's largest probability: no ring on it too, as there was
 until the outline and the ring met on the same cell); and step 20's loss table holds the smoothed targets

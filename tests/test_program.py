@@ -1,8 +1,8 @@
-"""The program (recorder/program.py, GET /api/program) is the trace's graph, free of the input's length
-(issue 25 item 2): instantiated at a trace's lengths and ablation it gives exactly the trace's nodes (ids,
-ops, inputs, attributes, shapes, dtypes, in order), for inputs of every length, both models, many ablations
-and training snapshots; run with numpy (tests/onnx_numpy.py's operators, no torch) it gives the trace's
-values; and the API serves it, checked and cached."""
+"""The program (recorder/program.py, GET /api/program) is the trace's graph, free of the input's length (what
+the static build computes a trace from): instantiated at a trace's lengths and ablation it gives exactly the
+trace's nodes (ids, ops, inputs, attributes, shapes, dtypes, in order), for inputs of every length, both
+models, many ablations and training snapshots; run with numpy (tests/onnx_numpy.py's operators, no torch) it
+gives the trace's values; and the API serves it, checked and cached."""
 
 from __future__ import annotations
 

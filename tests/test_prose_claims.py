@@ -1,4 +1,4 @@
-"""Issue 22, part 3: each claim of the article that was wider than its evidence, now stated for what was
+"""Each claim of the article that was wider than its evidence, now stated for what was
 measured, checked against its source (the model, the result files, model/data.py); and the sentences whose
 truth depends on the input are live figures: the page's own (tests/in_page.py), recomputed here from the
 served traces' nodes for 200 random inputs."""

@@ -1,4 +1,4 @@
-"""One name for each part, as a reader counts it (issue 21, item 6).
+"""One name for each part, as a reader counts it.
 
 Wherever a reader sees a code id (`dec.1.cross.h3`, `enc.0.self`) the part's name, counted from 1 as
 step 1 promises, stands beside it: "decoder 2 · cross-attention · head 4" (model/ids.py's

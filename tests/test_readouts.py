@@ -1,4 +1,4 @@
-"""Readouts on the stage (issue 21 items 1 and 2), measured in Chromium.
+"""Readouts on the stage, measured in Chromium.
 
 Names: for every step at 1440×900, inputs 42 and 777 777, every row and column of the step's subject that
 stands for a token (an activation block with a row or column axis; rows beside an ids column are named by
@@ -120,7 +120,7 @@ def overlap(a: dict, b: dict) -> bool:
 
 
 def name_failures(row: dict, axes: dict, min_px: float) -> list[str]:
-    """What item 1 asks and this step's view does not give."""
+    """What the names' rule above asks and this step's view does not give."""
     fails, names = [], row["names"]
     for b in row["blocks"]:
         cols = range(b["window"][0], b["window"][1] + 1) if b["window"] else range(b["cols"])  # a window's only
@@ -173,7 +173,7 @@ def window_failures(row: dict, min_px: float) -> list[str]:
 def write_table(out: dict) -> None:
     lines = ["# Token names on the stage (tests/test_readouts.py)", "",
              "Per step, viewport and input: the subject's activation blocks with token axes, the names shown, "
-             "the smallest name in CSS px, and what item 1 of issue 21 asks that the view does not give.", "",
+             "the smallest name in CSS px, and what the names' rule asks that the view does not give.", "",
              "| step | viewport | input | blocks | names shown | min px | failures |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
     for (vp, text), got in out.items():
@@ -206,7 +206,7 @@ def test_every_token_axis_of_the_subject_is_named_on_the_desktop(measured, text)
 def test_every_token_axis_of_the_part_a_phone_frames_is_named(measured, text):
     """At 390×844 the stage frames a part of a step's subject where the whole would draw its cells under
     scene.camera.part_cell_px (one head, one block, a window of a wide block's columns: scene/views.py
-    _parts, scene/windows.py); item 1 holds whole for what it frames, at every step. Steps 7–9 frame the
+    _parts, scene/windows.py); the names' rule holds whole for what it frames, at every step. Steps 7–9 frame the
     head the worked row is in (the text's and the card's), steps 12 and 18–20 a window."""
     got = measured["390×844", text]
     named = [r for r in got["rows"] if r["blocks"]]

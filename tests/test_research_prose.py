@@ -1,4 +1,4 @@
-"""Steps 26–29 state each experiment's result in words (issue 14, part 7).
+"""Steps 26–29 state each experiment's result in words.
 
 Each figure is read from the committed results (research/results/*.json), formatted the way the
 prose writes it, and looked for in the step's text: a changed result or a dropped sentence fails."""
@@ -193,7 +193,7 @@ def test_the_hypotheses_match_the_records():
 
 
 def test_a_percentage_made_from_a_count_rounds_the_exact_fraction():
-    """Issue 22: the unscaled d_k = 64 model got 359 of the 2 000 held-out numbers right, 17.95 %, which is
+    """The unscaled d_k = 64 model got 359 of the 2 000 held-out numbers right, 17.95 %, which is
     18.0 % to one decimal; the float 0.1795 formatted directly prints 17.9."""
     run = runs("dk_sweep", "d_k_64_unscaled")[0]
     correct = run["heldout_correct"]
@@ -206,7 +206,7 @@ def test_a_percentage_made_from_a_count_rounds_the_exact_fraction():
 
 
 def test_the_modern_desk_seeds_losses_are_rounded_once():
-    """Issue 22: seed 2's loss is 0.086049, 0.0860 to four places (0.0861 came from rounding 0.08605)."""
+    """Seed 2's loss is 0.086049, 0.0860 to four places (0.0861 came from rounding 0.08605)."""
     seeds = sorted(runs("modern", "modern"), key=lambda r: r["seed"])
     said = f"({', '.join(loss(r['heldout_loss']) for r in seeds)})"
     assert said == "(0.0853, 0.0860)"
@@ -215,7 +215,7 @@ def test_the_modern_desk_seeds_losses_are_rounded_once():
     assert f"both of its seeds {said}" in extras and f"both of its seeds {said}" in record
 
 
-# ---- the desk for a newcomer (issue 22, part 4): question, answer with its number, one chart, data folded ----
+# ---- the desk for a newcomer: question, answer with its number, one chart, data folded ----
 
 def answers(step: int) -> list[str]:
     """The step's **Answer.** paragraphs, in order, each checked to follow its **Question.**"""

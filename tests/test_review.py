@@ -1,7 +1,7 @@
 """The article checked against its sources, as a careful reader of the paper would check it: every
 marked number says what its ledger entry says and every entry's value is in the sentence or table row
 it quotes; sentences taken word for word from the paper stand inside quotation marks; every reference
-is cited; and each imprecision the review of issue 13 found stays fixed (the version beside 41.8,
+is cited; and each imprecision an earlier review of the article found stays fixed (the version beside 41.8,
 who introduced pre-LN, the big model's dropout, the FFN's share of the parameters, …).
 
 No model and no browser: the content is rendered from content/ as the server renders it (fast).

@@ -1,4 +1,4 @@
-"""Issue 23 items 1 and 5: the run command's bounds on request heads, slow and silent clients (app/startup/serve.py),
+"""The run command's bounds on request heads, slow and silent clients (app/startup/serve.py),
 checked on a tiny app served with the same settings, and the one memory budget of every model's caches."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 23 item 3: every shipped file checked at start-up against app/service/shipped.sha256; /healthz honest.
+"""Every shipped file checked at start-up against app/service/shipped.sha256; /healthz honest.
 
 The damaged copies are of the project folder (code and data copied, the rest linked), started with
 `uvicorn app.main:app` as a deployment would, and with `python -m app --workers 2`."""

@@ -1,4 +1,4 @@
-"""The static build (issue 25, app/site/build.py): `python -m app.site build DIR`, served by a plain
+"""The static build (app/site/build.py): `python -m app.site build DIR`, served by a plain
 `python -m http.server -d DIR`, holds every page, every file they load and every document they read.
 
 One build a session, into a temporary folder (the only module that builds: under xdist one worker pays),
@@ -38,7 +38,7 @@ from tests.browser import until
 from tests.in_page import page_parts
 
 ROOT = Path(__file__).resolve().parent.parent
-MAX_SITE_BYTES = 30 * 10**6  # issue 25: the whole site on disk at most 30 MB
+MAX_SITE_BYTES = 30 * 10**6  # the static build's goal: the whole site on disk at most 30 MB
 SITE_META = '<meta name="anatomy-site" content="static">'
 URL_ATTRIBUTES = ("href", "src", "action", "data-url", "poster")
 CSS_URL = re.compile(r"""url\(\s*["']?([^"')]+)["']?\s*\)""")
@@ -337,7 +337,7 @@ def test_the_static_article_draws_a_trace_computed_in_the_browser(static_page):
 # app's own answer for the same request (the in-process `client`), and the last checks that no request of
 # them all left the folder or failed.
 
-SAME = 1e-5  # issue 25: the browser's numbers equal the server's to 1e-5 (absolute and relative)
+SAME = 1e-5  # the browser's numbers equal the server's to 1e-5 (absolute and relative)
 
 NODES = """ids => Object.fromEntries(anatomy.trace.nodes.filter(n => !ids || ids.includes(n.id)).map(n => [n.id,
   Array.from(n.data, v => (v === -Infinity || v === null ? null : Number(v)))]))"""

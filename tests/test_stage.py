@@ -1,7 +1,7 @@
 """The 3D stage in a real browser (Playwright + Debian Chromium, software WebGL, small viewport).
 
 The stage draws the scene the server computes (scene/layout.py); it holds no knowledge of the model.
-Each test states a claim of issues 4 and 9: every element of the trace and every parameter is drawn, the
+Each test states one claim: every element of the trace and every parameter is drawn, the
 inspector shows exactly the trace's values (keyboard, API and mouse hover), each step has its own
 view, O/C/R work, a new input redraws the new values and a bad one leaves the stage alone. The
 screenshots land in test-artifacts/ (git-ignored) to be looked at.

@@ -1,4 +1,4 @@
-"""Stage labels are not clipped, and overlays keep off them (issue 21 item 7). The label atlas is one
+"""Stage labels are not clipped, and overlays keep off them. The label atlas is one
 mesh, so the boxes come from the stage (anatomyStage.labels(): each label as the shader grows it,
 static/stage/labelroom.js); the overlays' boxes from anatomyStage.overlays(). In Chromium at 1440×900,
 for input 305: at every step, each label anchored in (or beside) the step's view box lies whole inside
@@ -22,7 +22,7 @@ playwright_sync = pytest.importorskip("playwright.sync_api")
 # Steps 18-20: the output layer's 65 columns fill the stage's width at the 12 px a cell needs
 # (tests/test_framing.py); making room for the "argmax" label beside it would shrink them, so there the
 # label that does not fit is not drawn (labels.js) rather than drawn cut. Their views are the output
-# part's to change (issue 21 item 5).
+# part's to change (tests/test_output_marks.py).
 LEGIBILITY_FIRST = {18, 19, 20}
 
 MEASURE = """async () => {

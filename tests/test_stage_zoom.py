@@ -1,4 +1,4 @@
-"""Wheel zoom is bounded (issue 21 item 7): in Chromium at 1440×900, step 9, twelve notches of the wheel
+"""Wheel zoom is bounded: in Chromium at 1440×900, step 9, twelve notches of the wheel
 in leave the camera no nearer than 0.45 of the step's view distance with cells still under the stage's
 middle (six notches used to fly into the blocks and leave the stage empty), and twenty notches out no
 further than four times it; after three and six notches in (at step 9, then at step 17), every switch shown (some

@@ -1,4 +1,4 @@
-"""The training time machine (issue 11, part 3): snapshots of the weights during training, served with
+"""The training time machine: snapshots of the weights during training, served with
 `?checkpoint=N`, measured per snapshot (research/results/time_machine.json) and told in step 21.
 
 Each test recomputes what it checks from the committed files: the snapshots load, trace and re-execute;

@@ -100,7 +100,7 @@ def test_each_positions_loss_is_minus_log_p_of_the_reference(cases):
             if r[2] != "–":
                 y = VOCAB.ids([r[2]])[0]
                 assert close(r[3], p[i, y]) and close(r[4], -math.log(p[i, y])), c["name"]
-        v, eps = len(VOCAB), 0.1  # label smoothing's ε (§5.4)
+        v, eps = len(VOCAB), 0.1  # label smoothing's ε (paper §5.4)
         q = np.full(v, eps / v)
         q[0] += 1 - eps
         assert close(rows[-1][-1], -(q * np.log(q)).sum())

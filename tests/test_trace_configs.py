@@ -25,7 +25,7 @@ from tests.onnx_numpy import as_array, reexecute
 
 torch.set_num_threads(2)
 
-NUMBERS = (42, 777_777)  # every variant traces the first; the named variants the second too
+NUMBERS = (42, 777_777)  # every variant traces the first; the named variants (NAMED) the second too
 NAMED = ["heads_1", "heads_8", "d_k_4", "depth_1", "depth_3", "learned_positions", "no_scaling"]
 
 

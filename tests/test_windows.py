@@ -1,4 +1,4 @@
-"""Issue 21 item 1 on a phone: what the scene the page computes (static/local/windows.js, by scene.js
+"""A step's parts on a phone: what the scene the page computes (static/local/windows.js, by scene.js
 `personalize`) gives a stage too small for a step's subject, checked against the trace for three inputs.
 Steps 6–9's parts frame the worked head (scene.worked, chosen from the trace), not the first; the wide blocks
 (the FFN's 128 hidden units, the 65 pieces of the output layer) are framed by windows of their columns, the

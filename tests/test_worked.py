@@ -68,7 +68,7 @@ def test_step_9s_claim_is_true_for_30_inputs(client):
         shown = [x.rsplit(" ", 1) for x in d["worked_distances"].split(", ")]
         assert [tok for tok, _ in shown] == toks
         assert [float(x.replace("\u2212", "-")) for _, x in shown] == pytest.approx(dist, abs=6e-3)
-    # the sentence the issue found false for 305 ("lies close to" a V it is not closest to) is gone
+    # the sentence found false for 305 ("lies close to" a V it is not closest to) is gone
     assert not re.search(r"lies close to it because", (__import__("pathlib").Path(__file__).parents[1]
                                                         / "content/steps/09-weighted-sum.md").read_text())
 

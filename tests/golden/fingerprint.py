@@ -1,4 +1,5 @@
-"""Fingerprints of what the API sends for a trace, pinned before the code was restructured (issue 20).
+"""Fingerprints of what the API sends for a trace, pinned before the code was restructured,
+so that the restructuring could be shown to change nothing the API sends.
 
 A fingerprint keeps every node's structure whole (id, op, inputs, attrs, shape, dtype) and its data as
 a hash of the exact bytes plus five moments (sum, sum of squares, index-weighted sum, min, max), so a
@@ -10,7 +11,7 @@ live figures) and the scene are kept as hashes of their canonical JSON, and the 
 `python -m tests.golden.fingerprint CASE …` only the cases named: only do that on purpose, when what the
 API sends is meant to change, and say so in REPINNED.
 
-Since issue 21 every case is re-pinned (REPINNED says why); the trace's nodes and the blocks' places are
+Every case has since been re-pinned on purpose (REPINNED says why); the trace's nodes and the blocks' places are
 still those of the pin made before the restructuring. Every other change to what is sent is an addition,
 listed in ADDED_KEYS and left out before comparing.
 """
@@ -72,24 +73,24 @@ def _moments(data: list) -> list[float | None]:
 # every block, `derived.x` a new live figure): the pin holds only what was sent then, so these are left out
 # before comparing. Only additions belong here; a changed or removed key must fail.
 ADDED_KEYS: list[str] = [
-    "scene.cell.flat_height", "scene.cell.masked_height", "scene.cell.min_height",  # issue 20: renderers only draw
+    "scene.cell.flat_height", "scene.cell.masked_height", "scene.cell.min_height",  # renderers only draw them
     "scene.camera",
-    "derived.und_rows", "derived.units_on_their_word",  # issue 22: step 16's reordering, computed per input
-    # issue 21 item 5: steps 18–20 ring the chosen piece; step 20's loss per row, drawn by the stage
+    "derived.und_rows", "derived.units_on_their_word",  # step 16's reordering, computed per input
+    # steps 18–20 ring the chosen piece; step 20's loss per row, drawn by the stage
     "scene.steps.*.marks", "scene.steps.*.overlay", "scene.palette.marks",
     "derived.loss_rows", "derived.loss_q_reference", "derived.loss_q_other", "derived.loss_floor",
     "derived.loss_reference_length",
     "derived.loss_forced_rows", "derived.loss_sum", "derived.loss_mean", "derived.plain_loss_sum",
     "derived.plain_loss_mean", "derived.loss_departs",
-    "scene.cell.mark_width", "scene.palette.row_max",  # issue 21: the outline of a row's largest probability
-    "scene.blocks.*.name", "scene.slices.*.name", "scene.switches.*.name",  # issue 21: the reader's names
-    # issue 21 item 4: the worked row of steps 6–9, chosen from the trace; its pair, its reason, step 9's claim
+    "scene.cell.mark_width", "scene.palette.row_max",  # the outline of a row's largest probability
+    "scene.blocks.*.name", "scene.slices.*.name", "scene.switches.*.name",  # the reader's names
+    # the worked row of steps 6–9, chosen from the trace; its pair, its reason, step 9's claim
     "scene.worked", "derived.worked_q_col", "derived.worked_reason", "derived.worked_key_token", "derived.worked_q",
     "derived.worked_k", "derived.worked_qk_products", "derived.worked_qk_dot", "derived.worked_qk_score",
     "derived.worked_distances", "derived.worked_claim",
-    "scene.steps.*.parts",  # issue 21 item 1: the parts of a step a phone's stage frames (and their windows)
-    "scene.blocks.*.rows_named_by",  # issue 21 item 1: rows the token labels of an ids column beside them name
-    "derived.exercises",  # issue 24 item 1: predict, then reveal; each step's question about the input, answered
+    "scene.steps.*.parts",  # the parts of a step a phone's stage frames (and their windows)
+    "scene.blocks.*.rows_named_by",  # rows the token labels of an ids column beside them name
+    "derived.exercises",  # predict, then reveal: each step's question about the input, answered
     "model",  # the trace names the model that ran, now that the page computes its figures and scene from it
     "scene.blocks.*.part", "scene.labels.*.part",  # a gate's block and label name its part
 ]
@@ -159,51 +160,51 @@ def load() -> dict:
 # Cases pinned again after the restructuring had been shown to change nothing in them (at the commit that
 # merged the last of it, tests/test_golden.py passed on the first pin), for changes meant to be seen:
 REPINNED = {
-    # issue 20 item 2: the modern model's traces record the logit lens too (lens.dec.L.* nodes, the header's
+    # the modern model's traces record the logit lens too (lens.dec.L.* nodes, the header's
     # lens, the live logit_lens), and its scene draws the lens stations in the decoder tower, as the 2017's;
     # with it, two fixes: its weights_url names the modern weights (the pin named the 2017 model's), and its
     # scene words each head's output as a head's (the pin called it SwiGLU's "FFN(x) = hidden·W_{2}")
     **{case_key("modern", n, "", None): "the logit lens, weights_url and head words of the modern model"
        for n in (0, 42, 305, 1234, 482917, 777777)},
-    # issue 22: a trace that greedy ended at the length limit had one decoder row too many, predicting a
+    # a trace that greedy ended at the length limit had one decoder row too many, predicting a
     # 54th piece greedy never wrote; its rows are now <s> and every piece but the last
     case_key("2017", 42, "", 0): "no row predicts past the length limit",
 }
-# issue 21, all 25 cases pinned again on purpose; every node (ids, ops, inputs, attrs, shapes, data) and every
-# block's place and size are as pinned before (compared when re-pinning: 25 of 25 identical). What changed:
-# the worked row of steps 6-9 is chosen from the trace (derived worked_head, worked_row, worked_token,
-# worked_scores, worked_weights, worked_unscaled_weights, worked_top_token, worked_top_weight,
-# worked_unscaled_top_weight, worked_blend, worked_output, worked_v_top; the scene's step 6/9 animation
-# targets and step 7/8 animation names), and every view whose subject has a token axis keeps room for the
-# token names (scene.steps.*.view box and target). Pinned again in the second round of issue 21 (25 of 25 cases:
-# header, derived, nodes and blocks' places equal to the pin before; only the scene's hash moved): a view of a
-# head's scores or weights frames the head's name and switch (scene.steps[7, 8, 15, 16, 23, 28].view), the
-# "head N" labels are 1.3 high (scene.labels[*].size, was 1.5), step 15's subject is the masked scores and the
-# weights (steps[15].subject, lit, parts), step 9's parts, and the marks of steps 18-20 carry ring: false
-REPINNED_ISSUE_21 = ("the worked row chosen from the trace; views keep room for the token names; "
-                     "head views frame the head's name and switch")
-# Pinned again in session 9 (issue 21 item 4, 25 of 25 cases: header, derived, nodes and scene_blocks equal to
+# All 25 cases pinned again on purpose, when the stage was reworked for its readers; every node (ids, ops, inputs,
+# attrs, shapes, data) and every block's place and size are as pinned before (compared when re-pinning: 25 of 25
+# identical). What changed: the worked row of steps 6-9 is chosen from the trace (derived worked_head, worked_row,
+# worked_token, worked_scores, worked_weights, worked_unscaled_weights, worked_top_token, worked_top_weight,
+# worked_unscaled_top_weight, worked_blend, worked_output, worked_v_top; the scene's step 6/9 animation targets and step
+# 7/8 animation names), and every view whose subject has a token axis keeps room for the token names (scene.steps.*.view
+# box and target). Pinned again in a second round of that work (25 of 25 cases: header, derived, nodes and blocks'
+# places equal to the pin before; only the scene's hash moved): a view of a head's scores or weights frames the head's
+# name and switch (scene.steps[7, 8, 15, 16, 23, 28].view), the "head N" labels are 1.3 high (scene.labels[*].size, was
+# 1.5), step 15's subject is the masked scores and the weights (steps[15].subject, lit, parts), step 9's parts, and the
+# marks of steps 18-20 carry ring: false
+REPINNED_WORKED_ROW = ("the worked row chosen from the trace; views keep room for the token names; "
+                       "head views frame the head's name and switch")
+# Pinned again when the heads moved over V (25 of 25 cases: header, derived, nodes and scene_blocks equal to
 # the pin before; only the scene's hash moved): every attention station's per-head blocks (scores, masked,
 # weights, out, off, gate) stand over V, flush with its right edge (scene.blocks[*].x of those blocks, and with
 # them the head labels', switches' and views' places: scene.labels, scene.switches, scene.steps.*.view), step
 # 9's subject is the weights, outputs and V (steps[9].subject, lit, view; its scores lit) and its parts put the
 # worked head over its columns of V
-REPINNED_ISSUE_21_V = "the heads stand over V; step 9's view holds V"
-# Pinned again in session 13, when the page began to compute the live figures and the scene from the served
+REPINNED_HEADS_OVER_V = "the heads stand over V; step 9's view holds V"
+# Pinned again when the page began to compute the live figures and the scene from the served
 # trace (which no longer carries them): the scene's hash is taken over numbers as JSON reads them (a whole
 # float as its integer), from Python's scene of each case, first shown equal to the pin before under the old
 # hash (25 of 25); the header's hash over the recording's own fields (the figures, the format's version and
 # the model's name left out), from the API's answer, which passed the old pin at the commit before. The
 # nodes, the live figures and the blocks' places are the pin before, untouched.
 REPINNED_PAGE = "the page computes the figures and the scene; the scene's hash over numbers as JSON reads them"
-# Pinned again in session 13 after that (25 of 25 cases: header, figures and nodes equal to the pin before): a
+# Pinned again after that (25 of 25 cases: header, figures and nodes equal to the pin before): a
 # shape's structure is the same whatever parts are switched off, every part's gate (part.gate, part.off)
 # keeping its place in it (scene/gates.py), so scene_blocks lists every part's two gate blocks in every case,
 # the blocks above a head's gate stand higher (a sub-layer's stands beside its output), and with them the
 # labels, connectors, switches and views move (the scene's hash, taken from the page's scene)
 REPINNED_GATES = "every part's gate keeps its place in the structure, drawn only while the part is off"
-REPINNED = {case_key(*c): "; ".join(filter(None, (REPINNED.get(case_key(*c)), REPINNED_ISSUE_21, REPINNED_ISSUE_21_V,
-                                                  REPINNED_PAGE, REPINNED_GATES)))
+REPINNED = {case_key(*c): "; ".join(filter(None, (REPINNED.get(case_key(*c)), REPINNED_WORKED_ROW,
+                                                  REPINNED_HEADS_OVER_V, REPINNED_PAGE, REPINNED_GATES)))
             for c in CASES}
 
 
