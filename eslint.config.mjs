@@ -21,9 +21,13 @@ const rooms = (files, ...groups) => ({
   files,
   rules: {
     "no-restricted-imports": ["error", { patterns: groups.map(({ regex, message }) => ({ regex, message })) }],
-    "no-restricted-syntax": ["error", ...groups.map(({ regex, message }) => ({
-      selector: `ImportExpression[source.value=/${regex.replaceAll("/", "\\/")}/]`, message,
-    }))],
+    "no-restricted-syntax": [
+      "error",
+      ...groups.map(({ regex, message }) => ({
+        selector: `ImportExpression[source.value=/${regex.replaceAll("/", "\\/")}/]`,
+        message,
+      })),
+    ],
   },
 });
 

@@ -11,15 +11,15 @@
 // crush the dark half of a map towards black). Probabilities (kind bar) lie flat and unlit, so the
 // screen shows the palette's colour itself; the largest of each row (its distribution, the tensor's
 // last axis) is outlined in the palette's `row_max` colour.
-import * as THREE from 'three';
+import * as THREE from "three";
 
-const NEG_INF = -1e30;  // a masked score (−∞; null in the trace)
-export const ABSENT = 1e30;  // compare mode: the other input has no such cell
+const NEG_INF = -1e30; // a masked score (−∞; null in the trace)
+export const ABSENT = 1e30; // compare mode: the other input has no such cell
 const KINDS = { value: 0, bar: 1, masked: 2, relu: 3, bool: 4, ids: 5 };
-const TEXELS = 5;  // state texels per block: 0 scale, kind, dim · 1 reveal, drop, glow, rects · 2 rect A · 3 t, fromZero, window · 4 rect B
-const isSentinel = v => v <= -1e29 || v >= 1e29;
+const TEXELS = 5; // state texels per block: 0 scale, kind, dim · 1 reveal, drop, glow, rects · 2 rect A · 3 t, fromZero, window · 4 rect B
+const isSentinel = (v) => v <= -1e29 || v >= 1e29;
 
-const vertexShader = /* glsl */`
+const vertexShader = /* glsl */ `
   precision highp sampler2D;
   attribute vec4 aPos;      // cell centre now (xy) and before (zw)
   attribute vec2 aVal;      // value now, value before
@@ -80,7 +80,7 @@ const vertexShader = /* glsl */`
     gl_Position = projectionMatrix * modelViewMatrix * vec4(p, 1.0);
   }`;
 
-const fragmentShader = /* glsl */`
+const fragmentShader = /* glsl */ `
   uniform vec3 uBg, uRowMax;
   uniform float uMarkW;     // the outline's width, a share of the cell's side (at least 1.5 pixels)
   varying vec3 vColor;
@@ -97,8 +97,8 @@ const fragmentShader = /* glsl */`
   }`;
 
 /** A palette colour '#rrggbb' as display (sRGB) components 0..1, unconverted (see the head comment). */
-const bytes = hex => [1, 3, 5].map(i => parseInt(hex.slice(i, i + 2), 16));
-const rgb = hex => new THREE.Vector3(...bytes(hex).map(b => b / 255));
+const bytes = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+const rgb = (hex) => new THREE.Vector3(...bytes(hex).map((b) => b / 255));
 
 function rampTexture(stops) {
   const data = new Uint8Array(stops.length * 4);
@@ -120,11 +120,16 @@ function blockScale(values) {
  *  block is drawn transposed), ties all marked; 0 elsewhere and in other blocks. vs: values, drawn order. */
 export function rowMaxMarks(b, vs) {
   const marks = new Float32Array(b.rows * b.cols);
-  if (b.kind !== 'bar') return marks;
-  const [outer, inner, at] = b.transposed ? [b.cols, b.rows, (o, i) => i * b.cols + o] : [b.rows, b.cols, (o, i) => o * b.cols + i];
+  if (b.kind !== "bar") return marks;
+  const [outer, inner, at] = b.transposed
+    ? [b.cols, b.rows, (o, i) => i * b.cols + o]
+    : [b.rows, b.cols, (o, i) => o * b.cols + i];
   for (let o = 0; o < outer; o++) {
     let m = -Infinity;
-    for (let i = 0; i < inner; i++) { const v = vs[at(o, i)]; if (Number.isFinite(v) && v > m) m = v; }
+    for (let i = 0; i < inner; i++) {
+      const v = vs[at(o, i)];
+      if (Number.isFinite(v) && v > m) m = v;
+    }
     for (let i = 0; i < inner; i++) if (vs[at(o, i)] === m) marks[at(o, i)] = 1;
   }
   return marks;
@@ -146,7 +151,9 @@ export function colX(block, c, headGap) {
 export function colAt(block, lx, headGap) {
   if (lx < 0 || lx >= block.w) return -1;
   if (!block.gap_every) return Math.floor(lx);
-  const period = block.gap_every + headGap, slice = Math.floor(lx / period), within = lx - slice * period;
+  const period = block.gap_every + headGap,
+    slice = Math.floor(lx / period),
+    within = lx - slice * period;
   if (within >= block.gap_every) return -1;
   const c = slice * block.gap_every + Math.floor(within);
   return c < block.cols ? c : -1;
@@ -155,60 +162,102 @@ export function colAt(block, lx, headGap) {
 export class CellField {
   /** @param {import("../types.js").Scene} scene */
   constructor(scene) {
-    const p = scene.palette, cell = scene.cell;
+    const p = scene.palette,
+      cell = scene.cell;
     this.cell = cell;
     this.material = new THREE.ShaderMaterial({
-      vertexShader, fragmentShader,
+      vertexShader,
+      fragmentShader,
       uniforms: {
-        uState: { value: null }, uDiverging: { value: rampTexture(p.diverging) }, uSequential: { value: rampTexture(p.sequential) },
-        uH: { value: cell.max_height }, uFootprint: { value: cell.footprint },
-        uFlatH: { value: cell.flat_height }, uMaskedH: { value: cell.masked_height }, uMinH: { value: cell.min_height },
-        uMasked: { value: rgb(p.masked) }, uReluZero: { value: rgb(p.relu_zero) }, uBoolTrue: { value: rgb(p.bool_true) },
-        uIds: { value: rgb(p.ids) }, uAbsent: { value: rgb(p.absent || p.relu_zero) }, uBg: { value: rgb(p.background) },
-        uTarget: { value: new THREE.Vector3(-1, 0, 0) }, uRowMax: { value: rgb(p.row_max) }, uMarkW: { value: cell.mark_width },
+        uState: { value: null },
+        uDiverging: { value: rampTexture(p.diverging) },
+        uSequential: { value: rampTexture(p.sequential) },
+        uH: { value: cell.max_height },
+        uFootprint: { value: cell.footprint },
+        uFlatH: { value: cell.flat_height },
+        uMaskedH: { value: cell.masked_height },
+        uMinH: { value: cell.min_height },
+        uMasked: { value: rgb(p.masked) },
+        uReluZero: { value: rgb(p.relu_zero) },
+        uBoolTrue: { value: rgb(p.bool_true) },
+        uIds: { value: rgb(p.ids) },
+        uAbsent: { value: rgb(p.absent || p.relu_zero) },
+        uBg: { value: rgb(p.background) },
+        uTarget: { value: new THREE.Vector3(-1, 0, 0) },
+        uRowMax: { value: rgb(p.row_max) },
+        uMarkW: { value: cell.mark_width },
       },
     });
-    const box = new THREE.BoxGeometry(1, 1, 1); box.translate(0, 0, 0.5);
+    const box = new THREE.BoxGeometry(1, 1, 1);
+    box.translate(0, 0, 0.5);
     this.box = box;
     this.mesh = new THREE.Mesh(new THREE.InstancedBufferGeometry(), this.material);
-    this.mesh.frustumCulled = false;  // instances spread over the whole machine; the box's own sphere is wrong
-    this.index = new Map();           // block id → {i (state row), block, start, count, drawn (values as drawn), scale}
+    this.mesh.frustumCulled = false; // instances spread over the whole machine; the box's own sphere is wrong
+    this.index = new Map(); // block id → {i (state row), block, start, count, drawn (values as drawn), scale}
     this.count = 0;
   }
 
   /** Lays out every block's cells. values(block) → a Float64Array in drawn order (−∞: masked); the previous
    *  layout (if any) supplies each cell's old value and position, so the change animates (blocks' t goes 0 → 1). */
   build(blocks, values) {
-    const old = this.index, headGap = this.cell.head_gap;
+    const old = this.index,
+      headGap = this.cell.head_gap;
     let n = 0;
     for (const b of blocks) n += b.rows * b.cols;
-    const pos = new Float32Array(n * 4), val = new Float32Array(n * 2), rc = new Float32Array(n * 2), blk = new Float32Array(n), mark = new Float32Array(n);
-    const index = new Map(), state = new Float32Array(Math.max(1, blocks.length) * TEXELS * 4);
+    const pos = new Float32Array(n * 4),
+      val = new Float32Array(n * 2),
+      rc = new Float32Array(n * 2),
+      blk = new Float32Array(n),
+      mark = new Float32Array(n);
+    const index = new Map(),
+      state = new Float32Array(Math.max(1, blocks.length) * TEXELS * 4);
     // one plain loop with its counters local: V8 kept the cell loop slow inside a forEach closure that
     // wrote the shared counter (13 ms for 94 000 cells against 3 ms)
     let k = 0;
     for (let i = 0; i < blocks.length; i++) {
-      const b = blocks[i], vs = values(b), prev = old.get(b.id), start = k, rows = b.rows, cols = b.cols;
-      const xs = columnsX(b, headGap), pb = prev?.block, pRows = pb ? pb.rows : 0, pCols = pb ? pb.cols : 0;
-      const pxs = pb ? columnsX(pb, headGap) : null, drawnBefore = prev ? prev.drawn : null;
+      const b = blocks[i],
+        vs = values(b),
+        prev = old.get(b.id),
+        start = k,
+        rows = b.rows,
+        cols = b.cols;
+      const xs = columnsX(b, headGap),
+        pb = prev?.block,
+        pRows = pb ? pb.rows : 0,
+        pCols = pb ? pb.cols : 0;
+      const pxs = pb ? columnsX(pb, headGap) : null,
+        drawnBefore = prev ? prev.drawn : null;
       mark.set(rowMaxMarks(b, vs), start);
       for (let r = 0; r < rows; r++) {
-        const y = b.y - r - 0.5, py0 = pb ? pb.y - r - 0.5 : 0;
+        const y = b.y - r - 0.5,
+          py0 = pb ? pb.y - r - 0.5 : 0;
         for (let c = 0; c < cols; c++, k++) {
-          const x = xs[c], v = vs[r * cols + c];
+          const x = xs[c],
+            v = vs[r * cols + c];
           const nv = v === -Infinity ? NEG_INF : v;
-          let px = x, py = y, pv = nv;
+          let px = x,
+            py = y,
+            pv = nv;
           if (drawnBefore) {
             if (r < pRows && c < pCols) {
-              px = pxs[c]; py = py0;
-              const o = drawnBefore[r * pCols + c]; pv = o === -Infinity ? NEG_INF : o;
+              px = pxs[c];
+              py = py0;
+              const o = drawnBefore[r * pCols + c];
+              pv = o === -Infinity ? NEG_INF : o;
             } else pv = 0;
           }
-          pos[4 * k] = x; pos[4 * k + 1] = y; pos[4 * k + 2] = px; pos[4 * k + 3] = py;
-          val[2 * k] = nv; val[2 * k + 1] = pv; rc[2 * k] = r; rc[2 * k + 1] = c; blk[k] = i;
+          pos[4 * k] = x;
+          pos[4 * k + 1] = y;
+          pos[4 * k + 2] = px;
+          pos[4 * k + 3] = py;
+          val[2 * k] = nv;
+          val[2 * k + 1] = pv;
+          rc[2 * k] = r;
+          rc[2 * k + 1] = c;
+          blk[k] = i;
         }
       }
-      const scale = b.kind === 'bar' ? 1 : blockScale(vs);
+      const scale = b.kind === "bar" ? 1 : blockScale(vs);
       state.set([scale, prev ? prev.scale : scale, KINDS[b.kind] ?? 0, 1], i * TEXELS * 4);
       state.set([1e9, 0, 0, 0], i * TEXELS * 4 + 4);
       state.set([0, 0, 0, 0], i * TEXELS * 4 + 8);
@@ -218,14 +267,14 @@ export class CellField {
     }
     const g = new THREE.InstancedBufferGeometry();
     g.index = this.box.index;
-    g.setAttribute('position', this.box.getAttribute('position'));
-    g.setAttribute('normal', this.box.getAttribute('normal'));
-    g.setAttribute('uv', this.box.getAttribute('uv'));  // the top face's own square: the row maximum's outline
-    g.setAttribute('aPos', new THREE.InstancedBufferAttribute(pos, 4));
-    g.setAttribute('aVal', new THREE.InstancedBufferAttribute(val, 2));
-    g.setAttribute('aRC', new THREE.InstancedBufferAttribute(rc, 2));
-    g.setAttribute('aBlock', new THREE.InstancedBufferAttribute(blk, 1));
-    g.setAttribute('aMark', new THREE.InstancedBufferAttribute(mark, 1));
+    g.setAttribute("position", this.box.getAttribute("position"));
+    g.setAttribute("normal", this.box.getAttribute("normal"));
+    g.setAttribute("uv", this.box.getAttribute("uv")); // the top face's own square: the row maximum's outline
+    g.setAttribute("aPos", new THREE.InstancedBufferAttribute(pos, 4));
+    g.setAttribute("aVal", new THREE.InstancedBufferAttribute(val, 2));
+    g.setAttribute("aRC", new THREE.InstancedBufferAttribute(rc, 2));
+    g.setAttribute("aBlock", new THREE.InstancedBufferAttribute(blk, 1));
+    g.setAttribute("aMark", new THREE.InstancedBufferAttribute(mark, 1));
     g.instanceCount = n;
     this.mesh.geometry.dispose();
     this.mesh.geometry = g;
@@ -234,12 +283,19 @@ export class CellField {
     const tex = new THREE.DataTexture(state, TEXELS, Math.max(1, blocks.length), THREE.RGBAFormat, THREE.FloatType);
     tex.needsUpdate = true;
     this.material.uniforms.uState.value = tex;
-    this.index = index; this.count = n;
+    this.index = index;
+    this.count = n;
   }
 
-  has(id) { return this.index.has(id); }
-  entry(id) { return this.index.get(id); }
-  ids() { return this.index.keys(); }
+  has(id) {
+    return this.index.has(id);
+  }
+  entry(id) {
+    return this.index.get(id);
+  }
+  ids() {
+    return this.index.keys();
+  }
 
   /** Sets state slots of a block: t (0..1 value mix), fromZero, dim, reveal, drop, glow, focus, clip. focus
    *  is one rectangle [r0, r1, c0, c1] of drawn cells (inclusive), a list of up to two, or null: the block's
@@ -248,24 +304,25 @@ export class CellField {
   set(id, s) {
     const e = this.index.get(id);
     if (!e) return;
-    const o = e.i * TEXELS * 4, st = this.state;
-    if ('dim' in s) st[o + 3] = s.dim;
-    if ('reveal' in s) st[o + 4] = s.reveal;
-    if ('drop' in s) st[o + 5] = s.drop;
-    if ('glow' in s) st[o + 6] = s.glow;
-    if ('focus' in s) {
-      const rects = !s.focus ? null : typeof s.focus[0] === 'number' ? [s.focus] : s.focus;
-      if (rects && rects.length > 2) throw new Error('at most two focus rectangles per block');
+    const o = e.i * TEXELS * 4,
+      st = this.state;
+    if ("dim" in s) st[o + 3] = s.dim;
+    if ("reveal" in s) st[o + 4] = s.reveal;
+    if ("drop" in s) st[o + 5] = s.drop;
+    if ("glow" in s) st[o + 6] = s.glow;
+    if ("focus" in s) {
+      const rects = !s.focus ? null : typeof s.focus[0] === "number" ? [s.focus] : s.focus;
+      if (rects && rects.length > 2) throw new Error("at most two focus rectangles per block");
       if (!rects) st[o + 7] = 0;
       else {
         st[o + 7] = Math.max(1, rects.length);
-        st.set(rects[0] || [1, 0, 1, 0], o + 8);  // none: an empty rectangle, every cell dimmed
+        st.set(rects[0] || [1, 0, 1, 0], o + 8); // none: an empty rectangle, every cell dimmed
         st.set(rects[1] || [1, 0, 1, 0], o + 16);
       }
     }
-    if ('t' in s) st[o + 12] = s.t;
-    if ('fromZero' in s) st[o + 13] = s.fromZero ? 1 : 0;
-    if ('clip' in s) st.set(s.clip ? [s.clip[0], s.clip[1] + 1] : [0, 0], o + 14);  // drawn columns c0..c1 only (windowed.js)
+    if ("t" in s) st[o + 12] = s.t;
+    if ("fromZero" in s) st[o + 13] = s.fromZero ? 1 : 0;
+    if ("clip" in s) st.set(s.clip ? [s.clip[0], s.clip[1] + 1] : [0, 0], o + 14); // drawn columns c0..c1 only (windowed.js)
     this.material.uniforms.uState.value.needsUpdate = true;
   }
 
@@ -273,15 +330,22 @@ export class CellField {
     const e = this.index.get(id);
     if (!e) return undefined;
     const o = e.i * TEXELS * 4;
-    return { dim: this.state[o + 3], reveal: this.state[o + 4], drop: this.state[o + 5], glow: this.state[o + 6],
-      focusOn: this.state[o + 7], t: this.state[o + 12] }[slot];
+    return {
+      dim: this.state[o + 3],
+      reveal: this.state[o + 4],
+      drop: this.state[o + 5],
+      glow: this.state[o + 6],
+      focusOn: this.state[o + 7],
+      t: this.state[o + 12],
+    }[slot];
   }
 
   /** The focus rectangles of a block as the shader reads them ([] when its focus is off). */
   focusRects(id) {
     const e = this.index.get(id);
     if (!e) return [];
-    const o = e.i * TEXELS * 4, n = this.state[o + 7];
+    const o = e.i * TEXELS * 4,
+      n = this.state[o + 7];
     return [[...this.state.subarray(o + 8, o + 12)], [...this.state.subarray(o + 16, o + 20)]].slice(0, n);
   }
 
@@ -292,17 +356,21 @@ export class CellField {
   }
 
   /** Every block at once (a new input: t → 0 then animated to 1). */
-  setAll(s) { for (const id of this.index.keys()) this.set(id, s); }
+  setAll(s) {
+    for (const id of this.index.keys()) this.set(id, s);
+  }
 
   /** The z of a drawn cell's top face as the shader stands it (the marked cell aside): probabilities,
    *  ids and booleans lie flat, a −∞ entry low, other values |v| / scale of the tallest. */
   top(id, r, c) {
-    const e = this.index.get(id), cell = this.cell;
+    const e = this.index.get(id),
+      cell = this.cell;
     if (!e) return null;
-    const v = e.drawn[r * e.block.cols + c], kind = e.block.kind;
+    const v = e.drawn[r * e.block.cols + c],
+      kind = e.block.kind;
     if (v === -Infinity) return cell.masked_height;
-    if (kind === 'bar' || kind === 'bool' || kind === 'ids') return cell.flat_height;
-    const h = Math.abs(v) / e.scale * cell.max_height;
+    if (kind === "bar" || kind === "bool" || kind === "ids") return cell.flat_height;
+    const h = (Math.abs(v) / e.scale) * cell.max_height;
     return Math.max(h, cell.min_height) * (v < 0 ? -1 : 1);
   }
 
@@ -310,9 +378,13 @@ export class CellField {
   outlined(id) {
     const e = this.index.get(id);
     if (!e) return [];
-    const b = e.block, mark = this.mesh.geometry.getAttribute('aMark').array, out = [], rows = this.get(id, 'reveal');
+    const b = e.block,
+      mark = this.mesh.geometry.getAttribute("aMark").array,
+      out = [],
+      rows = this.get(id, "reveal");
     for (let r = 0; r < Math.min(b.rows, rows); r++) {
-      for (let c = 0; c < b.cols; c++) if (mark[e.start + r * b.cols + c] > 0.5) out.push(b.transposed ? { row: c, col: r } : { row: r, col: c });
+      for (let c = 0; c < b.cols; c++)
+        if (mark[e.start + r * b.cols + c] > 0.5) out.push(b.transposed ? { row: c, col: r } : { row: r, col: c });
     }
     return out;
   }
@@ -321,8 +393,12 @@ export class CellField {
   drawnValue(id, r, c) {
     const e = this.index.get(id);
     if (!e) return null;
-    return this.mesh.geometry.getAttribute('aVal').array[2 * (e.start + r * e.block.cols + c)];
+    return this.mesh.geometry.getAttribute("aVal").array[2 * (e.start + r * e.block.cols + c)];
   }
 
-  dispose() { this.mesh.geometry.dispose(); this.material.dispose(); this.box.dispose(); }
+  dispose() {
+    this.mesh.geometry.dispose();
+    this.material.dispose();
+    this.box.dispose();
+  }
 }

@@ -7,7 +7,9 @@ let facts = null;
 
 async function showFact(el) {
   if (!popover) return;
-  facts ??= fetchJson("/api/facts").then((d) => new Map(d.facts.map((f) => [f.id, f]))).catch(() => new Map());
+  facts ??= fetchJson("/api/facts")
+    .then((d) => new Map(d.facts.map((f) => [f.id, f])))
+    .catch(() => new Map());
   const fact = (await facts).get(el.dataset.fact);
   if (!fact) return;
   popover.replaceChildren();
@@ -22,7 +24,9 @@ async function showFact(el) {
   popover.style.top = `${box.bottom + window.scrollY + 6}px`;
 }
 
-function hideFact() { if (popover) popover.hidden = true; }
+function hideFact() {
+  if (popover) popover.hidden = true;
+}
 
 export function bindFacts() {
   for (const el of document.querySelectorAll("[data-fact]")) {

@@ -8,5 +8,5 @@ export function fillLive(values) {
     const key = el.dataset.live;
     if (key in values) el.textContent = formatNumber(values[key], el.dataset.format || "text");
   }
-  document.body.classList.remove("live-pending");  // the numbers are now the input's on show
+  document.body.classList.remove("live-pending"); // the numbers are now the input's on show
 }
