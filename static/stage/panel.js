@@ -50,6 +50,46 @@ export function agreement(value, recomputed) {
   return { ok, text: `${ok ? "matches to" : "differs by"} ${formatNumber(d, "sci0")}`, diff: d };
 }
 
+/** The formula typeset by KaTeX, or its LaTeX as code when KaTeX is absent or fails. */
+function formulaBox({ ex, katex }) {
+  const formula = h("div", { class: "explain-formula" });
+  if (katex) {
+    try {
+      katex.render(ex.formula, formula, { displayMode: true, throwOnError: false });
+    } catch {
+      formula.append(h("code", {}, ex.formula));
+    }
+  } else formula.append(h("code", {}, ex.formula));
+  return formula;
+}
+
+/** The trace's value beside the one recomputed here, or why a given value has no computation. */
+function checkLine(ex, agree) {
+  const given = ex.op === "Constant" ? "a constant of the trace" : "a learned parameter";
+  return h(
+    "p",
+    { class: `explain-check ${agree.ok ? "ok" : "bad"}` },
+    ex.given
+      ? `value ${fmt(ex.value)} — given, not computed (${given})`
+      : `trace ${fmt(ex.value)} · recomputed here in float64 ${fmt(ex.recomputed, "sig9")} · ${agree.text}`,
+  );
+}
+
+/** The same cell for the compared input, and the difference; none when no input is compared. */
+function compareLine({ ex, compare }) {
+  if (!compare) return null;
+  if (compare.value === undefined)
+    return h("p", { class: "explain-compare" }, `input ${compare.input} has no such cell`);
+  const difference = `difference ${compare.a} − ${compare.input} = ${fmt(ex.value - compare.value, "sig5")}`;
+  return h("p", { class: "explain-compare" }, `input ${compare.input}: ${fmt(compare.value)} · ${difference}`);
+}
+
+/** The aria-live line that announces the cell. */
+function liveText({ ex, titleText }, agree) {
+  const how = ex.given ? "Given." : `${ex.op} of ${ex.inputs.length} input cells; recomputed, ${agree.text}.`;
+  return `${titleText} [${ex.index.join(", ")}] = ${fmt(ex.value, "sig5")}. ${how}`;
+}
+
 export class ExplainPanel {
   /** handlers: go(cell, how), back(i), close(), copy(), csv(), hover(cell | null) */
   constructor(handlers) {
@@ -111,6 +151,25 @@ export class ExplainPanel {
   show(vm) {
     const { ex } = vm,
       agree = agreement(ex.value, ex.recomputed);
+    this.markCell(vm, agree);
+    this.body.replaceChildren(
+      ...[
+        h("div", { class: "explain-head" }, this.title(vm), this.closeButton()),
+        ...vm.lines.map((l, i) => h("p", { class: i ? "explain-desc explain-id" : "explain-desc" }, l)),
+        this.trail(vm),
+        formulaBox(vm),
+        checkLine(ex, agree),
+        compareLine(vm),
+        this.inputs(vm),
+        this.actions(),
+      ].filter(Boolean),
+    );
+    this.live.textContent = liveText(vm, agree);
+    this.el.hidden = false;
+  }
+
+  /** The panel's data-* attributes: the cell shown, its values, and the compared input's value if any. */
+  markCell({ ex, compare }, agree) {
     Object.assign(this.el.dataset, {
       id: ex.id,
       row: String(ex.row),
@@ -121,25 +180,30 @@ export class ExplainPanel {
       difference: String(agree.diff),
       given: String(ex.given),
     });
-    if (vm.compare)
+    if (compare)
       Object.assign(this.el.dataset, {
-        compareInput: String(vm.compare.input),
-        compareValue: String(vm.compare.value ?? "absent"),
+        compareInput: String(compare.input),
+        compareValue: String(compare.value ?? "absent"),
       });
     else {
       delete this.el.dataset.compareInput;
       delete this.el.dataset.compareValue;
     }
+  }
 
+  title(vm) {
     const part = vm.part ? h("span", { class: "explain-part" }, `${vm.part} · `) : null; // the part, as a reader counts it
-    const title = h(
+    return h(
       "h2",
       { class: "explain-title", tabindex: "-1" },
       part,
       richText(vm.title),
-      h("span", { class: "explain-index" }, ` [${ex.index.join(", ")}]`),
+      h("span", { class: "explain-index" }, ` [${vm.ex.index.join(", ")}]`),
     );
-    const close = h(
+  }
+
+  closeButton() {
+    return h(
       "button",
       {
         type: "button",
@@ -150,127 +214,98 @@ export class ExplainPanel {
       },
       "×",
     );
-    const trail =
-      vm.trail.length > 1
-        ? h(
-            "nav",
-            { class: "explain-trail", "aria-label": "The path walked back" },
-            h(
-              "ol",
-              {},
-              ...vm.trail.map((c, i) =>
-                h(
-                  "li",
-                  {},
-                  i === vm.trailIndex
-                    ? h("span", { "aria-current": "step" }, richText(c.text))
-                    : h(
-                        "button",
-                        {
-                          type: "button",
-                          data: { id: c.id, row: String(c.row), col: String(c.col) },
-                          onclick: () => this.on.back(i),
-                        },
-                        richText(c.text),
-                      ),
-                ),
-              ),
-            ),
-          )
-        : null;
-    const formula = h("div", { class: "explain-formula" });
-    if (vm.katex) {
-      try {
-        vm.katex.render(ex.formula, formula, { displayMode: true, throwOnError: false });
-      } catch {
-        formula.append(h("code", {}, ex.formula));
-      }
-    } else formula.append(h("code", {}, ex.formula));
-    const check = h(
-      "p",
-      { class: `explain-check ${agree.ok ? "ok" : "bad"}` },
-      ex.given
-        ? `value ${fmt(ex.value)} — given, not computed (${ex.op === "Constant" ? "a constant of the trace" : "a learned parameter"})`
-        : `trace ${fmt(ex.value)} · recomputed here in float64 ${fmt(ex.recomputed, "sig9")} · ${agree.text}`,
-    );
-    const cmp = vm.compare
-      ? h(
-          "p",
-          { class: "explain-compare" },
-          vm.compare.value === undefined
-            ? `input ${vm.compare.input} has no such cell`
-            : `input ${vm.compare.input}: ${fmt(vm.compare.value)} · difference ${vm.compare.a} − ${vm.compare.input} = ${fmt(ex.value - vm.compare.value, "sig5")}`,
-        )
-      : null;
+  }
 
-    const groups = vm.groups.length
-      ? h(
-          "div",
-          { class: "explain-inputs" },
-          h("h3", {}, `Computed from ${ex.inputs.length} input cell${ex.inputs.length === 1 ? "" : "s"}`),
-          ...vm.groups.map((g) =>
-            h(
-              "div",
-              { class: "explain-group" },
-              h(
-                "p",
-                { class: "explain-group-head" },
-                h("span", { class: "explain-arg" }, argText(g.arg)),
-                " = ",
-                richText(g.label),
-                g.part ? ` · ${g.part}` : "",
-                ` · ${g.where}`,
-                h("span", { class: "explain-id" }, ` ${g.id}`),
-              ),
-              h("div", { class: "explain-cells" }, ...g.cells.map((c) => this.cellButton(c, c.text))),
-            ),
+  /** The path walked so far, each earlier cell a button back to it; none for the first cell. */
+  trail(vm) {
+    if (vm.trail.length <= 1) return null;
+    return h(
+      "nav",
+      { class: "explain-trail", "aria-label": "The path walked back" },
+      h(
+        "ol",
+        {},
+        ...vm.trail.map((c, i) =>
+          h(
+            "li",
+            {},
+            i === vm.trailIndex
+              ? h("span", { "aria-current": "step" }, richText(c.text))
+              : h(
+                  "button",
+                  {
+                    type: "button",
+                    data: { id: c.id, row: String(c.row), col: String(c.col) },
+                    onclick: () => this.on.back(i),
+                  },
+                  richText(c.text),
+                ),
           ),
-          vm.top.length
-            ? h(
-                "div",
-                { class: "explain-top" },
-                h("h3", {}, "Largest terms"),
-                h(
-                  "ol",
-                  {},
-                  ...vm.top.map((t) =>
-                    h(
-                      "li",
-                      {},
-                      ...t.parts.flatMap((p, i) => [
-                        i ? " · " : "",
-                        this.cellButton(p, [argText(p.arg), `[${p.index.join(", ")}]`]),
-                      ]),
-                      ` = ${fmt(t.value, "sig4")}`,
-                    ),
-                  ),
-                ),
-              )
-            : null,
-        )
-      : h("p", { class: "explain-leaf" }, vm.leaf);
+        ),
+      ),
+    );
+  }
 
-    const actions = h(
+  /** The input cells by argument, each a button, and the largest terms of a sum; a leaf's note instead. */
+  inputs(vm) {
+    const { ex } = vm;
+    if (!vm.groups.length) return h("p", { class: "explain-leaf" }, vm.leaf);
+    return h(
+      "div",
+      { class: "explain-inputs" },
+      h("h3", {}, `Computed from ${ex.inputs.length} input cell${ex.inputs.length === 1 ? "" : "s"}`),
+      ...vm.groups.map((g) =>
+        h(
+          "div",
+          { class: "explain-group" },
+          h(
+            "p",
+            { class: "explain-group-head" },
+            h("span", { class: "explain-arg" }, argText(g.arg)),
+            " = ",
+            richText(g.label),
+            g.part ? ` · ${g.part}` : "",
+            ` · ${g.where}`,
+            h("span", { class: "explain-id" }, ` ${g.id}`),
+          ),
+          h("div", { class: "explain-cells" }, ...g.cells.map((c) => this.cellButton(c, c.text))),
+        ),
+      ),
+      this.largestTerms(vm),
+    );
+  }
+
+  largestTerms(vm) {
+    if (!vm.top.length) return null;
+    return h(
+      "div",
+      { class: "explain-top" },
+      h("h3", {}, "Largest terms"),
+      h(
+        "ol",
+        {},
+        ...vm.top.map((t) =>
+          h(
+            "li",
+            {},
+            ...t.parts.flatMap((p, i) => [
+              i ? " · " : "",
+              this.cellButton(p, [argText(p.arg), `[${p.index.join(", ")}]`]),
+            ]),
+            ` = ${fmt(t.value, "sig4")}`,
+          ),
+        ),
+      ),
+    );
+  }
+
+  actions() {
+    return h(
       "div",
       { class: "explain-actions" },
       h("button", { type: "button", class: "explain-copy", onclick: () => this.on.copy() }, "Copy formula as LaTeX"),
       h("button", { type: "button", class: "explain-csv", onclick: () => this.on.csv() }, "CSV of this block"),
     );
-
-    this.body.replaceChildren(
-      ...[
-        h("div", { class: "explain-head" }, title, close),
-        ...vm.lines.map((l, i) => h("p", { class: i ? "explain-desc explain-id" : "explain-desc" }, l)),
-        trail,
-        formula,
-        check,
-        cmp,
-        groups,
-        actions,
-      ].filter(Boolean),
-    );
-    this.live.textContent = `${vm.titleText} [${ex.index.join(", ")}] = ${fmt(ex.value, "sig5")}. ${ex.given ? "Given." : `${ex.op} of ${ex.inputs.length} input cells; recomputed, ${agree.text}.`}`;
-    this.el.hidden = false;
   }
 
   /** The formula as text to copy by hand, when the clipboard is refused. */
