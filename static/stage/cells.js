@@ -12,89 +12,13 @@
 // screen shows the palette's colour itself; the largest of each row (its distribution, the tensor's
 // last axis) is outlined in the palette's `row_max` colour.
 import * as THREE from "three";
+import { fragmentShader, vertexShader } from "./cell-shaders.js";
 
 const NEG_INF = -1e30; // a masked score (−∞; null in the trace)
 export const ABSENT = 1e30; // compare mode: the other input has no such cell
 const KINDS = { value: 0, bar: 1, masked: 2, relu: 3, bool: 4, ids: 5 };
 const TEXELS = 5; // state texels per block: 0 scale, kind, dim · 1 reveal, drop, glow, rects · 2 rect A · 3 t, fromZero, window · 4 rect B
 const isSentinel = (v) => v <= -1e29 || v >= 1e29;
-
-const vertexShader = /* glsl */ `
-  precision highp sampler2D;
-  attribute vec4 aPos;      // cell centre now (xy) and before (zw)
-  attribute vec2 aVal;      // value now, value before
-  attribute vec2 aRC;       // drawn row, column
-  attribute float aBlock;   // row of the state texture
-  attribute float aMark;    // 1: the largest probability of its row (bar blocks)
-  uniform sampler2D uState, uDiverging, uSequential;
-  uniform float uH, uFootprint, uFlatH, uMaskedH, uMinH;  // scene.cell's heights
-  uniform vec3 uMasked, uReluZero, uBoolTrue, uIds, uAbsent;
-  uniform vec3 uTarget;     // the marked cell: block, drawn row, column (block < 0: none)
-  varying vec3 vColor;
-  varying vec2 vUv;
-  varying float vShade, vLit, vGlow, vMark;
-
-  vec4 st(int k) { return texelFetch(uState, ivec2(k, int(aBlock)), 0); }
-  vec3 ramp(sampler2D map, float u) {  // u in 0..1 onto N evenly spaced stops, ends included (scene/cells.py)
-    float n = float(textureSize(map, 0).x);
-    return texture2D(map, vec2((0.5 + u * (n - 1.0)) / n, 0.5)).rgb;
-  }
-  float hash(vec2 p, float seed) { return fract(sin(dot(p, vec2(12.9898, 78.233)) + seed * 0.618) * 43758.5453); }
-
-  void main() {
-    vec4 s0 = st(0), s1 = st(1), s2 = st(2), s3 = st(3), s4 = st(4);
-    if (s3.w > 0.0 && (aRC.y < s3.z || aRC.y >= s3.w)) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }  // outside a window: not drawn
-    float kind = s0.z, t = s3.x;
-    bool inf = aVal.x < -1e29, absent = aVal.x > 1e29;
-    float prevV = (abs(aVal.y) > 1e29 || s3.y > 0.5) ? 0.0 : aVal.y;
-    float v = mix(prevV, (inf || absent) ? 0.0 : aVal.x, t);
-    float sc = mix(s0.y, s0.x, t);
-    float x = sc > 0.0 ? clamp(v / sc, -1.0, 1.0) : 0.0;
-    float h; vec3 c;
-    if (kind == 1.0) { h = uFlatH; c = ramp(uSequential, clamp(v, 0.0, 1.0)); }  // flat: colour alone
-    else if (kind == 4.0) { h = uFlatH; c = v > 0.5 ? uBoolTrue : uMasked; }
-    else if (kind == 5.0) { h = uFlatH; c = uIds; }
-    else { h = x * uH; c = ramp(uDiverging, 0.5 + 0.5 * x); }
-    if (inf) { h = uMaskedH; c = uMasked; }
-    if (absent) { h = 0.1; c = uAbsent * (mod(aRC.x + aRC.y, 2.0) < 0.5 ? 1.0 : 0.62); }  // hatched: not a zero
-    if (kind == 3.0 && aVal.x == 0.0 && t >= 1.0) c = uReluZero;
-    if (s1.y > 0.0 && hash(aRC, s1.y) < 0.1) { h = 0.0; c = vec3(0.08); }     // dropout mask (illustration)
-    if (aRC.x >= s1.x) { h = 0.0; c = mix(c, vec3(0.12, 0.13, 0.15), 0.85); }  // not computed yet
-    if (abs(h) < uMinH) h = h < 0.0 ? -uMinH : uMinH;
-    float lit = s0.w;
-    if (s1.w > 0.5) {
-      bool inA = aRC.x >= s2.x && aRC.x <= s2.y && aRC.y >= s2.z && aRC.y <= s2.w;
-      bool inB = s1.w > 1.5 && aRC.x >= s4.x && aRC.x <= s4.y && aRC.y >= s4.z && aRC.y <= s4.w;
-      lit *= (inA || inB) ? 1.0 : 0.28;
-    }
-    float glow = s1.z;
-    if (aBlock == uTarget.x && aRC.x == uTarget.y && aRC.y == uTarget.z) { lit = 1.0; glow = 1.0; h = max(abs(h), 0.6) * (h < 0.0 ? -1.0 : 1.0); }
-    vec3 p = position;                 // unit box, z in [0, 1]
-    p.xy *= uFootprint;
-    p.z *= h;
-    p.xy += mix(aPos.zw, aPos.xy, t);
-    vec3 n = normal * vec3(1.0, 1.0, sign(h));
-    vShade = kind == 1.0 ? 1.0 : 0.62 + 0.38 * max(dot(normalize(n), normalize(vec3(0.35, 0.55, 0.75))), 0.0);
-    vColor = c; vLit = lit; vGlow = glow; vUv = uv;
-    vMark = kind == 1.0 && aMark > 0.5 && t >= 1.0 && !inf && !absent && aRC.x < s1.x && n.z > 0.5 ? 1.0 : 0.0;
-    gl_Position = projectionMatrix * modelViewMatrix * vec4(p, 1.0);
-  }`;
-
-const fragmentShader = /* glsl */ `
-  uniform vec3 uBg, uRowMax;
-  uniform float uMarkW;     // the outline's width, a share of the cell's side (at least 1.5 pixels)
-  varying vec3 vColor;
-  varying vec2 vUv;
-  varying float vShade, vLit, vGlow, vMark;
-  void main() {
-    vec3 c = vColor * vShade;
-    if (vMark > 0.5) {
-      vec2 e = min(vUv, 1.0 - vUv);
-      if (min(e.x, e.y) < max(uMarkW, 1.5 * max(fwidth(vUv.x), fwidth(vUv.y)))) c = uRowMax;
-    }
-    c = mix(c, vec3(1.0, 0.95, 0.7), vGlow * 0.25);
-    gl_FragColor = vec4(mix(uBg, c, vLit), 1.0);
-  }`;
 
 /** A palette colour '#rrggbb' as display (sRGB) components 0..1, unconverted (see the head comment). */
 const bytes = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
@@ -159,6 +83,62 @@ export function colAt(block, lx, headGap) {
   return c < block.cols ? c : -1;
 }
 
+/** Writes block `b`'s cells (block row i) into the instance arrays from instance `k` on, each with its
+ *  position and value now and before (the previous layout `prev`: its cell at the same row and column, or
+ *  zero where it had none); returns the next instance. */
+function layCells(b, i, vs, prev, k, headGap, { pos, val, rc, blk }) {
+  const rows = b.rows,
+    cols = b.cols;
+  const xs = columnsX(b, headGap),
+    pb = prev?.block,
+    pRows = pb ? pb.rows : 0,
+    pCols = pb ? pb.cols : 0;
+  const pxs = pb ? columnsX(pb, headGap) : null,
+    drawnBefore = prev ? prev.drawn : null;
+  for (let r = 0; r < rows; r++) {
+    const y = b.y - r - 0.5,
+      py0 = pb ? pb.y - r - 0.5 : 0;
+    for (let c = 0; c < cols; c++, k++) {
+      const x = xs[c],
+        v = vs[r * cols + c];
+      const nv = v === -Infinity ? NEG_INF : v;
+      let px = x,
+        py = y,
+        pv = nv;
+      if (drawnBefore) {
+        if (r < pRows && c < pCols) {
+          px = pxs[c];
+          py = py0;
+          const o = drawnBefore[r * pCols + c];
+          pv = o === -Infinity ? NEG_INF : o;
+        } else pv = 0;
+      }
+      pos[4 * k] = x;
+      pos[4 * k + 1] = y;
+      pos[4 * k + 2] = px;
+      pos[4 * k + 3] = py;
+      val[2 * k] = nv;
+      val[2 * k + 1] = pv;
+      rc[2 * k] = r;
+      rc[2 * k + 1] = c;
+      blk[k] = i;
+    }
+  }
+  return k;
+}
+
+/** Block i's row of the state texture, reset (its scale now and before, its kind; all revealed, t = 1);
+ *  returns its scale. */
+function blockState(state, i, b, vs, prev) {
+  const scale = b.kind === "bar" ? 1 : blockScale(vs);
+  state.set([scale, prev ? prev.scale : scale, KINDS[b.kind] ?? 0, 1], i * TEXELS * 4);
+  state.set([1e9, 0, 0, 0], i * TEXELS * 4 + 4);
+  state.set([0, 0, 0, 0], i * TEXELS * 4 + 8);
+  state.set([1, 0, 0, 0], i * TEXELS * 4 + 12);
+  state.set([0, 0, 0, 0], i * TEXELS * 4 + 16);
+  return scale;
+}
+
 export class CellField {
   /** @param {import("../types.js").Scene} scene */
   constructor(scene) {
@@ -218,51 +198,10 @@ export class CellField {
       const b = blocks[i],
         vs = values(b),
         prev = old.get(b.id),
-        start = k,
-        rows = b.rows,
-        cols = b.cols;
-      const xs = columnsX(b, headGap),
-        pb = prev?.block,
-        pRows = pb ? pb.rows : 0,
-        pCols = pb ? pb.cols : 0;
-      const pxs = pb ? columnsX(pb, headGap) : null,
-        drawnBefore = prev ? prev.drawn : null;
+        start = k;
       mark.set(rowMaxMarks(b, vs), start);
-      for (let r = 0; r < rows; r++) {
-        const y = b.y - r - 0.5,
-          py0 = pb ? pb.y - r - 0.5 : 0;
-        for (let c = 0; c < cols; c++, k++) {
-          const x = xs[c],
-            v = vs[r * cols + c];
-          const nv = v === -Infinity ? NEG_INF : v;
-          let px = x,
-            py = y,
-            pv = nv;
-          if (drawnBefore) {
-            if (r < pRows && c < pCols) {
-              px = pxs[c];
-              py = py0;
-              const o = drawnBefore[r * pCols + c];
-              pv = o === -Infinity ? NEG_INF : o;
-            } else pv = 0;
-          }
-          pos[4 * k] = x;
-          pos[4 * k + 1] = y;
-          pos[4 * k + 2] = px;
-          pos[4 * k + 3] = py;
-          val[2 * k] = nv;
-          val[2 * k + 1] = pv;
-          rc[2 * k] = r;
-          rc[2 * k + 1] = c;
-          blk[k] = i;
-        }
-      }
-      const scale = b.kind === "bar" ? 1 : blockScale(vs);
-      state.set([scale, prev ? prev.scale : scale, KINDS[b.kind] ?? 0, 1], i * TEXELS * 4);
-      state.set([1e9, 0, 0, 0], i * TEXELS * 4 + 4);
-      state.set([0, 0, 0, 0], i * TEXELS * 4 + 8);
-      state.set([1, 0, 0, 0], i * TEXELS * 4 + 12);
-      state.set([0, 0, 0, 0], i * TEXELS * 4 + 16);
+      k = layCells(b, i, vs, prev, start, headGap, { pos, val, rc, blk });
+      const scale = blockState(state, i, b, vs, prev);
       index.set(b.id, { i, block: b, start, count: b.rows * b.cols, drawn: Float64Array.from(vs), scale });
     }
     const g = new THREE.InstancedBufferGeometry();
