@@ -106,17 +106,31 @@ export class CameraRig {
   }
 
   bind() {
-    const dom = this.dom,
-      pointers = new Map();
-    let mode = null,
-      last = null,
-      pinch = null;
     const changed = () => {
       this.tween = null;
       this.apply();
       this.onChange(true);
     };
-    dom.addEventListener("contextmenu", (e) => e.preventDefault());
+    this.dom.addEventListener("contextmenu", (e) => e.preventDefault());
+    this.bindPointers(changed);
+    this.dom.addEventListener(
+      "wheel",
+      (e) => {
+        e.preventDefault();
+        this.zoom(Math.exp(e.deltaY * (e.deltaMode ? 0.05 : 0.0015)));
+        changed();
+      },
+      { passive: false },
+    );
+  }
+
+  /** Dragging orbits (panning with the right button or Shift); two fingers pinch to zoom and pan. */
+  bindPointers(changed) {
+    const dom = this.dom,
+      pointers = new Map();
+    let mode = null,
+      last = null,
+      pinch = null;
     dom.addEventListener("pointerdown", (e) => {
       dom.setPointerCapture?.(e.pointerId);
       pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
@@ -160,14 +174,5 @@ export class CameraRig {
     };
     dom.addEventListener("pointerup", up);
     dom.addEventListener("pointercancel", up);
-    dom.addEventListener(
-      "wheel",
-      (e) => {
-        e.preventDefault();
-        this.zoom(Math.exp(e.deltaY * (e.deltaMode ? 0.05 : 0.0015)));
-        changed();
-      },
-      { passive: false },
-    );
   }
 }
