@@ -1,13 +1,13 @@
 // The tour and the camera: each step of the scene lit, framed and animated (the scene says what), the
 // whole machine, back to the step's view, replay; the framing of a box of blocks (the explanation's);
-// and how a step's subject sits on screen (framing(), for tests/test_framing.py).
+// and how a step's subject sits on screen (framing(), for tests/test_framing.py; measured by ./framing.js).
 import * as THREE from "three";
 import { ANIMATIONS } from "./animations.js";
 import { restingOpacity } from "./connectors.js";
 import { boxWithLabels, labelRects, pxPerUnit } from "./labelroom.js";
 import { setLabelBand } from "./labels.js";
-import { projector, shownRect } from "./screenboxes.js";
 import { applyWindow } from "./windowed.js";
+import { framing } from "./framing.js";
 
 const MOVE_MS = 650,
   DIM = 0.32,
@@ -162,9 +162,10 @@ export class Tour {
   }
 
   /** The step's view; on a stage that would draw its cells under the scene's camera.part_cell_px, the
-   *  largest of the step's parts (scene/views.py; on a phone's stage, windows too) that draws them at least that large, else the one that
-   *  draws them largest. `framed` is what it frames (the readouts name it; O still shows the whole), and
-   *  `framedWindow` the run of its columns a window of wide blocks shows (scene/windows.py), or null. */
+   *  largest of the step's parts (scene/views.py; on a phone's stage, windows too) that draws them at least
+   *  that large, else the one that draws them largest. `framed` is what it frames (the readouts name it; O
+   *  still shows the whole), and `framedWindow` the run of its columns a window of wide blocks shows
+   *  (scene/windows.py), or null. */
   stepView() {
     const s = this.stage,
       step = s.step,
@@ -184,10 +185,11 @@ export class Tour {
       }
       if (px >= need) break;
     }
-    const view = px > 2 * need ? { ...best.view, margin: (best.view.margin * px) / (2 * need) } : best.view; // a tiny part: not
+    // a tiny part: not drawn larger than twice the need (room for its names)
+    const view = px > 2 * need ? { ...best.view, margin: (best.view.margin * px) / (2 * need) } : best.view;
     this.framed = best.blocks;
     this.framedView = view;
-    this.framedWindow = best.window || null; // drawn larger than twice the need (room for its names)
+    this.framedWindow = best.window || null;
     return view;
   }
   replay() {
@@ -331,70 +333,8 @@ export class Tour {
     };
   }
 
-  /** How the given blocks sit on screen: their bounding box (clipped) as shares of the stage, and the
-   *  median cell's size in CSS pixels; of a window of wide blocks, only the columns it shows. */
+  /** How the given blocks sit on screen (./framing.js). */
   framing(ids) {
-    const s = this.stage,
-      rect = s.renderer.domElement.getBoundingClientRect(),
-      W = rect.width,
-      H = rect.height;
-    const onStage = projector(s),
-      px = (v) => onStage(v.x, v.y, v.z);
-    let x0 = Infinity,
-      x1 = -Infinity,
-      y0 = Infinity,
-      y1 = -Infinity;
-    const sizes = [];
-    for (const id of ids) {
-      const b = s.blockById.get(id);
-      if (!b) continue;
-      const win = s.windowed?.includes(id) ? this.framedWindow.cols : null,
-        gap = s.scene.cell.head_gap; // a window: its columns
-      const r = shownRect(onStage, b, win, gap);
-      x0 = Math.min(x0, r.x0);
-      x1 = Math.max(x1, r.x1);
-      y0 = Math.min(y0, r.y0);
-      y1 = Math.max(y1, r.y1);
-      sizes.push([this.cellPx(b, px), b.rows * b.cols]);
-    }
-    sizes.sort((a, b) => a[0] - b[0]);
-    const total = sizes.reduce((sum, [, n]) => sum + n, 0);
-    let acc = 0,
-      median = 0;
-    for (const [size, n] of sizes) {
-      acc += n;
-      if (acc >= total / 2) {
-        median = size;
-        break;
-      }
-    }
-    const w = Math.max(0, Math.min(W, x1) - Math.max(0, x0)),
-      h = Math.max(0, Math.min(H, y1) - Math.max(0, y0));
-    const cover = this.covered();
-    return {
-      stageWidth: W,
-      stageHeight: H,
-      covered: cover.top + cover.bottom,
-      areaShare: (w * h) / (W * H),
-      widthShare: w / W,
-      heightShare: h / H,
-      medianCellPx: median,
-      clipped: x0 < -1 || y0 < -1 || x1 > W + 1 || y1 > H + 1,
-    };
-  }
-
-  /** A cell's on-screen size at a block's middle: the geometric mean of its projected pitch. */
-  cellPx(b, px) {
-    const centre = (r, c) => px(this.stage.pointer.cellCentre(b, r, c));
-    const r = Math.floor(b.rows / 2),
-      c = Math.floor(b.cols / 2),
-      c2 = c + 1 < b.cols ? c + 1 : c - 1,
-      r2 = r + 1 < b.rows ? r + 1 : r - 1;
-    const p = centre(r, c),
-      pc = c2 >= 0 ? centre(r, c2) : null,
-      pr = r2 >= 0 ? centre(r2, c) : null;
-    const dx = pc ? Math.hypot(pc[0] - p[0], pc[1] - p[1]) : null,
-      dy = pr ? Math.hypot(pr[0] - p[0], pr[1] - p[1]) : null;
-    return dx && dy ? Math.sqrt(dx * dy) : dx || dy || 0;
+    return framing(this, ids);
   }
 }
