@@ -101,7 +101,8 @@ export async function fetchCompactTrace(url, { onHeader, signal } = {}) {
 /** One input's trace (the page; the stage on its own) with what the page shows for it: the tensors from
  *  the server in the compact form, else computed here (the static build; the served app whose server cannot
  *  be reached); the live figures and the scene always computed here, by ../local/page_parts.js.
- *  @param {string | number} input  @param {{ablation?: string[], checkpoint?: string | number | null, model?: string}} [options]
+ *  @param {string | number} input
+ *  @param {{ablation?: string[], checkpoint?: string | number | null, model?: string}} [options]
  *  @param {TraceCallbacks} [callbacks]  @returns {Promise<import("../types.js").Trace>} */
 export async function loadTrace(input, options = {}, callbacks = {}) {
   if (STATIC) return computedTrace(input, options, callbacks, "browser");

@@ -92,7 +92,8 @@ export async function drawBeam(fig, number) {
       h(
         "figcaption",
         {},
-        "Every turn of the search: the alive beams with their total log-probability, the finished outputs with the length penalty and the score; ★ marks the winner. ",
+        "Every turn of the search: the alive beams with their total log-probability, the finished outputs with "
+          + "the length penalty and the score; ★ marks the winner. ",
         h(
           "span",
           { class: "reproduce" },

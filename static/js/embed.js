@@ -2,7 +2,8 @@
 // article reads its own (page/address.js): the input with its parts switched off and its training snapshot,
 // the step, the pinned input to compare with and the explained cell. It keeps window.anatomy as the article
 // does (page/state.js: trace, step, stepDetail, compareTrace, cell, cellDetail, ablation, checkpoint,
-// ready; source: where the traces come from, api.js), so the stage (static/stage/main.js) follows it the same way. The stage's switches rerun the input.
+// ready; source: where the traces come from, api.js), so the stage (static/stage/main.js) follows it the same
+// way. The stage's switches rerun the input.
 import { loadTrace, traceSource } from "./api.js";
 import { answerSwitches } from "./ablation.js";
 import { readAddress } from "./page/address.js";

@@ -51,7 +51,8 @@ export function slot(figure, key, label, height = 240) {
 }
 
 /** @param {HTMLCanvasElement} canvas
- *  @param {{labels?: any[], datasets: object[], x: string, y: string, y2?: string, legend?: boolean, logX?: boolean}} chart */
+ *  @param {{labels?: any[], datasets: object[], x: string, y: string, y2?: string, legend?: boolean,
+ *    logX?: boolean}} chart */
 export function lineChart(canvas, { labels, datasets, x, y, y2, legend = true, logX = false }) {
   const scales = {
     x: {

@@ -88,7 +88,8 @@ function seedBars(canvas, c) {
     datasets.push({
       type: "scatter",
       label: `seed ${s + 1}`,
-      data: c.values.flatMap((v, i) => (v[s] == null ? [] : [{ y: c.labels[i], x: v[s] }])), // a scatter point may not be null
+      // a scatter point may not be null
+      data: c.values.flatMap((v, i) => (v[s] == null ? [] : [{ y: c.labels[i], x: v[s] }])),
       backgroundColor: SERIES[(s + 1) % SERIES.length],
       pointRadius: 4,
     });

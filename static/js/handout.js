@@ -27,8 +27,10 @@ const fresh = () => !!made && made.trace === anatomy.trace && made.compare === a
 function described(trace, compare) {
   let text = `for the input ${formatNumber(trace.input.number, "int")} (${trace.input.english.join(" ")})`;
   if (compare) text += `, coloured by its difference from ${formatNumber(compare.input.number, "int")}`;
-  if (trace.ablation?.length)
-    text += `, with ${formatNumber(trace.ablation.length, "int")} part${trace.ablation.length > 1 ? "s" : ""} switched off`;
+  if (trace.ablation?.length) {
+    const parts = `${formatNumber(trace.ablation.length, "int")} part${trace.ablation.length > 1 ? "s" : ""}`;
+    text += `, with ${parts} switched off`;
+  }
   if (trace.checkpoint !== null && trace.checkpoint !== undefined)
     text += `, after ${formatNumber(Number(trace.checkpoint), "int")} training steps`;
   return text;

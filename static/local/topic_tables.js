@@ -165,9 +165,9 @@ function attentionRow(c) {
       `${capitalised(recipe.names[blocks.weights])}: the row of ${quoted(toks[row])} `
         + `(row ${row}), the one the article works through`,
       "A row's scores are its query's dot products with every key, divided by √d_k; the softmax turns them into "
-        + "weights that are positive, sum to 1 and keep the scores' order. Without the division (the last column) the "
-        + "differences between scores are √d_k times larger and the largest weight grows: the softmax heads for a hard "
-        + "choice, where its gradient vanishes.",
+        + "weights that are positive, sum to 1 and keep the scores' order. Without the division (the last column) "
+        + "the differences between scores are √d_k times larger and the largest weight grows: the softmax heads for "
+        + "a hard choice, where its gradient vanishes.",
       [
         col("key"),
         col("q · k", "fixed3"),
@@ -219,8 +219,9 @@ function causalMask(c) {
     table(
       "decoder-mask",
       `Your decoder rows under the mask: ${recipe.names[weightsId]}`,
-      "Row i may read positions 0 to i only. Every cell above the diagonal is masked (its score set to −∞ before the "
-        + "softmax) and gets weight exactly 0, so the weights on the earlier positions and the row's own sum to 1.",
+      "Row i may read positions 0 to i only. Every cell above the diagonal is masked (its score set to −∞ before "
+        + "the softmax) and gets weight exactly 0, so the weights on the earlier positions and the row's own sum "
+        + "to 1.",
       [col("row reads"), ...toks.map((tok, j) => col(`${j}: ${tok}`, "fixed3", true)), col("sum", "fixed3")],
       rows,
     ),
@@ -270,10 +271,10 @@ function layerNorm(c) {
   return [
     table(
       "layernorm-rows",
-      "Your rows through encoder 1's first LayerNorm: x + Attention(x), normalised, " + "then γ and β",
+      "Your rows through encoder 1's first LayerNorm: x + Attention(x), normalised, then γ and β",
       "Each row of the sum is shifted and scaled on its own: after the normalisation every row has mean 0 and "
-        + "standard deviation 1 (ε = 10⁻⁵ keeps it a hair below 1, too little to show here), whatever it had before; "
-        + "the learned γ and β then give the rows the output's mean and spread.",
+        + "standard deviation 1 (ε = 10⁻⁵ keeps it a hair below 1, too little to show here), whatever it had "
+        + "before; the learned γ and β then give the rows the output's mean and spread.",
       [
         col("row"),
         col("sum: mean", "fixed3"),
@@ -304,10 +305,10 @@ function losses(c) {
     table(
       "position-losses",
       "Your loss, position by position",
-      "A row's loss −ln p(reference) is how surprised the model is by the right piece: near 0 where p is near 1. The "
-        + "label-smoothed target spreads ε over every piece, so the smoothed loss cannot fall below the floor H(q), even "
-        + "for a perfect prediction. A row that reads a piece the reference does not have is no training row, and has "
-        + "no loss (–).",
+      "A row's loss −ln p(reference) is how surprised the model is by the right piece: near 0 where p is near 1. "
+        + "The label-smoothed target spreads ε over every piece, so the smoothed loss cannot fall below the floor "
+        + "H(q), even for a perfect prediction. A row that reads a piece the reference does not have is no training "
+        + "row, and has no loss (–).",
       [
         col("decoder row"),
         col("reads"),

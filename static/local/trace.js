@@ -164,7 +164,8 @@ export async function computeTrace(input, options = {}, fetcher) {
   return parts ? withPageParts(trace, model, fetcher) : trace;
 }
 
-/** Beam search over one input with the trained model: GET /api/beam's document (app/service/model_service.py beam_doc). */
+/** Beam search over one input with the trained model: GET /api/beam's document
+ *  (app/service/model_service.py beam_doc). */
 export async function computeBeam(input, { model = "" } = {}, fetcher) {
   const program = await programOf(fetcher, model),
     words = await wordsOf(fetcher);

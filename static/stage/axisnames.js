@@ -108,7 +108,8 @@ export function placeBand(band, px, headGap, obstacles, W, H, minPx) {
   if (items.length < 1) return null;
   const pitch = items.length > 1 ? Math.abs(items[1].at - items[0].at) : MAX_PX * LINE;
   const best = Math.max(minPx, Math.min(MAX_PX, Math.floor(pitch / LINE)));
-  band.why = [`${best} px, pitch ${Math.round(pitch * 10) / 10} px`]; // why it could not be placed (for the tests' table)
+  // why it could not be placed (for the tests' table)
+  band.why = [`${best} px, pitch ${Math.round(pitch * 10) / 10} px`];
   // the largest size that fits, never below minPx: a smaller line can fit between two obstacles
   for (let size = best; size >= minPx; size--) {
     const placed = placeAt(band, items, size, obstacles, W, H);

@@ -26,7 +26,10 @@ export const vertexShader = /* glsl */ `
 
   void main() {
     vec4 s0 = st(0), s1 = st(1), s2 = st(2), s3 = st(3), s4 = st(4);
-    if (s3.w > 0.0 && (aRC.y < s3.z || aRC.y >= s3.w)) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }  // outside a window: not drawn
+    if (s3.w > 0.0 && (aRC.y < s3.z || aRC.y >= s3.w)) {  // outside a window: not drawn
+      gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
+      return;
+    }
     float kind = s0.z, t = s3.x;
     bool inf = aVal.x < -1e29, absent = aVal.x > 1e29;
     float prevV = (abs(aVal.y) > 1e29 || s3.y > 0.5) ? 0.0 : aVal.y;
@@ -51,7 +54,11 @@ export const vertexShader = /* glsl */ `
       lit *= (inA || inB) ? 1.0 : 0.28;
     }
     float glow = s1.z;
-    if (aBlock == uTarget.x && aRC.x == uTarget.y && aRC.y == uTarget.z) { lit = 1.0; glow = 1.0; h = max(abs(h), 0.6) * (h < 0.0 ? -1.0 : 1.0); }
+    if (aBlock == uTarget.x && aRC.x == uTarget.y && aRC.y == uTarget.z) {
+      lit = 1.0;
+      glow = 1.0;
+      h = max(abs(h), 0.6) * (h < 0.0 ? -1.0 : 1.0);
+    }
     vec3 p = position;                 // unit box, z in [0, 1]
     p.xy *= uFootprint;
     p.z *= h;

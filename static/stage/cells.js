@@ -17,7 +17,9 @@ import { fragmentShader, vertexShader } from "./cell-shaders.js";
 const NEG_INF = -1e30; // a masked score (−∞; null in the trace)
 export const ABSENT = 1e30; // compare mode: the other input has no such cell
 const KINDS = { value: 0, bar: 1, masked: 2, relu: 3, bool: 4, ids: 5 };
-const TEXELS = 5; // state texels per block: 0 scale, kind, dim · 1 reveal, drop, glow, rects · 2 rect A · 3 t, fromZero, window · 4 rect B
+// state texels per block: 0 scale, kind, dim · 1 reveal, drop, glow, rects · 2 rect A · 3 t, fromZero, window
+// · 4 rect B
+const TEXELS = 5;
 const isSentinel = (v) => v <= -1e29 || v >= 1e29;
 
 /** A palette colour '#rrggbb' as display (sRGB) components 0..1, unconverted (see the head comment). */
@@ -261,7 +263,8 @@ export class CellField {
     }
     if ("t" in s) st[o + 12] = s.t;
     if ("fromZero" in s) st[o + 13] = s.fromZero ? 1 : 0;
-    if ("clip" in s) st.set(s.clip ? [s.clip[0], s.clip[1] + 1] : [0, 0], o + 14); // drawn columns c0..c1 only (windowed.js)
+    // drawn columns c0..c1 only (windowed.js)
+    if ("clip" in s) st.set(s.clip ? [s.clip[0], s.clip[1] + 1] : [0, 0], o + 14);
     this.material.uniforms.uState.value.needsUpdate = true;
   }
 

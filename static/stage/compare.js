@@ -39,7 +39,9 @@ export function compareValues(block, ta, tb) {
 }
 
 /** What the banner says: the two inputs and, per token axis, which rows only one of them has.
- *  @param {import("../types.js").Scene} scene  @param {import("../types.js").Trace} traceA  @param {import("../types.js").Trace} traceB */
+ *  @param {import("../types.js").Scene} scene
+ *  @param {import("../types.js").Trace} traceA
+ *  @param {import("../types.js").Trace} traceB */
 export function compareSummary(scene, traceA, traceB) {
   const a = traceA.input?.number,
     b = traceB.input?.number,

@@ -166,7 +166,8 @@ export const OPS = {
       where: [
         [
           "\\mu",
-          `\\tfrac{1}{${N}}\\sum_j X${sj} = \\tfrac{1}{${N}}\\big(${sum(xs.map((t) => par(t)))}\\big) = ${tex(mu, "sig6")}`,
+          `\\tfrac{1}{${N}}\\sum_j X${sj} = `
+            + `\\tfrac{1}{${N}}\\big(${sum(xs.map((t) => par(t)))}\\big) = ${tex(mu, "sig6")}`,
         ],
         ["\\sigma^2", `\\tfrac{1}{${N}}\\sum_j \\big(X${sj} - \\mu\\big)^2 = ${tex(v, "sig6")}`],
       ],
@@ -339,7 +340,8 @@ export const OPS = {
       cells: idxs.map((i) => [0, i]),
       lines: [
         `\\operatorname{arg\\,max}_j X${sub(symbolic)}`,
-        `${best}${tokenNote(ctx.token(n.id, best))}\\quad\\text{since } X${sub(idxs[best])} = ${tex(xs[best], "sig6")}\\text{ is the largest of ${xs.length}}`,
+        `${best}${tokenNote(ctx.token(n.id, best))}\\quad\\text{since } X${sub(idxs[best])} = `
+          + `${tex(xs[best], "sig6")}\\text{ is the largest of ${xs.length}}`,
       ],
     };
   },

@@ -87,8 +87,10 @@ function alignedFormula(o, res) {
 
 /** Everything about one cell: see the header. Bad arguments give {error}. */
 export function explainCell(graph, id, row, col, ctx) {
-  if (!Number.isInteger(row) || !Number.isInteger(col) || row < 0 || col < 0)
-    return { error: `a cell is named by its tensor, row and column, whole numbers ≥ 0 (got “${id}”, ${row}, ${col})` };
+  if (!Number.isInteger(row) || !Number.isInteger(col) || row < 0 || col < 0) {
+    const got = `(got “${id}”, ${row}, ${col})`;
+    return { error: `a cell is named by its tensor, row and column, whole numbers ≥ 0 ${got}` };
+  }
   const node = graph.get(id);
   if (!node) return { error: `there is no tensor “${id}” in this trace` };
   const pos = indexOf(node, id, row, col);

@@ -235,14 +235,18 @@ export class Explanation {
       axisWords.push(`row ${ex.index[0]}: ${info.rowName ?? `token “${info.rowToken}”`}`);
     if (info.colToken !== undefined) axisWords.push(`column ${ex.index[1]} is “${info.colToken}”`);
     if (info.tokenName !== undefined) axisWords.push(`${ex.value} is the id of “${info.tokenName}”`);
+    const columns = slice ? ` (columns ${slice.col_offset}… of ${slice.of})` : "";
     const lines = [
       block?.description || station?.title || ex.id,
-      `${ex.id} · ${ex.op}${slice ? ` (columns ${slice.col_offset}… of ${slice.of})` : ""}${axisWords.length ? ` · ${axisWords.join(", ")}` : ""}`,
+      `${ex.id} · ${ex.op}${columns}${axisWords.length ? ` · ${axisWords.join(", ")}` : ""}`,
     ];
+    const rowOf =
+      info.rowToken !== undefined ? ` Row ${ex.index[0]} of this table belongs to the token “${info.rowToken}”.` : "";
+    const idOf = info.tokenName !== undefined ? ` ${ex.value} is the id of the token “${info.tokenName}”.` : "";
     const leaf =
       ex.op === "Parameter"
-        ? `A parameter: learned in training, the same for every input.${info.rowToken !== undefined ? ` Row ${ex.index[0]} of this table belongs to the token “${info.rowToken}”.` : ""}`
-        : `A constant of the trace: set, not computed from other cells.${info.tokenName !== undefined ? ` ${ex.value} is the id of the token “${info.tokenName}”.` : ""}`;
+        ? `A parameter: learned in training, the same for every input.${rowOf}`
+        : `A constant of the trace: set, not computed from other cells.${idOf}`;
     const cmp =
       s.comparing && !block?.param
         ? {

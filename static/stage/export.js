@@ -77,7 +77,10 @@ const ONNX_TITLE = "Download the whole trace as an ONNX model (open it in Netron
 /** Why there is no ONNX file to download, or null when the server is there to build it. */
 export function onnxMissing(source = traceSource()) {
   if (source === "browser")
-    return "The ONNX file is built by the server, in Python, for each input: this copy of the site has no server (run the app, python -m app, to download it).";
+    return (
+      "The ONNX file is built by the server, in Python, for each input: this copy of the site has no server "
+      + "(run the app, python -m app, to download it)."
+    );
   if (source === "offline")
     return "The ONNX file is built by the server for each input, and the server cannot be reached now.";
   return null;

@@ -75,9 +75,8 @@ export function inspectorLines(scene, block, info, dropout = false) {
         ? `index ${block.rows === 1 ? col : row}`
         : `row ${row}, column ${col}`;
   const rowWords = info.rowName ?? (info.rowToken !== undefined ? `token “${info.rowToken}”` : undefined);
-  lines.push(
-    `${pos}${rowWords !== undefined ? ` (${rowWords})` : ""}${info.colToken !== undefined ? ` → column token “${info.colToken}”` : ""}`,
-  );
+  const colWords = info.colToken !== undefined ? ` → column token “${info.colToken}”` : "";
+  lines.push(`${pos}${rowWords !== undefined ? ` (${rowWords})` : ""}${colWords}`);
   lines.push(`value ${fmt(value)}${info.tokenName !== undefined ? ` = “${info.tokenName}”` : ""}`);
   if (info.raw !== undefined)
     lines.push(`${info.rawLabel} ${fmt(info.raw)} × ${fmt(info.factor)} = ${fmt(info.raw * info.factor)}`);
@@ -98,7 +97,9 @@ export function legendOf(scene, block, scale, difference = null) {
     return {
       stops: p.diverging,
       labels: [`−${formatNumber(scale, "sig3")}`, "0", `+${formatNumber(scale, "sig3")}`],
-      title: `difference ${difference} (colour and height, scaled to this block's largest |difference|; hatched: no such cell)`,
+      title:
+        `difference ${difference} (colour and height, scaled to this block's largest |difference|; `
+        + "hatched: no such cell)",
     };
   if (block.kind === "bar")
     return {

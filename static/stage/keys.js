@@ -1,7 +1,7 @@
 // The stage's input: a click or tap on a cell explains it (a pointer that moves less than TAP_PX), a
-// hover moves the cursor; O, C, R and N on the document (whole machine, the step's view, replay, numbers on the cells); with the
-// stage focused, Tab walks the blocks in reading order, the arrows move the cursor (into the
-// neighbouring block at an edge), Home/End, Enter explains, Esc closes the panel or hides the cursor.
+// hover moves the cursor; O, C, R and N on the document (whole machine, the step's view, replay, numbers on
+// the cells); with the stage focused, Tab walks the blocks in reading order, the arrows move the cursor (into
+// the neighbouring block at an edge), Home/End, Enter explains, Esc closes the panel or hides the cursor.
 const TAP_PX = 6;
 
 const typing = (t) => t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));

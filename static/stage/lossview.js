@@ -1,10 +1,10 @@
 // The `loss` overlay a step may name (scene step `overlay`: {name, block}): the training loss of the
 // trace's input, row by row, in a table over the stage (marked data-covers-stage, so the step's view
-// frames its block in the band it leaves free; stage.css places it where no block lies). Per decoder row: the reference piece y, the smoothed
-// target's q(y) and the model's p(y), a strip drawing q (outlined) over the row's p (filled bars) across
-// the block's columns, then −Σ q ln p and −ln p(y); under it, their sum and mean. The numbers are the
-// trace's `derived` figures (article/loss.py); the stage only lays them out, and rings each row's
-// reference cell on the block (marks.js). Rows that did not read the reference carry no loss.
+// frames its block in the band it leaves free; stage.css places it where no block lies). Per decoder row:
+// the reference piece y, the smoothed target's q(y) and the model's p(y), a strip drawing q (outlined) over
+// the row's p (filled bars) across the block's columns, then −Σ q ln p and −ln p(y); under it, their sum and
+// mean. The numbers are the trace's `derived` figures (article/loss.py); the stage only lays them out, and
+// rings each row's reference cell on the block (marks.js). Rows that did not read the reference carry no loss.
 import { formatNumber } from "../js/format.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -82,7 +82,10 @@ export class LossView {
     const table = el("table", {}, el("thead", {}, head), el("tbody", {}, ...body, foot));
     const caption = el("div", {
       className: "stage-loss-caption",
-      textContent: `Smoothed target q: ${f(d.loss_q_reference, 4)} on the reference piece y (pink ring), ${f(d.loss_q_other, 4)} on each other piece. White outline: the row's largest probability, the piece written.`,
+      textContent:
+        `Smoothed target q: ${f(d.loss_q_reference, 4)} on the reference piece y (pink ring), `
+        + `${f(d.loss_q_other, 4)} on each other piece. White outline: the row's largest probability, `
+        + "the piece written.",
     });
     // which rows are training rows, for every input (article/loss.py)
     this.el.replaceChildren(

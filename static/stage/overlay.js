@@ -2,7 +2,8 @@
 // of it), the message line (what could not be done, for twelve seconds or until clicked), and the
 // container's role and name for assistive technology.
 const HELP =
-  "drag: orbit · right-drag: pan · wheel: zoom · Tab and arrow keys: move a cell cursor · Enter: explain the cell · Esc: hide it";
+  "drag: orbit · right-drag: pan · wheel: zoom · Tab and arrow keys: move a cell cursor · "
+  + "Enter: explain the cell · Esc: hide it";
 const MESSAGE_MS = 12000;
 
 export function buildHelp() {

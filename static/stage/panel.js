@@ -192,7 +192,8 @@ export class ExplainPanel {
   }
 
   title(vm) {
-    const part = vm.part ? h("span", { class: "explain-part" }, `${vm.part} · `) : null; // the part, as a reader counts it
+    // the part, as a reader counts it
+    const part = vm.part ? h("span", { class: "explain-part" }, `${vm.part} · `) : null;
     return h(
       "h2",
       { class: "explain-title", tabindex: "-1" },

@@ -29,7 +29,9 @@ function cards(stage) {
 
 /** [{step, png (Blob), width, height (device px), cards: [Element]}] for the given step numbers, in
  *  order; onStep(step, done) after each. Resolves to null if the trace changed meanwhile.
- *  @param {import('./stage.js').Stage} stage  @param {number[]} steps  @param {(step: number, done: number) => void} [onStep] */
+ *  @param {import('./stage.js').Stage} stage
+ *  @param {number[]} steps
+ *  @param {(step: number, done: number) => void} [onStep] */
 export async function stepPictures(stage, steps, onStep = () => {}) {
   const back = stage.stepNo,
     trace = stage.trace,

@@ -163,9 +163,9 @@ export class Pointer {
     const a = s.trace.input.number,
       b = cmp.trace.input.number;
     info.compareValue = other;
-    return other === undefined
-      ? `input ${b} has no such cell (drawn hatched)`
-      : `input ${a}: ${fmtValue(info.value)} · input ${b}: ${fmtValue(other)} · difference ${fmtValue(info.value - other)}`;
+    if (other === undefined) return `input ${b} has no such cell (drawn hatched)`;
+    const difference = fmtValue(info.value - other);
+    return `input ${a}: ${fmtValue(info.value)} · input ${b}: ${fmtValue(other)} · difference ${difference}`;
   }
 
   showLegend(b) {
@@ -181,7 +181,8 @@ export class Pointer {
       return;
     }
     const n = lg.stops.length;
-    this.legendBar.style.background = `linear-gradient(to right, ${lg.stops.map((x, i) => `${x} ${(100 * i) / (n - 1)}%`).join(", ")})`;
+    const stops = lg.stops.map((x, i) => `${x} ${(100 * i) / (n - 1)}%`);
+    this.legendBar.style.background = `linear-gradient(to right, ${stops.join(", ")})`;
     this.legendTitle.textContent = lg.title;
     this.legendLabels.replaceChildren(
       ...lg.labels.map((t) => Object.assign(document.createElement("span"), { textContent: t })),

@@ -65,7 +65,8 @@ export class Readouts {
     const s = this.stage,
       W = s.el.clientWidth,
       H = s.el.clientHeight;
-    const subject = (s.tour.framed || s.step?.subject || []).map((id) => s.blockById.get(id)).filter(Boolean); // a phone frames a part
+    // a phone frames a part
+    const subject = (s.tour.framed || s.step?.subject || []).map((id) => s.blockById.get(id)).filter(Boolean);
     if (!s.scene || !W || !subject.length || !s.decor?.visible) {
       this.show(this.names, []);
       this.show(this.numbers, []);

@@ -1,7 +1,7 @@
 // Where things stand on the stage's screen, in CSS pixels relative to the stage's top-left corner: a
-// world point projected, a block's rectangle (a window's columns only), a text's width, each label's quad as labels.js's shader grows it, and the
-// overlays and switches the page has put over the stage. readouts.js keeps its names and numbers clear
-// of all of them; the tests read the same boxes.
+// world point projected, a block's rectangle (a window's columns only), a text's width, each label's quad as
+// labels.js's shader grows it, and the overlays and switches the page has put over the stage. readouts.js
+// keeps its names and numbers clear of all of them; the tests read the same boxes.
 import * as THREE from "three";
 import { colX } from "./cells.js";
 import { labelRects as drawnLabels } from "./labelroom.js";

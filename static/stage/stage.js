@@ -191,7 +191,8 @@ export class Stage {
       // freed once the new decor has been drawn: three.js deletes a shader program as soon as no material
       // holds it, so freeing the old materials first made every new input compile the labels' and the
       // lines' programs again (360 ms a new input in software WebGL, bench/bench_new_input.py)
-      /** @param {THREE.Object3D & {geometry?: THREE.BufferGeometry, material?: THREE.Material & {map?: THREE.Texture}}} o */
+      /** @param {THREE.Object3D & {geometry?: THREE.BufferGeometry,
+       *    material?: THREE.Material & {map?: THREE.Texture}}} o */
       const free = (o) => {
         o.geometry?.dispose();
         o.material?.map?.dispose();

@@ -200,8 +200,9 @@ export class WorkedCard {
   }
 
   /** A table turned on its side: one column per key (a key's numbers under its name, each column revealed
-   *  in turn by the animation, the key the row rests on marked), the quantities down the left; the columns wrap where the stage is narrow. As many lines as quantities, not as keys:
-   *  the card leaves the step's view its room (a six-digit input has eleven keys; tour.js covered()). */
+   *  in turn by the animation, the key the row rests on marked), the quantities down the left; the columns
+   *  wrap where the stage is narrow. As many lines as quantities, not as keys: the card leaves the step's
+   *  view its room (a six-digit input has eleven keys; tour.js covered()). */
   columns(heads, n, cells, mark) {
     const box = el("div", "wk-cols"),
       head = el("div", "wk-col wk-heads");

@@ -39,5 +39,8 @@ export function embedAddress(url, step) {
 /** The HTML that frames that view in another page (a slide, a course page). */
 export function embedCode(src, title) {
   const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
-  return `<iframe src="${esc(src)}" title="${esc(title)}" width="960" height="600" style="border:0" loading="lazy" allowfullscreen></iframe>`;
+  return (
+    `<iframe src="${esc(src)}" title="${esc(title)}" width="960" height="600" style="border:0" loading="lazy" `
+    + "allowfullscreen></iframe>"
+  );
 }

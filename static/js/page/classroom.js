@@ -72,7 +72,8 @@ export function bindClassroom() {
       type: "button",
       className: "present-open",
       title:
-        "Show this step on a projector: the stage full screen, the step's title and key sentence in large type (Esc comes back)",
+        "Show this step on a projector: the stage full screen, the step's title and key sentence in large type "
+        + "(Esc comes back)",
     },
     "Present",
   );

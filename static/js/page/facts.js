@@ -20,7 +20,8 @@ async function showFact(el) {
   popover.append(what, document.createElement("br"), source);
   const box = el.getBoundingClientRect();
   popover.hidden = false;
-  popover.style.left = `${Math.max(8, Math.min(box.left + window.scrollX, window.scrollX + document.documentElement.clientWidth - popover.offsetWidth - 8))}px`;
+  const rightmost = window.scrollX + document.documentElement.clientWidth - popover.offsetWidth - 8;
+  popover.style.left = `${Math.max(8, Math.min(box.left + window.scrollX, rightmost))}px`;
   popover.style.top = `${box.bottom + window.scrollY + 6}px`;
 }
 

@@ -40,8 +40,10 @@ function noteContent() {
   if (!parts.length && (snapshot === null || snapshot === undefined)) return null;
   const said = [];
   if (parts.length) {
+    const which = parts.length === 1 ? "One part is" : `${parts.length} parts are`;
+    const names = partNames(anatomy.trace, parts).join(", ");
     said.push(
-      `${parts.length === 1 ? "One part is" : `${parts.length} parts are`} switched off: ${partNames(anatomy.trace, parts).join(", ")}; this is the model's output without ${parts.length === 1 ? "it" : "them"}. `,
+      `${which} switched off: ${names}; this is the model's output without ${parts.length === 1 ? "it" : "them"}. `,
       button("Switch every part on", () => anatomy.ablate?.([])),
     );
   }
