@@ -21,9 +21,13 @@ const rooms = (files, ...groups) => ({
   files,
   rules: {
     "no-restricted-imports": ["error", { patterns: groups.map(({ regex, message }) => ({ regex, message })) }],
-    "no-restricted-syntax": ["error", ...groups.map(({ regex, message }) => ({
-      selector: `ImportExpression[source.value=/${regex.replaceAll("/", "\\/")}/]`, message,
-    }))],
+    "no-restricted-syntax": [
+      "error",
+      ...groups.map(({ regex, message }) => ({
+        selector: `ImportExpression[source.value=/${regex.replaceAll("/", "\\/")}/]`,
+        message,
+      })),
+    ],
   },
 });
 
@@ -44,6 +48,16 @@ export default [
   rooms(["static/engine/**/*.js"], OUT_OF_THE_ENGINE),
   rooms(["static/local/**/*.js"], STAGE, PAGE_DOM),
   rooms(["static/stage/**/*.js"], PAGE_DOM),
+  // One statement a line and no line over 120 characters, in all of our JavaScript: Prettier (prettier.config.mjs,
+  // the same width) lays the code out, and these hold what it cannot break: long strings, template literals and
+  // comments, and statements written on one line.
+  {
+    files: ["static/**/*.js", "scripts/**/*.mjs", "tests/**/*.mjs", "*.mjs"],
+    rules: {
+      "max-statements-per-line": ["error", { max: 1 }],
+      "max-len": ["error", { code: 120 }],
+    },
+  },
   {
     files: ["scripts/**/*.mjs"],
     languageOptions: { ecmaVersion: 2024, sourceType: "module", globals: { ...globals.node } },

@@ -24,7 +24,7 @@ const STYLES = ["stage/stage.css"];
 export function templateEntries(root = ROOT) {
   const folder = join(root, "templates");
   const found = new Set();
-  const walk = dir => {
+  const walk = (dir) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const p = join(dir, e.name);
       if (e.isDirectory()) walk(p);
@@ -35,7 +35,10 @@ export function templateEntries(root = ROOT) {
   return [...found].sort();
 }
 
-const sha256 = path => createHash("sha256").update(readFileSync(join(ROOT, path))).digest("hex");
+const sha256 = (path) =>
+  createHash("sha256")
+    .update(readFileSync(join(ROOT, path)))
+    .digest("hex");
 
 async function build() {
   const started = performance.now();
@@ -43,19 +46,35 @@ async function build() {
   rmSync(OUT, { recursive: true, force: true });
   const result = await esbuild.build({
     absWorkingDir: ROOT,
-    entryPoints: [...entries, ...STYLES].map(p => ({ in: `static/${p}`, out: p.replace(/\.(js|css)$/, "") })),
-    outdir: OUT, bundle: true, splitting: true, format: "esm", minify: true, sourcemap: true,
-    target: "es2022", chunkNames: "chunks/[name]-[hash]", metafile: true, logLevel: "warning",
+    entryPoints: [...entries, ...STYLES].map((p) => ({ in: `static/${p}`, out: p.replace(/\.(js|css)$/, "") })),
+    outdir: OUT,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    minify: true,
+    sourcemap: true,
+    target: "es2022",
+    chunkNames: "chunks/[name]-[hash]",
+    metafile: true,
+    logLevel: "warning",
     legalComments: "eof",
   });
-  const inputs = Object.fromEntries(Object.keys(result.metafile.inputs).sort().map(p => [p, sha256(p)]));
-  const files = Object.keys(result.metafile.outputs).map(p => relative(OUT, join(ROOT, p))).sort();
+  const inputs = Object.fromEntries(
+    Object.keys(result.metafile.inputs)
+      .sort()
+      .map((p) => [p, sha256(p)]),
+  );
+  const files = Object.keys(result.metafile.outputs)
+    .map((p) => relative(OUT, join(ROOT, p)))
+    .sort();
   const manifest = { entries, styles: STYLES, files, inputs, esbuild: esbuild.version };
   writeFileSync(join(OUT, "manifest.json"), JSON.stringify(manifest, null, 1) + "\n");
   const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
   const ms = performance.now() - started;
-  console.log(`build-js: ${entries.length} entries, ${files.length} files (${(bytes / 1e6).toFixed(2)} MB with `
-    + `source maps) in bundle/, ${ms.toFixed(0)} ms`);
+  console.log(
+    `build-js: ${entries.length} entries, ${files.length} files (${(bytes / 1e6).toFixed(2)} MB with `
+      + `source maps) in bundle/, ${ms.toFixed(0)} ms`,
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await build();

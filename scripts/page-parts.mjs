@@ -32,7 +32,7 @@ const fetcher = {
 
 const cases = [];
 for (const c of job.cases) {
-  const trace = pageTrace(c.trace);  // float32 nodes as Float32Array, as the page holds a decoded trace
+  const trace = pageTrace(c.trace); // float32 nodes as Float32Array, as the page holds a decoded trace
   await withPageParts(trace, c.model ?? "", fetcher);
   cases.push({ derived: trace.derived, scene: trace.scene });
 }

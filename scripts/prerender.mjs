@@ -19,5 +19,10 @@ if (!(kind in KINDS)) throw new Error(`prerender: no kind ${kind}; the kinds are
 const bytes = readFileSync(join(folder, "trace.compact"));
 const { trace } = decodeCompactTrace(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
 const recipe = JSON.parse(readFileSync(join(folder, "live.json"), "utf8"));
-process.stdout.write(JSON.stringify({ input: trace.input.number, weights_version: trace.weights_version,
-  [kind]: KINDS[kind](trace, recipe) }));
+process.stdout.write(
+  JSON.stringify({
+    input: trace.input.number,
+    weights_version: trace.weights_version,
+    [kind]: KINDS[kind](trace, recipe),
+  }),
+);

@@ -2,20 +2,24 @@
 // server's trace (GET /api/trace) and the browser's own (static/engine/ over GET /api/program and the
 // weights the program names), compared in the page by tests/engine_compare.mjs's rule. Loaded as a module
 // into a page of the running server; `window.parity(cases, compare)` answers a summary.
-/* global window, fetch, performance, URLSearchParams */  // runs in a page of the server (browser globals)
-import { browserTrace } from '/static/engine/decode.js';
-import { fetchWeights } from '/static/stage/data.js';
+/* global window, fetch, performance, URLSearchParams */ // runs in a page of the server (browser globals)
+import { browserTrace } from "/static/engine/decode.js";
+import { fetchWeights } from "/static/stage/data.js";
 
 const programs = new Map();
-const program = model => {
-  if (!programs.has(model)) programs.set(model, fetch(`/api/program?model=${model}`).then(r => r.json()));
+const program = (model) => {
+  if (!programs.has(model))
+    programs.set(
+      model,
+      fetch(`/api/program?model=${model}`).then((r) => r.json()),
+    );
   return programs.get(model);
 };
 
 function traceUrl(c) {
   const q = new URLSearchParams({ input: String(c.number), model: c.model });
-  if (c.ablation.length) q.set('ablate', c.ablation.join(','));
-  if (c.checkpoint !== null) q.set('checkpoint', String(c.checkpoint));
+  if (c.ablation.length) q.set("ablate", c.ablation.join(","));
+  if (c.checkpoint !== null) q.set("checkpoint", String(c.checkpoint));
   return `/api/trace?${q}`;
 }
 
@@ -32,7 +36,7 @@ async function one(c, asked, compare) {
   const p = await program(c.model);
   const url = c.checkpoint === null ? p.weights.trained : p.weights.checkpoints[String(c.checkpoint)];
   const weights = await fetchWeights(url);
-  const ids = served.source_tokens.map(t => p.vocabulary.pieces.indexOf(t));
+  const ids = served.source_tokens.map((t) => p.vocabulary.pieces.indexOf(t));
   const t1 = performance.now();
   const ours = browserTrace(p, weights, ids, new Set(c.ablation));
   const browserMs = performance.now() - t1;
@@ -50,7 +54,8 @@ window.parity = async (cases, compare = null, ahead = 1) => {
   const asked = cases.slice(0, ahead).map(serve);
   for (let k = 0; k < cases.length; k++) {
     if (k + ahead < cases.length) asked.push(serve(cases[k + ahead]));
-    const c = cases[k], r = await one(c, asked[k], compare);
+    const c = cases[k],
+      r = await one(c, asked[k], compare);
     asked[k] = null;
     out.serverMs.push(r.serverMs);
     out.browserMs.push(r.browserMs);

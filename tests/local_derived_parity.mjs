@@ -2,7 +2,7 @@
 // liveFigures (computeTrace's fetcher, each recipe asked once) and derivedFigures (the recipe handed in): the
 // two must agree. Prints one JSON report: each case's figures and problems, and the URLs asked.
 // Usage: node local_derived_parity.mjs DIR
-/* global process, URL */  // run by Node (tests/test_local_derived.py)
+/* global process, URL */ // run by Node (tests/test_local_derived.py)
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { derivedFigures, liveFigures, liveUrl } from "../static/local/derived.js";
@@ -13,17 +13,20 @@ const read = (name) => JSON.parse(readFileSync(join(dir, name), "utf8"));
 
 // computeTrace's fetcher: the recipe of the model as asked ("" the default), each URL read at most once
 const asked = [];
-const fetcher = { json: async (url) => {
-  asked.push(url);
-  const model = url === liveUrl() ? "" : new URL(url, "http://x").searchParams.get("model");
-  return read(`recipe-${model}.json`);
-} };
+const fetcher = {
+  json: async (url) => {
+    asked.push(url);
+    const model = url === liveUrl() ? "" : new URL(url, "http://x").searchParams.get("model");
+    return read(`recipe-${model}.json`);
+  },
+};
 
 const report = [];
 for (const c of read("cases.json")) {
-  let problems = [], figures = null;
+  let problems = [],
+    figures = null;
   try {
-    const trace = pageTrace(c.trace);  // the JSON body in the page's form, as loadTrace gives a trace
+    const trace = pageTrace(c.trace); // the JSON body in the page's form, as loadTrace gives a trace
     figures = await liveFigures(trace, { fetcher, model: c.asked });
     const direct = derivedFigures(trace, read(`recipe-${c.asked}.json`));
     if (JSON.stringify(direct) !== JSON.stringify(figures)) problems.push("liveFigures ≠ derivedFigures");

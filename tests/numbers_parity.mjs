@@ -11,13 +11,15 @@ import { numberWords } from "../static/js/numbers.js";
 
 const [docPath, mode, ...args] = process.argv.slice(2);
 const words = numberWords(JSON.parse(readFileSync(docPath, "utf8")));
-const line = (n) => {  // to name a difference
+const line = (n) => {
+  // to name a difference
   const [source, german] = [words.sourceTokens(n), words.germanPieces(n)];
   return `${source.join(" ")}|${words.sourceIds(n).join(",")}|${german.join(" ")}|${words.ids(german).join(",")}\n`;
 };
 const sha256 = (data) => createHash("sha256").update(data).digest("hex");
 
-function digest(start, end) {  // the tokens' text, a line a number, and every id as a byte
+function digest(start, end) {
+  // the tokens' text, a line a number, and every id as a byte
   let text = "";
   const ids = [];
   for (let n = start; n < end; n += 1) {

@@ -12,7 +12,8 @@ function float32Problem(x, want) {
   if (!(x.data instanceof Float32Array)) return `${x.id}: not a Float32Array`;
   if (x.data.length !== want.length) return `${x.id}: ${x.data.length} values ≠ ${want.length}`;
   for (let i = 0; i < want.length; i++) {
-    const v = x.data[i], w = want[i];
+    const v = x.data[i],
+      w = want[i];
     if (w === null ? v !== -Infinity : !Object.is(v, Math.fround(w))) return `${x.id}[${i}]: ${v} ≠ fround(${w})`;
   }
   return null;
@@ -20,15 +21,16 @@ function float32Problem(x, want) {
 
 /** Every difference of `page` (a trace as the page holds it) from `doc` (the JSON form, as JSON.parse gives it). */
 export function formProblems(page, doc) {
-  const problems = [], head = t => ({ ...t, nodes: undefined });
-  if (!same(head(page), head(doc))) problems.push('the header differs');
+  const problems = [],
+    head = (t) => ({ ...t, nodes: undefined });
+  if (!same(head(page), head(doc))) problems.push("the header differs");
   if (page.nodes.length !== doc.nodes.length) problems.push(`${page.nodes.length} nodes ≠ ${doc.nodes.length}`);
   doc.nodes.forEach((want, i) => {
     const x = page.nodes[i];
     if (!x) return;
     if (!same(Object.keys(x), Object.keys(want)) || !same({ ...x, data: null }, { ...want, data: null })) {
       problems.push(`${want.id}: its fields differ`);
-    } else if (want.dtype === 'float32') {
+    } else if (want.dtype === "float32") {
       const p = float32Problem(x, want.data);
       if (p) problems.push(p);
     } else if (!Array.isArray(x.data) || !same(x.data, want.data)) {

@@ -1,9 +1,10 @@
-"""Lint as part of the test command: `ruff check .` (rules in pyproject.toml) over the Python and
-ESLint (eslint.config.mjs, pinned in package.json) over the browser code. A failure prints the
-linters' own report. Each linter is also fed a known-bad snippet under a path it must check, so a
-config that stops covering app/ or static/ fails here instead of passing quietly. And no comment or
-document points a reader at a tracker's issue or at a section of a specification the repository does not
-ship: the reason is written out in words instead."""
+"""Lint as part of the test command: `ruff check .` (rules in pyproject.toml) over the Python,
+ESLint (eslint.config.mjs, pinned in package.json) over the browser code, and Prettier (prettier.config.mjs,
+pinned; .prettierignore says which files) over all of our JavaScript. A failure prints the tools' own report.
+Each is also fed a known-bad snippet or file under a path it must check, so a config that stops covering app/,
+static/, scripts/ or tests/ fails here instead of passing quietly. And no comment or document points a reader
+at a tracker's issue or at a section of a specification the repository does not ship: the reason is written
+out in words instead."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 ESLINT = ROOT / "node_modules" / ".bin" / "eslint"
+PRETTIER = ROOT / "node_modules" / ".bin" / "prettier"
 TOO_LONG = "x = " + "1 + " * 40 + "1\n"  # 167 characters: E501 at line-length 120
 UNUSED = "const neverRead = 1;\n"  # no-unused-vars, from eslint's recommended rules
 
@@ -36,6 +38,13 @@ def eslint(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     if shutil.which("node") is None:
         pytest.fail("node is not on PATH: run `bash scripts/setup.sh`")
     return run([str(ESLINT), "--no-warn-ignored", *args], stdin)
+
+
+def prettier(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    if not PRETTIER.is_file():
+        pytest.fail(f"{PRETTIER.relative_to(ROOT)} is missing: run `bash scripts/setup.sh` (npm ci installs the "
+                    "devDependencies, prettier among them)")
+    return subprocess.run([str(PRETTIER), "--check", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
 def report(name: str, proc: subprocess.CompletedProcess) -> str:
@@ -177,3 +186,55 @@ def test_the_tracker_check_fails_on_a_planted_mention(tmp_path: Path) -> None:
     subprocess.run([git, "add", *planted], cwd=tmp_path, check=True, timeout=60)
     found = tracker_mentions(tmp_path)
     assert [f.split(": ", 1)[0] for f in found] == ["docs/probe.md:2", "probe.py:2"], found
+
+
+# The layout rules of all our JavaScript (eslint.config.mjs): one statement a line, no line over 120 characters.
+JS_PATHS = ["static/js/lint_probe.js", "static/stage/lint_probe.js", "scripts/lint_probe.mjs", "tests/lint_probe.mjs"]
+TWO_STATEMENTS = "export const a = 1; export const b = a;\n"
+LONGEST = "export const s = " + '"' + "x" * 100 + '"' + ";\n"  # 120 characters: allowed
+TOO_WIDE = "export const s = " + '"' + "x" * 101 + '"' + ";\n"  # 121 characters
+
+
+@pytest.mark.parametrize("path", JS_PATHS)
+def test_eslint_keeps_one_statement_a_line_and_120_characters(path: str) -> None:
+    proc = eslint("--stdin", "--stdin-filename", path, stdin=TWO_STATEMENTS)
+    assert proc.returncode == 1 and "max-statements-per-line" in proc.stdout, report(f"two statements in {path}", proc)
+    assert len(TOO_WIDE) - 1 == 121 and len(LONGEST) - 1 == 120
+    proc = eslint("--stdin", "--stdin-filename", path, stdin=TOO_WIDE)
+    assert proc.returncode == 1 and "max-len" in proc.stdout, report(f"a 121-character line in {path}", proc)
+    proc = eslint("--stdin", "--stdin-filename", path, stdin=LONGEST)
+    assert proc.returncode == 0, report(f"a 120-character line in {path}", proc)
+
+
+def test_prettier_is_clean() -> None:
+    """Every file Prettier sees (.prettierignore: the JavaScript of static/, scripts/, tests/ and the config
+    files) is as Prettier would write it: `npx prettier --write .` fixes a failure."""
+    proc = prettier(".")
+    assert proc.returncode == 0, report("prettier --check .", proc)
+
+
+def unformatted(source: str) -> str:
+    """The same module laid out otherwise: four-space indents and single quotes, as Prettier would not."""
+    return source.replace("\n  ", "\n    ").replace('"', "'")
+
+
+@pytest.mark.parametrize("module, planted", [("static/js/format.js", "static/js/format_copy.js"),
+                                             ("static/stage/panel.js", "static/stage/panel_copy.js"),
+                                             ("scripts/build-js.mjs", "scripts/build_copy.mjs"),
+                                             ("tests/js_imports.mjs", "tests/imports_copy.mjs")])
+def test_prettier_fails_on_an_unformatted_module(tmp_path: Path, module: str, planted: str) -> None:
+    """In a copy of the project's Prettier set-up (its config and ignore file), a module copied as it is passes
+    `prettier --check .` and the same module laid out otherwise fails it, named: the check covers that folder
+    and can fail."""
+    for name in ("prettier.config.mjs", ".prettierignore"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    source = (ROOT / module).read_text(encoding="utf-8")
+    (tmp_path / planted).parent.mkdir(parents=True)
+    (tmp_path / planted).write_text(source, encoding="utf-8")
+    proc = prettier(".", cwd=tmp_path)
+    assert proc.returncode == 0 and "All matched files use Prettier code style" in proc.stdout, report(
+        f"prettier on a copy of {module}", proc)
+    (tmp_path / planted).write_text(unformatted(source), encoding="utf-8")
+    proc = prettier(".", cwd=tmp_path)
+    assert proc.returncode == 1 and planted in proc.stdout + proc.stderr, report(
+        f"prettier on an unformatted copy of {module}", proc)

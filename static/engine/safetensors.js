@@ -10,12 +10,13 @@ export function parseSafetensors(buffer) {
   const headerLength = Number(view.getBigUint64(0, true));
   const header = JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, 8, headerLength)));
   const { __metadata__: meta = {}, ...tensors } = header;
-  const order = meta.order ? meta.order.split(',') : Object.keys(tensors);
+  const order = meta.order ? meta.order.split(",") : Object.keys(tensors);
   const out = new Map();
   for (const id of order) {
     const t = tensors[id];
-    if (t.dtype !== 'F32') throw new Error(`weights: ${id} is ${t.dtype}, not F32`);
-    const [start, end] = t.data_offsets, at = 8 + headerLength + start;
+    if (t.dtype !== "F32") throw new Error(`weights: ${id} is ${t.dtype}, not F32`);
+    const [start, end] = t.data_offsets,
+      at = 8 + headerLength + start;
     const data = new Float64Array((end - start) / 4);
     for (let i = 0; i < data.length; i++) data[i] = view.getFloat32(at + 4 * i, true);
     out.set(id, { id, shape: t.shape, data });

@@ -5,22 +5,30 @@
 
 /** The parts named in an ablate= value (the server checks them). */
 export function parseAblation(text) {
-  return String(text || "").split(",").map((s) => s.trim()).filter(Boolean);
+  return String(text || "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** The table's buttons pressed for the parts switched off. */
 export function showAblation(parts) {
   const off = new Set(parts);
-  for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-ablate-part]"))) b.setAttribute("aria-pressed", String(off.has(b.dataset.ablatePart)));
+  for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-ablate-part]")))
+    b.setAttribute("aria-pressed", String(off.has(b.dataset.ablatePart)));
 }
 
 /** Answers the switches: ablate(parts) for each press; current() → the parts switched off now. */
 export function answerSwitches(ablate, current) {
   document.addEventListener("anatomy:ablate", (event) => ablate(event.detail?.ablation || []));
   document.addEventListener("click", (event) => {
-    const b = event.target instanceof Element ? /** @type {HTMLElement | null} */ (event.target.closest("[data-ablate-part]")) : null;
+    const b =
+      event.target instanceof Element
+        ? /** @type {HTMLElement | null} */ (event.target.closest("[data-ablate-part]"))
+        : null;
     if (!b) return;
-    const part = b.dataset.ablatePart, now = current();
+    const part = b.dataset.ablatePart,
+      now = current();
     ablate(now.includes(part) ? now.filter((p) => p !== part) : [...now, part]);
   });
 }

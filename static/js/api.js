@@ -43,21 +43,28 @@ const GATEWAY = new Set([502, 503, 504]);
  *  err.unreachable says that the server did not answer (a gateway's status). */
 async function refusal(response) {
   const body = await response.json().catch(() => null);
-  return Object.assign(new Error(body?.detail?.message || `the server answered ${response.status}`),
-    { status: response.status, unreachable: GATEWAY.has(response.status) });
+  return Object.assign(new Error(body?.detail?.message || `the server answered ${response.status}`), {
+    status: response.status,
+    unreachable: GATEWAY.has(response.status),
+  });
 }
 
 /** Where a request goes: in the static build an API address is the folder's file (site.js), and every address
  *  lies under the folder's root; others as they are. */
-const located = (url, binary = false) => (STATIC ? siteUrl(url.startsWith("/api/") ? sitePath(url, { binary }) : url) : url);
+const located = (url, binary = false) =>
+  STATIC ? siteUrl(url.startsWith("/api/") ? sitePath(url, { binary }) : url) : url;
 
 async function get(url, accept, signal) {
   let response;
   try {
     response = await fetch(url, { headers: { Accept: accept }, signal });
-  } catch (err) {  // no answer: the network is cut or the server gone (an abort is the caller's own)
+  } catch (err) {
+    // no answer: the network is cut or the server gone (an abort is the caller's own)
     if (err?.name === "AbortError") throw err;
-    throw Object.assign(new Error(`the server cannot be reached (${err?.message || err})`), { unreachable: true, cause: err });
+    throw Object.assign(new Error(`the server cannot be reached (${err?.message || err})`), {
+      unreachable: true,
+      cause: err,
+    });
   }
   if (!response.ok) throw await refusal(response);
   return response;
@@ -94,7 +101,8 @@ export async function fetchCompactTrace(url, { onHeader, signal } = {}) {
 /** One input's trace (the page; the stage on its own) with what the page shows for it: the tensors from
  *  the server in the compact form, else computed here (the static build; the served app whose server cannot
  *  be reached); the live figures and the scene always computed here, by ../local/page_parts.js.
- *  @param {string | number} input  @param {{ablation?: string[], checkpoint?: string | number | null, model?: string}} [options]
+ *  @param {string | number} input
+ *  @param {{ablation?: string[], checkpoint?: string | number | null, model?: string}} [options]
  *  @param {TraceCallbacks} [callbacks]  @returns {Promise<import("../types.js").Trace>} */
 export async function loadTrace(input, options = {}, callbacks = {}) {
   if (STATIC) return computedTrace(input, options, callbacks, "browser");
@@ -103,7 +111,7 @@ export async function loadTrace(input, options = {}, callbacks = {}) {
   try {
     trace = await fetchCompactTrace(traceUrl(input, options), callbacks);
   } catch (err) {
-    if (!err.unreachable) throw err;  // a refusal is the server's answer
+    if (!err.unreachable) throw err; // a refusal is the server's answer
     return computedTrace(input, options, callbacks, "offline");
   }
   setSource("server");
@@ -130,7 +138,8 @@ export const streamTrace = (input, options = {}, callbacks = {}) =>
 /** @param {string} url  @param {TraceCallbacks} [callbacks]  @returns {Promise<import("../types.js").Trace>} */
 export async function readTraceStream(url, { onHeader, onNode, signal } = {}) {
   const response = await get(url, STREAM, signal);
-  let header = null, trace = null;
+  let header = null,
+    trace = null;
   const take = (line) => {
     if (!line.trim()) return;
     const obj = JSON.parse(line);
@@ -140,7 +149,7 @@ export async function readTraceStream(url, { onHeader, onNode, signal } = {}) {
       trace = { ...rest, nodes: [] };
       onHeader?.(header);
     } else {
-      trace.nodes.push(pageNode(obj));  // float32 values as the compact form gives them (./compact.js)
+      trace.nodes.push(pageNode(obj)); // float32 values as the compact form gives them (./compact.js)
       onNode?.(trace.nodes.at(-1), trace.nodes.length - 1);
     }
   };
@@ -166,9 +175,16 @@ export async function readTraceStream(url, { onHeader, onNode, signal } = {}) {
 
 // ---- the documents kept in memory, and the computation in the browser ------------------------------
 
-const kept = new Map();  // "json URL" / "bytes URL" → Promise of the document, once per page (a failure is forgotten)
+const kept = new Map(); // "json URL" / "bytes URL" → Promise of the document, once per page (a failure is forgotten)
 function keep(key, load) {
-  if (!kept.has(key)) kept.set(key, load().catch((e) => { kept.delete(key); throw e; }));
+  if (!kept.has(key))
+    kept.set(
+      key,
+      load().catch((e) => {
+        kept.delete(key);
+        throw e;
+      }),
+    );
   return kept.get(key);
 }
 
@@ -200,9 +216,18 @@ function setSource(next) {
 
 // the computation in the browser, its own chunk of the bundle: loaded at need, or ahead by keepForOffline; the
 // page's parts of a trace (figures, scene) another, smaller one that the served page loads with its first trace
-let local = null, parts = null;
-const localModule = () => (local ??= import("../local/trace.js").catch((e) => { local = null; throw e; }));
-const pageParts = () => (parts ??= import("../local/page_parts.js").catch((e) => { parts = null; throw e; }));
+let local = null,
+  parts = null;
+const localModule = () =>
+  (local ??= import("../local/trace.js").catch((e) => {
+    local = null;
+    throw e;
+  }));
+const pageParts = () =>
+  (parts ??= import("../local/page_parts.js").catch((e) => {
+    parts = null;
+    throw e;
+  }));
 
 /** `what` (computeTrace, computeBeam) of ../local/trace.js run over the kept documents; `how` is the source said. */
 async function computed(what, args, how) {
@@ -210,9 +235,14 @@ async function computed(what, args, how) {
   try {
     return await (await localModule())[what](...args, keptDocuments);
   } catch (err) {
-    if (!err.unreachable) throw err;  // a refused input: numbers.js's message, the API's own
-    throw Object.assign(new Error("The server cannot be reached, and this page had not yet kept what computing "
-      + "this in your browser needs (the page keeps it shortly after the stage is drawn)."), { cause: err });
+    if (!err.unreachable) throw err; // a refused input: numbers.js's message, the API's own
+    throw Object.assign(
+      new Error(
+        "The server cannot be reached, and this page had not yet kept what computing "
+          + "this in your browser needs (the page keeps it shortly after the stage is drawn).",
+      ),
+      { cause: err },
+    );
   }
 }
 

@@ -12,10 +12,12 @@ import { formatNumber } from "./format.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const WORD_AXES = ["source", "target"];
-const MAX_WIDTH = 8;  // a weight of 1 is drawn 8 units wide
+const MAX_WIDTH = 8; // a weight of 1 is drawn 8 units wide
 
 const root = document.querySelector("[data-attention-words]");
-let trace = null, chosen = null, lit = [];
+let trace = null,
+  chosen = null,
+  lit = [];
 
 function el(tag, attrs = {}, ...children) {
   const ns = ["svg", "line", "text", "g", "title", "rect"].includes(tag) ? SVG : null;
@@ -28,12 +30,18 @@ function el(tag, attrs = {}, ...children) {
 // The attention blocks of the trace, grouped by station in the scene's order, heads left to right.
 function attentionStations(t) {
   const nodes = new Map(t.nodes.map((n) => [n.id, n]));
-  const blocks = t.scene.blocks.filter((b) => b.op === "Softmax" && WORD_AXES.includes(b.row_axis)
-    && WORD_AXES.includes(b.col_axis) && nodes.has(b.id));
-  return t.scene.stations.map((st) => ({
-    station: st,
-    heads: blocks.filter((b) => b.station === st.id).sort((a, b) => a.x - b.x).map((b) => ({ block: b, node: nodes.get(b.id) })),
-  })).filter((s) => s.heads.length);
+  const blocks = t.scene.blocks.filter(
+    (b) => b.op === "Softmax" && WORD_AXES.includes(b.row_axis) && WORD_AXES.includes(b.col_axis) && nodes.has(b.id),
+  );
+  return t.scene.stations
+    .map((st) => ({
+      station: st,
+      heads: blocks
+        .filter((b) => b.station === st.id)
+        .sort((a, b) => a.x - b.x)
+        .map((b) => ({ block: b, node: nodes.get(b.id) })),
+    }))
+    .filter((s) => s.heads.length);
 }
 
 // Row `row` of a node's data (rows × columns, row-major).
@@ -47,18 +55,36 @@ function panel(head, index, axis, row) {
   const words = trace.scene.axes[block.col_axis];
   const query = trace.scene.axes[axis][row];
   const w = weightsRow(node, row);
-  const step = 15, top = 6, height = top + step * words.length + 4;
-  const qy = top + step * (words.length - 1) / 2 + 4;
-  const svg = el("svg", { class: "aw-head", viewBox: `0 0 186 ${height}`, role: "img",
+  const step = 15,
+    top = 6,
+    height = top + step * words.length + 4;
+  const qy = top + (step * (words.length - 1)) / 2 + 4;
+  const svg = el("svg", {
+    class: "aw-head",
+    viewBox: `0 0 186 ${height}`,
+    role: "img",
     "aria-label": `head ${index + 1}: ${words.map((k, j) => `${k} ${formatNumber(w[j], "fixed2")}`).join(", ")}`,
-    "data-block": block.id, "data-row": row });
+    "data-block": block.id,
+    "data-row": row,
+  });
   svg.append(el("text", { x: 56, y: qy, "text-anchor": "end", class: "aw-query" }, query));
   words.forEach((word, j) => {
-    const y = top + step * j + 4, value = w[j];
-    const masked = value === -Infinity;  // −∞ scores never reach a softmax; kept for safety
+    const y = top + step * j + 4,
+      value = w[j];
+    const masked = value === -Infinity; // −∞ scores never reach a softmax; kept for safety
     const weight = masked ? 0 : value;
-    svg.append(el("line", { x1: 60, y1: qy - 3, x2: 104, y2: y - 3, "stroke-width": MAX_WIDTH * weight,
-      class: "aw-line", "data-key": j, "data-weight": weight }));
+    svg.append(
+      el("line", {
+        x1: 60,
+        y1: qy - 3,
+        x2: 104,
+        y2: y - 3,
+        "stroke-width": MAX_WIDTH * weight,
+        class: "aw-line",
+        "data-key": j,
+        "data-weight": weight,
+      }),
+    );
     svg.append(el("text", { x: 108, y, class: weight >= 0.005 ? "aw-key" : "aw-key aw-zero" }, word));
     svg.append(el("text", { x: 184, y, "text-anchor": "end", class: "aw-value" }, formatNumber(weight, "fixed2")));
   });
@@ -84,13 +110,36 @@ function light(stations, axis, row) {
 }
 
 function draw() {
-  const words = root.querySelector(".aw-words"), panels = root.querySelector(".aw-panels");
+  const words = root.querySelector(".aw-words"),
+    panels = root.querySelector(".aw-panels");
   if (!trace?.scene) return;
   const stations = attentionStations(trace);
-  words.replaceChildren(...WORD_AXES.map((axis) => el("div", { class: "aw-side" },
-    el("span", { class: "aw-side-label" }, axis === "source" ? "English, as the encoder reads it:" : "German rows, as the decoder reads them:"),
-    ...trace.scene.axes[axis].map((token, i) => el("button", { type: "button", class: "aw-word", "data-axis": axis, "data-index": i,
-      "aria-pressed": String(chosen?.axis === axis && chosen?.index === i) }, token)))));
+  words.replaceChildren(
+    ...WORD_AXES.map((axis) =>
+      el(
+        "div",
+        { class: "aw-side" },
+        el(
+          "span",
+          { class: "aw-side-label" },
+          axis === "source" ? "English, as the encoder reads it:" : "German rows, as the decoder reads them:",
+        ),
+        ...trace.scene.axes[axis].map((token, i) =>
+          el(
+            "button",
+            {
+              type: "button",
+              class: "aw-word",
+              "data-axis": axis,
+              "data-index": i,
+              "aria-pressed": String(chosen?.axis === axis && chosen?.index === i),
+            },
+            token,
+          ),
+        ),
+      ),
+    ),
+  );
   if (!chosen || chosen.index >= trace.scene.axes[chosen.axis].length) {
     chosen = null;
     panels.replaceChildren(el("p", { class: "aw-hint" }, "Choose a word above."));
@@ -98,17 +147,31 @@ function draw() {
     return;
   }
   const { axis, index } = chosen;
-  panels.replaceChildren(...stations.filter((s) => s.heads[0].block.row_axis === axis).map((s) =>
-    el("div", { class: "aw-station", "data-station": s.station.id },
-      el("h3", {}, `${s.station.title}: “${trace.scene.axes[axis][index]}” reads`),
-      el("div", { class: "aw-grid" }, s.heads.map((h, k) => panel(h, k, axis, index))))));
+  panels.replaceChildren(
+    ...stations
+      .filter((s) => s.heads[0].block.row_axis === axis)
+      .map((s) =>
+        el(
+          "div",
+          { class: "aw-station", "data-station": s.station.id },
+          el("h3", {}, `${s.station.title}: “${trace.scene.axes[axis][index]}” reads`),
+          el(
+            "div",
+            { class: "aw-grid" },
+            s.heads.map((h, k) => panel(h, k, axis, index)),
+          ),
+        ),
+      ),
+  );
   light(stations, axis, index);
 }
 
 function choose(axis, index) {
   chosen = chosen && chosen.axis === axis && chosen.index === index ? null : { axis, index };
   draw();
-  /** @type {HTMLElement | null} */ (root.querySelector(`.aw-word[data-axis="${axis}"][data-index="${index}"]`))?.focus();
+  /** @type {HTMLElement | null} */ (
+    root.querySelector(`.aw-word[data-axis="${axis}"][data-index="${index}"]`)
+  )?.focus();
 }
 
 if (root) {
@@ -119,10 +182,13 @@ if (root) {
   });
   document.addEventListener("anatomy:trace", (e) => {
     trace = e.detail;
-    lit = [];  // a new trace redraws every block: nothing is lit any more
+    lit = []; // a new trace redraws every block: nothing is lit any more
     draw();
-    if (chosen) setTimeout(draw, 0);  // after the stage has taken the new trace
+    if (chosen) setTimeout(draw, 0); // after the stage has taken the new trace
   });
-  if (window.anatomy?.trace) { trace = window.anatomy.trace; draw(); }
-  window.anatomyWords = { choose, chosen: () => chosen };  // for tests and the console
+  if (window.anatomy?.trace) {
+    trace = window.anatomy.trace;
+    draw();
+  }
+  window.anatomyWords = { choose, chosen: () => chosen }; // for tests and the console
 }

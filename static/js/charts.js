@@ -27,12 +27,22 @@ let loading = null;
 /** window.Chart, loaded once and set up with the page's defaults (text in `ink`); a failed load is forgotten. */
 export function chartLibrary(ink) {
   loading ??= new Promise((resolve, reject) => {
-    if (window.Chart) { resolve(window.Chart); return; }
+    if (window.Chart) {
+      resolve(window.Chart);
+      return;
+    }
     const script = document.createElement("script");
     script.src = siteUrl("/vendor/chartjs/chart.umd.min.js");
     script.onload = () => resolve(window.Chart);
-    script.onerror = () => { script.remove(); loading = null; reject(new Error("Chart.js could not be loaded")); };
+    script.onerror = () => {
+      script.remove();
+      loading = null;
+      reject(new Error("Chart.js could not be loaded"));
+    };
     document.head.append(script);
-  }).then((Chart) => { setDefaults(Chart, ink); return Chart; });
+  }).then((Chart) => {
+    setDefaults(Chart, ink);
+    return Chart;
+  });
   return loading;
 }

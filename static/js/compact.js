@@ -23,7 +23,8 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 /** `count` little-endian float32s at byte `at` of `buffer`: a view, or a copy where a view cannot read them. */
 function values(buffer, at, count) {
   if (LITTLE_ENDIAN && at % 4 === 0) return new Float32Array(buffer, at, count);
-  const view = new DataView(buffer, at, 4 * count), out = new Float32Array(count);
+  const view = new DataView(buffer, at, 4 * count),
+    out = new Float32Array(count);
   for (let i = 0; i < count; i++) out[i] = view.getFloat32(4 * i, true);
   return out;
 }
@@ -32,7 +33,10 @@ function values(buffer, at, count) {
 export function pageNode(node) {
   if (node.dtype !== "float32" || node.data instanceof Float32Array) return node;
   const data = new Float32Array(node.data.length);
-  for (let i = 0; i < data.length; i++) { const v = node.data[i]; data[i] = v === null ? -Infinity : v; }
+  for (let i = 0; i < data.length; i++) {
+    const v = node.data[i];
+    data[i] = v === null ? -Infinity : v;
+  }
   return { ...node, data };
 }
 
@@ -44,7 +48,8 @@ export const pageTrace = (trace) => ({ ...trace, nodes: trace.nodes.map(pageNode
  *  @returns {{head: Omit<import("../types.js").Trace, "nodes">, trace: import("../types.js").Trace}} */
 export function decodeCompactTrace(buffer) {
   if (buffer.byteLength < 8) throw new Error("the server sent an empty trace");
-  const view = new DataView(buffer), length = Number(view.getBigUint64(0, true));
+  const view = new DataView(buffer),
+    length = Number(view.getBigUint64(0, true));
   if (8 + length > buffer.byteLength) throw new Error("the compact trace ended inside its header");
   const header = JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, 8, length)));
   if (header.format !== COMPACT_FORMAT) throw new Error(`not a compact trace: ${header.format}`);

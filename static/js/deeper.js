@@ -22,10 +22,14 @@ function element(tag, props = {}, children = []) {
 /** The bar of a weight in 0…1, as the template draws it. */
 function bar(value) {
   const svg = document.createElementNS(SVG, "svg");
-  Object.entries({ class: "bar", width: BAR_WIDTH, height: 8, "aria-hidden": "true", focusable: "false" })
-    .forEach(([k, v]) => svg.setAttribute(k, String(v)));
+  Object.entries({ class: "bar", width: BAR_WIDTH, height: 8, "aria-hidden": "true", focusable: "false" }).forEach(
+    ([k, v]) => svg.setAttribute(k, String(v)),
+  );
   const width = Math.round(10 * BAR_WIDTH * Math.max(0, Math.min(value, 1))) / 10;
-  for (const [w, cls] of [[BAR_WIDTH, "bar-track"], [width, "bar-value"]]) {
+  for (const [w, cls] of [
+    [BAR_WIDTH, "bar-track"],
+    [width, "bar-value"],
+  ]) {
     const rect = document.createElementNS(SVG, "rect");
     Object.entries({ width: w, height: 8, class: cls }).forEach(([k, v]) => rect.setAttribute(k, String(v)));
     svg.append(rect);
@@ -45,10 +49,22 @@ function cell(value, column, first) {
 /** One table as templates/deeper.html renders it. */
 export function figureOf(t) {
   const titleId = `deeper-${t.id}-title`;
-  const head = element("tr", {}, t.columns.map((c) => element("th", { scope: "col" }, [c.name])));
-  const body = t.rows.map((row) => element("tr", {}, row.map((v, i) => cell(v, t.columns[i], i === 0))));
-  const table = element("table", { class: "figure-table", "aria-labelledby": titleId },
-    [element("thead", {}, [head]), element("tbody", {}, body)]);
+  const head = element(
+    "tr",
+    {},
+    t.columns.map((c) => element("th", { scope: "col" }, [c.name])),
+  );
+  const body = t.rows.map((row) =>
+    element(
+      "tr",
+      {},
+      row.map((v, i) => cell(v, t.columns[i], i === 0)),
+    ),
+  );
+  const table = element("table", { class: "figure-table", "aria-labelledby": titleId }, [
+    element("thead", {}, [head]),
+    element("tbody", {}, body),
+  ]);
   return element("figure", { class: "deeper-figure", "data-deeper": t.id, "aria-labelledby": titleId }, [
     element("h3", { id: titleId, class: "deeper-title" }, [t.title]),
     element("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-labelledby": titleId }, [table]),

@@ -18,9 +18,15 @@ function mark(step) {
   // the folded map still says where the reader is: the part (or how many parts) of this step
   const now = document.querySelector("[data-fig1-now]");
   if (now) {
-    const parts = [...new Set([...document.querySelectorAll(".fig1-map a.fig1-box.is-current")]
-      .map((a) => [...a.querySelectorAll("text")].map((t) => t.textContent).join(" ")))];
-    now.textContent = parts.length === 0 ? "" : parts.length <= 2 ? ` · ${parts.join(", ")}` : ` · ${parts.length} parts`;
+    const parts = [
+      ...new Set(
+        [...document.querySelectorAll(".fig1-map a.fig1-box.is-current")].map((a) =>
+          [...a.querySelectorAll("text")].map((t) => t.textContent).join(" "),
+        ),
+      ),
+    ];
+    now.textContent =
+      parts.length === 0 ? "" : parts.length <= 2 ? ` · ${parts.join(", ")}` : ` · ${parts.length} parts`;
   }
 }
 
@@ -38,7 +44,7 @@ for (const figure of figures) {
     a.addEventListener("click", (event) => {
       if (event.button || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
       const step = Number(a.dataset.gotoStep);
-      if (!window.anatomy?.goTo) return;  // the plain link still works
+      if (!window.anatomy?.goTo) return; // the plain link still works
       event.preventDefault();
       window.anatomy.goTo(step);
     });
@@ -50,8 +56,18 @@ for (const figure of figures) {
 const map = /** @type {HTMLDetailsElement | null} */ (document.querySelector("details.fig1-map"));
 const KEY = "anatomy.map-open";
 if (map) {
-  try { map.open = localStorage.getItem(KEY) === "true"; } catch { /* storage refused: stay folded */ }
-  map.addEventListener("toggle", () => { try { localStorage.setItem(KEY, String(map.open)); } catch { /* ignore */ } });
+  try {
+    map.open = localStorage.getItem(KEY) === "true";
+  } catch {
+    /* storage refused: stay folded */
+  }
+  map.addEventListener("toggle", () => {
+    try {
+      localStorage.setItem(KEY, String(map.open));
+    } catch {
+      /* ignore */
+    }
+  });
 }
 
 document.addEventListener("anatomy:step", (e) => mark(e.detail.step));

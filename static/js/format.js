@@ -16,7 +16,7 @@ const THIN_SPACE = "\u2009";
 const PARAMETRIC = /^(fixed|pct|sci|sig)(\d)$/;
 
 function grouped(n) {
-  if (Math.abs(n) >= 1e21) return String(n);  // written with an exponent: no groups
+  if (Math.abs(n) >= 1e21) return String(n); // written with an exponent: no groups
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, THIN_SPACE);
 }
 
@@ -46,10 +46,14 @@ export function formatNumber(value, format = "text") {
   if (format === "int") return grouped(Math.round(value));
   const digits = Number(m[2]);
   switch (m[1]) {
-    case "fixed": return value.toFixed(digits);
-    case "pct": return (100 * value).toFixed(digits) + "%";
-    case "sci": return sci(value, digits);
-    default: return sig(value, Math.max(digits, 1));
+    case "fixed":
+      return value.toFixed(digits);
+    case "pct":
+      return (100 * value).toFixed(digits) + "%";
+    case "sci":
+      return sci(value, digits);
+    default:
+      return sig(value, Math.max(digits, 1));
   }
 }
 
@@ -71,7 +75,7 @@ function shortestFloat32(x) {
 }
 
 // float32Decimal: the same number by arithmetic, with the JSON writer's rounding of an exact half (to even).
-const POW10 = Float64Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));  // exact doubles up to 1e22
+const POW10 = Float64Array.from({ length: 23 }, (_, i) => Number(`1e${i}`)); // exact doubles up to 1e22
 
 // m · 10^s, rounded once (so exactly the double the text "<m>e<s>" parses to: m < 2^53, |s| ≤ 22).
 const scaled = (m, s) => (s >= 0 ? m * POW10[s] : m / POW10[-s]);
@@ -80,11 +84,16 @@ const scaled = (m, s) => (s >= 0 ? m * POW10[s] : m / POW10[-s]);
 // JSON form's writer (Ryu, in orjson) rounds. Only near a half, so rarely.
 function exactNearest(a, s) {
   F32[0] = a;
-  const E = BITS[0] >>> 23, M = BigInt(E ? (BITS[0] & 0x7fffff) | 0x800000 : BITS[0] & 0x7fffff);
-  const k = (E || 1) - 150, t = -s;
-  let num = M, den = 1n;
-  if (t >= 0) num *= 10n ** BigInt(t); else den *= 10n ** BigInt(-t);
-  if (k >= 0) num <<= BigInt(k); else den <<= BigInt(-k);
+  const E = BITS[0] >>> 23,
+    M = BigInt(E ? (BITS[0] & 0x7fffff) | 0x800000 : BITS[0] & 0x7fffff);
+  const k = (E || 1) - 150,
+    t = -s;
+  let num = M,
+    den = 1n;
+  if (t >= 0) num *= 10n ** BigInt(t);
+  else den *= 10n ** BigInt(-t);
+  if (k >= 0) num <<= BigInt(k);
+  else den <<= BigInt(-k);
   let m = num / den;
   const twice = 2n * (num - m * den);
   if (twice > den || (twice === den && m % 2n === 1n)) m += 1n;
@@ -96,7 +105,7 @@ function exactNearest(a, s) {
 function nearest(a, e, p) {
   const s = e - p + 1;
   if (s > 22 || s < -22) return NaN;
-  const q = s >= 0 ? a / POW10[s] : a * POW10[-s];  // a · 10^−s, off by at most 10^9 · 2^−53
+  const q = s >= 0 ? a / POW10[s] : a * POW10[-s]; // a · 10^−s, off by at most 10^9 · 2^−53
   if (q >= POW10[p] || q < POW10[p - 1]) return NaN;
   const m = Math.round(q);
   return scaled(Math.abs(q - m) > 0.4999 ? exactNearest(a, s) : m, s);
@@ -105,8 +114,10 @@ function nearest(a, e, p) {
 // floor(log10 a) for a float32 a > 0 from its binary exponent: log10 2^E's floor, or one more from the
 // threshold 10^(that + 1) on. Where the threshold's double is not exact, nearest() finds q out of range
 // and the caller falls back to the text way.
-const F32 = new Float32Array(1), BITS = new Uint32Array(F32.buffer);
-const DECADE = new Int32Array(256), THRESHOLD = new Float64Array(256);
+const F32 = new Float32Array(1),
+  BITS = new Uint32Array(F32.buffer);
+const DECADE = new Int32Array(256),
+  THRESHOLD = new Float64Array(256);
 for (let E = 1; E < 255; E++) {
   DECADE[E] = Math.floor((E - 127) * Math.LOG10E * Math.LN2);
   THRESHOLD[E] = Number(`1e${DECADE[E] + 1}`);
@@ -115,7 +126,7 @@ for (let E = 1; E < 255; E++) {
 function decade(a) {
   F32[0] = a;
   const E = BITS[0] >>> 23;
-  return E === 0 ? Math.floor(Math.log10(a)) : (a >= THRESHOLD[E] ? DECADE[E] + 1 : DECADE[E]);
+  return E === 0 ? Math.floor(Math.log10(a)) : a >= THRESHOLD[E] ? DECADE[E] + 1 : DECADE[E];
 }
 
 /** The number JSON.parse gives for the JSON form's text of a float32 value x: the double of float32's
@@ -125,7 +136,8 @@ function decade(a) {
  *  shortestFloat32 itself below 1e−14 or above 1e30, where no half can arise. */
 export function float32Decimal(x) {
   if (!Number.isFinite(x) || x === 0) return x;
-  const a = Math.abs(x), e = decade(a);
+  const a = Math.abs(x),
+    e = decade(a);
   const eight = nearest(a, e, 8);
   if (Number.isNaN(eight)) return shortestFloat32(x);
   let best = eight;

@@ -14,10 +14,12 @@ import { anatomy } from "./page/state.js";
 const button = document.getElementById("print-handout");
 const status = document.getElementById("handout-status");
 const root = document.documentElement;
-let made = null;  // {trace, compare, figures: [<figure>]}: the pictures in the page, and what they show
+let made = null; // {trace, compare, figures: [<figure>]}: the pictures in the page, and what they show
 let busy = null;
 
-const say = (text) => { if (status) status.textContent = text; };
+const say = (text) => {
+  if (status) status.textContent = text;
+};
 const fresh = () => !!made && made.trace === anatomy.trace && made.compare === anatomy.compareTrace;
 
 /** What the pictures show, in words: the input, and what else changes the stage's colours.
@@ -25,13 +27,20 @@ const fresh = () => !!made && made.trace === anatomy.trace && made.compare === a
 function described(trace, compare) {
   let text = `for the input ${formatNumber(trace.input.number, "int")} (${trace.input.english.join(" ")})`;
   if (compare) text += `, coloured by its difference from ${formatNumber(compare.input.number, "int")}`;
-  if (trace.ablation?.length) text += `, with ${formatNumber(trace.ablation.length, "int")} part${trace.ablation.length > 1 ? "s" : ""} switched off`;
-  if (trace.checkpoint !== null && trace.checkpoint !== undefined) text += `, after ${formatNumber(Number(trace.checkpoint), "int")} training steps`;
+  if (trace.ablation?.length) {
+    const parts = `${formatNumber(trace.ablation.length, "int")} part${trace.ablation.length > 1 ? "s" : ""}`;
+    text += `, with ${parts} switched off`;
+  }
+  if (trace.checkpoint !== null && trace.checkpoint !== undefined)
+    text += `, after ${formatNumber(Number(trace.checkpoint), "int")} training steps`;
   return text;
 }
 
 function discard() {
-  for (const fig of made?.figures || []) { URL.revokeObjectURL(fig.querySelector("img").src); fig.remove(); }
+  for (const fig of made?.figures || []) {
+    URL.revokeObjectURL(fig.querySelector("img").src);
+    fig.remove();
+  }
   made = null;
   root.classList.remove("handout-ready");
 }
@@ -39,9 +48,15 @@ function discard() {
 /** One step's picture and its cards, for its section. */
 function pictureFigure(p, section, words) {
   const title = section.querySelector("h2")?.textContent.trim() || "";
-  const img = Object.assign(document.createElement("img"), { src: URL.createObjectURL(p.png), width: p.width, height: p.height,
-    alt: `The stage at step ${p.step}, ${title}, ${words}` });
-  const caption = Object.assign(document.createElement("figcaption"), { textContent: `The stage at step ${p.step}, ${words}.` });
+  const img = Object.assign(document.createElement("img"), {
+    src: URL.createObjectURL(p.png),
+    width: p.width,
+    height: p.height,
+    alt: `The stage at step ${p.step}, ${title}, ${words}`,
+  });
+  const caption = Object.assign(document.createElement("figcaption"), {
+    textContent: `The stage at step ${p.step}, ${words}.`,
+  });
   const fig = Object.assign(document.createElement("figure"), { className: "handout-picture" });
   fig.dataset.step = String(p.step);
   fig.append(img);
@@ -52,22 +67,42 @@ function pictureFigure(p, section, words) {
 }
 
 async function make() {
-  const stage = window.anatomyStage, trace = anatomy.trace, compare = anatomy.compareTrace;
-  if (!stage?.ready || !trace || stage.stage?.trace !== trace) { say("The stage is still drawing the input; try again in a moment."); return false; }
+  const stage = window.anatomyStage,
+    trace = anatomy.trace,
+    compare = anatomy.compareTrace;
+  if (!stage?.ready || !trace || stage.stage?.trace !== trace) {
+    say("The stage is still drawing the input; try again in a moment.");
+    return false;
+  }
   say("Drawing the figures…");
   await Promise.all([...document.querySelectorAll("figure[data-figure]")].map((f) => window.anatomyFigures?.draw(f)));
   const steps = stage.steps().map((s) => s.step);
-  const pictures = await stage.pictures(steps, (n, done) => say(`Drawing the stage at step ${n} (${done} of ${steps.length})…`));
-  if (!pictures || anatomy.trace !== trace || anatomy.compareTrace !== compare) { say("The input changed while the stage was drawn; try again."); return false; }
+  const pictures = await stage.pictures(steps, (n, done) =>
+    say(`Drawing the stage at step ${n} (${done} of ${steps.length})…`),
+  );
+  if (!pictures || anatomy.trace !== trace || anatomy.compareTrace !== compare) {
+    say("The input changed while the stage was drawn; try again.");
+    return false;
+  }
   discard();
-  const words = described(trace, compare), figures = [];
+  const words = described(trace, compare),
+    figures = [];
   for (const p of pictures) {
-    const section = document.getElementById(`step-${p.step}`), heading = section?.querySelector("h2");
+    const section = document.getElementById(`step-${p.step}`),
+      heading = section?.querySelector("h2");
     if (!heading) continue;
     const fig = pictureFigure(p, section, words);
-    heading.after(fig); figures.push(fig);
+    heading.after(fig);
+    figures.push(fig);
   }
-  await Promise.all(figures.map((f) => f.querySelector("img").decode().catch(() => {})));  // whole before the print starts
+  await Promise.all(
+    figures.map((f) =>
+      f
+        .querySelector("img")
+        .decode()
+        .catch(() => {}),
+    ),
+  ); // whole before the print starts
   made = { trace, compare, figures };
   root.classList.add("handout-ready");
   say(`The handout is ready: ${formatNumber(figures.length, "int")} pictures of the stage, ${words}.`);
@@ -79,13 +114,16 @@ function prepare() {
   if (fresh()) return Promise.resolve(true);
   if (!busy) {
     button?.setAttribute("aria-busy", "true");
-    busy = make().finally(() => { busy = null; button?.removeAttribute("aria-busy"); });
+    busy = make().finally(() => {
+      busy = null;
+      button?.removeAttribute("aria-busy");
+    });
   }
   return busy;
 }
 
 async function print() {
-  if (busy) return;  // a second press while the pictures are drawn: one print
+  if (busy) return; // a second press while the pictures are drawn: one print
   if (await prepare()) window.print();
 }
 
@@ -96,9 +134,15 @@ window.addEventListener("beforeprint", () => {
   for (const d of opened) d.open = true;
   if (!fresh()) discard();
 });
-window.addEventListener("afterprint", () => { for (const d of opened) d.open = false; opened = []; });
+window.addEventListener("afterprint", () => {
+  for (const d of opened) d.open = false;
+  opened = [];
+});
 
-for (const name of ["anatomy:trace", "anatomy:compare", "anatomy:checkpoint"]) document.addEventListener(name, () => { if (made && !fresh()) discard(); });
+for (const name of ["anatomy:trace", "anatomy:compare", "anatomy:checkpoint"])
+  document.addEventListener(name, () => {
+    if (made && !fresh()) discard();
+  });
 
 anatomy.handout = { prepare, print, ready: fresh };
 if (button) {

@@ -73,7 +73,8 @@ const fill = (template, values) => template.replace(/\{(\w+)\}/g, (_, key) => St
 
 function textRules(chars) {
   const isSpace = (c) => inRuns(chars.space, c);
-  const split = (text) => {  // str.split(): the runs between spaces, none empty
+  const split = (text) => {
+    // str.split(): the runs between spaces, none empty
     const words = [];
     let word = "";
     for (const ch of text) {
@@ -85,7 +86,8 @@ function textRules(chars) {
     if (word) words.push(word);
     return words;
   };
-  const strip = (text) => {  // str.strip()
+  const strip = (text) => {
+    // str.strip()
     const cs = codePoints(text);
     let a = 0;
     let b = cs.length;
@@ -94,10 +96,11 @@ function textRules(chars) {
     return String.fromCodePoint(...cs.slice(a, b));
   };
   // int() of a run of Python's decimals: each block of ten decimals runs from its zero to its nine
-  const decimalValue = (digits) => codePoints(digits).reduce((n, c) => {
-    const run = chars.decimal.find(([a, b]) => a <= c && c <= b);
-    return 10 * n + (c - run[0]) % 10;
-  }, 0);
+  const decimalValue = (digits) =>
+    codePoints(digits).reduce((n, c) => {
+      const run = chars.decimal.find(([a, b]) => a <= c && c <= b);
+      return 10 * n + ((c - run[0]) % 10);
+    }, 0);
   return { split, strip, isDigit: (c) => inRuns(chars.digit, c), decimalValue };
 }
 
@@ -105,7 +108,8 @@ function spelling(doc) {
   const en = doc.english;
   const de = doc.german;
   const check = (n) => {
-    if (!Number.isInteger(n) || n < 0 || n > doc.max_number) throw new RangeError(`not a number from 0 to ${doc.max_number}: ${n}`);
+    if (!Number.isInteger(n) || n < 0 || n > doc.max_number)
+      throw new RangeError(`not a number from 0 to ${doc.max_number}: ${n}`);
   };
   const englishBelow1000 = (n) => {
     const words = [];
@@ -121,7 +125,8 @@ function spelling(doc) {
     }
     return words;
   };
-  const germanBelow1000 = (n, final) => {  // `final`: the group ends the number (1 is then ones[1])
+  const germanBelow1000 = (n, final) => {
+    // `final`: the group ends the number (1 is then ones[1])
     const pieces = [];
     const hundreds = Math.floor(n / 100);
     const rest = n % 100;
@@ -160,10 +165,16 @@ function englishReader(doc, toEnglish, text) {
   const value = new Map();
   en.ones.forEach((w, i) => value.set(w, i));
   en.teens.forEach((w, i) => value.set(w, 10 + i));
-  en.tens.forEach((w, i) => { if (w) value.set(w, 10 * i); });
+  en.tens.forEach((w, i) => {
+    if (w) value.set(w, 10 * i);
+  });
   const split = pythonPattern(en.split, doc.parse.chars);
   return (raw) => {
-    const words = text.strip(raw).toLowerCase().split(split).filter((w) => w && !en.fillers.includes(w));
+    const words = text
+      .strip(raw)
+      .toLowerCase()
+      .split(split)
+      .filter((w) => w && !en.fillers.includes(w));
     if (!words.length) return { message: en.messages.no_words };
     const unknown = words.filter((w) => !value.has(w) && w !== en.hundred && w !== en.thousand);
     if (unknown.length) return { message: fill(en.messages.unknown_word, { word: unknown[0] }) };
@@ -217,14 +228,16 @@ export function numberWords(doc) {
   const text = textRules(doc.parse.chars);
   const { toEnglish, germanPieces } = spelling(doc);
   const index = new Map(doc.vocab.map((token, i) => [token, i]));
-  const ids = (tokens) => tokens.map((t) => {
-    if (!index.has(t)) throw new RangeError(`not a token of the vocabulary: ${t}`);
-    return index.get(t);
-  });
+  const ids = (tokens) =>
+    tokens.map((t) => {
+      if (!index.has(t)) throw new RangeError(`not a token of the vocabulary: ${t}`);
+      return index.get(t);
+    });
   const sourceTokens = (n) => [...toEnglish(n), doc.source_end];
   const fromEnglish = englishReader(doc, toEnglish, text);
   const parseNumber = numberReader(doc, fromEnglish, text);
-  const parseInput = (raw) => {  // app/service/deps.py parse_input: a missing or blank ?input= first
+  const parseInput = (raw) => {
+    // app/service/deps.py parse_input: a missing or blank ?input= first
     if (raw === null || raw === undefined || !text.strip(raw)) {
       return { message: fill(doc.parse.refused, { reason: doc.input_missing, accepted: doc.parse.accepted }) };
     }
@@ -232,9 +245,20 @@ export function numberWords(doc) {
   };
   const joinGerman = (pieces) => pieces.join("");
   return {
-    maxNumber: doc.max_number, accepted: doc.parse.accepted, toEnglish, germanPieces, ids, sourceTokens,
-    sourceIds: (n) => ids(sourceTokens(n)), german: (n) => joinGerman(germanPieces(n)), joinGerman, fromEnglish,
-    parseNumber, parseInput, strip: text.strip, pattern: (source) => pythonPattern(source, doc.parse.chars),
+    maxNumber: doc.max_number,
+    accepted: doc.parse.accepted,
+    toEnglish,
+    germanPieces,
+    ids,
+    sourceTokens,
+    sourceIds: (n) => ids(sourceTokens(n)),
+    german: (n) => joinGerman(germanPieces(n)),
+    joinGerman,
+    fromEnglish,
+    parseNumber,
+    parseInput,
+    strip: text.strip,
+    pattern: (source) => pythonPattern(source, doc.parse.chars),
     decimalValue: text.decimalValue,
   };
 }

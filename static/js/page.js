@@ -22,7 +22,17 @@
 import { fetchJson, keepForOffline, traceSource } from "./api.js";
 import { parseAblation } from "./ablation.js";
 import { fillLive } from "./page/live.js";
-import { DEFAULT_INPUT, MODEL, anatomy, announce, currentInput, errorBox, field, sections, showError } from "./page/state.js";
+import {
+  DEFAULT_INPUT,
+  MODEL,
+  anatomy,
+  announce,
+  currentInput,
+  errorBox,
+  field,
+  sections,
+  showError,
+} from "./page/state.js";
 import { bindRun, run, setCheckpoint } from "./page/run.js";
 import { bindCompare, compareWith, parseCell, selectCell } from "./page/compare.js";
 import { bindSteps, goTo, pin, setStep } from "./page/steps.js";
@@ -43,8 +53,10 @@ async function applyLink(url) {
   const input = p.get("input");
   if (p.has("checkpoint") && p.get("checkpoint") !== anatomy.checkpoint) await setCheckpoint(p.get("checkpoint"));
   const ablation = parseAblation(p.get("ablate"));
-  if ((input !== null && String(anatomy.trace?.input.number) !== input.trim())
-      || ablation.join(",") !== anatomy.ablation.join(",")) {
+  if (
+    (input !== null && String(anatomy.trace?.input.number) !== input.trim())
+    || ablation.join(",") !== anatomy.ablation.join(",")
+  ) {
     if (input !== null) field.value = input;
     if (!(await run(input ?? field.value, ablation))) return;
   }
@@ -63,7 +75,8 @@ function goToHash(hash) {
 
 function onLink(event) {
   const a = event.target instanceof Element ? event.target.closest("a[href]") : null;
-  if (!a || event.defaultPrevented || event.button || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  if (!a || event.defaultPrevented || event.button || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey)
+    return;
   const url = new URL(a.href, window.location.href);
   if (url.origin !== window.location.origin || url.pathname !== window.location.pathname) return;
   if (!LINK_KEYS.some((k) => url.searchParams.has(k))) return;
@@ -73,10 +86,11 @@ function onLink(event) {
 
 // The address's input (with its ablation and snapshot); a bad link falls back, keeping its message.
 async function runAddress(address, input) {
-  const served = errorBox.textContent.trim();  // what the server said of the address (a bad model=, say)
+  const served = errorBox.textContent.trim(); // what the server said of the address (a bad model=, say)
   const { ablation } = address;
   let ok = await run(input, ablation, false);
-  if (!ok && anatomy.checkpoint !== null) {  // a bad checkpoint in the link: the trained model, with the message
+  if (!ok && anatomy.checkpoint !== null) {
+    // a bad checkpoint in the link: the trained model, with the message
     const message = errorBox.textContent;
     anatomy.checkpoint = null;
     ok = await run(input, ablation, false);
@@ -87,7 +101,7 @@ async function runAddress(address, input) {
     const message = errorBox.textContent; // a bad link: show the default input, keep the message
     if (await run(DEFAULT_INPUT, [], false)) showError(message);
   }
-  if (served && !errorBox.textContent) showError(served);  // a trace that loaded does not unsay it
+  if (served && !errorBox.textContent) showError(served); // a trace that loaded does not unsay it
   // then what else the link keeps: the pinned input, the explained cell
   if (address.compare) await compareWith(address.compare);
   if (address.cell) selectCell(address.cell);
@@ -96,16 +110,24 @@ async function runAddress(address, input) {
 // What computing in the browser needs, fetched and kept once the stage is live and the browser is idle
 // (not before: the first picture does not wait for it), so that the page goes on when the server goes away.
 function keepWhenIdle(started = performance.now()) {
-  const waited = performance.now() - started > 60_000;  // a stage that never draws (no WebGL) holds nothing up
-  if (!waited && !(window.anatomyStage?.ready && anatomy.trace)) { setTimeout(() => keepWhenIdle(started), 500); return; }
-  const keepNow = () => keepForOffline(currentInput(), { checkpoint: anatomy.checkpoint, model: MODEL })
-    .then((kept) => { anatomy.offlineReady = kept; }, () => {});
+  const waited = performance.now() - started > 60_000; // a stage that never draws (no WebGL) holds nothing up
+  if (!waited && !(window.anatomyStage?.ready && anatomy.trace)) {
+    setTimeout(() => keepWhenIdle(started), 500);
+    return;
+  }
+  const keepNow = () =>
+    keepForOffline(currentInput(), { checkpoint: anatomy.checkpoint, model: MODEL }).then(
+      (kept) => {
+        anatomy.offlineReady = kept;
+      },
+      () => {},
+    );
   if (window.requestIdleCallback) requestIdleCallback(keepNow, { timeout: 10_000 });
   else setTimeout(keepNow, 1000);
 }
 
 function start() {
-  const address = readAddress(new URL(window.location.href));  // the one reading of the address (address.js)
+  const address = readAddress(new URL(window.location.href)); // the one reading of the address (address.js)
   const input = address.input || DEFAULT_INPUT;
   // the address's input, as it runs: a static page was rendered with the default in the field
   if (address.input || !field.value) field.value = input;
@@ -116,12 +138,14 @@ function start() {
     setStep(first);
     pin(first);
   } else if (sections.length) {
-    setStep(sections[0]);  // the top of the page is step 1, even before its section reaches the 40% line
+    setStep(sections[0]); // the top of the page is step 1, even before its section reaches the 40% line
   }
-  fetchJson(`/api/model${MODEL ? `?model=${encodeURIComponent(MODEL)}` : ""}`).then((model) => {
-    anatomy.model = model;
-    if (anatomy.trace && !MODEL) fillLive({ ...model.figures, ...anatomy.trace.derived });
-  }).catch(() => {});
+  fetchJson(`/api/model${MODEL ? `?model=${encodeURIComponent(MODEL)}` : ""}`)
+    .then((model) => {
+      anatomy.model = model;
+      if (anatomy.trace && !MODEL) fillLive({ ...model.figures, ...anatomy.trace.derived });
+    })
+    .catch(() => {});
   runAddress(address, input);
   keepWhenIdle();
 }
@@ -139,4 +163,4 @@ document.addEventListener("click", onLink);
 window.addEventListener("hashchange", () => goToHash(window.location.hash));
 start();
 bindClassroom();
-bindPresent();  // after start(): presenter mode opens at the address's step
+bindPresent(); // after start(): presenter mode opens at the address's step

@@ -7,7 +7,7 @@ const nav = document.querySelector("nav.progress");
 const links = nav ? [.../** @type {NodeListOf<HTMLAnchorElement>} */ (nav.querySelectorAll("a[data-step]"))] : [];
 const label = document.getElementById("progress-step");
 const title = document.getElementById("progress-title");
-const part = document.getElementById("progress-part");  // the path through the model, or the research desk
+const part = document.getElementById("progress-part"); // the path through the model, or the research desk
 
 function mark(step) {
   for (const a of links) {

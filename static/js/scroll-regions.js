@@ -17,7 +17,8 @@ function check() {
       if (!box.hasAttribute("role")) box.setAttribute("role", "region");
       const what = kind ? NAMES[kind] : box.tagName === "TABLE" ? "table" : "code";
       const where = box.closest("section[id]")?.id.replace("-", " ") ?? "";
-      if (!box.hasAttribute("aria-label")) box.setAttribute("aria-label", `${what} ${++named}${where ? ` (${where})` : ""}, scrolls sideways`);
+      if (!box.hasAttribute("aria-label"))
+        box.setAttribute("aria-label", `${what} ${++named}${where ? ` (${where})` : ""}, scrolls sideways`);
     } else if (!overflows && "scrollRegion" in box.dataset) {
       box.removeAttribute("tabindex");
       box.removeAttribute("role");
@@ -27,13 +28,17 @@ function check() {
   }
 }
 
-let pending = 0, named = 0;
-function soon() { cancelAnimationFrame(pending); pending = requestAnimationFrame(check); }
+let pending = 0,
+  named = 0;
+function soon() {
+  cancelAnimationFrame(pending);
+  pending = requestAnimationFrame(check);
+}
 
 check();
 window.addEventListener("resize", soon);
 window.addEventListener("load", soon);
 document.fonts?.ready.then(soon);
 document.addEventListener("toggle", soon, true);
-setTimeout(soon, 1000);  // after KaTeX has typeset the formulas (math.js) and the figures' first draws
+setTimeout(soon, 1000); // after KaTeX has typeset the formulas (math.js) and the figures' first draws
 window.anatomyScrollRegions = { check };

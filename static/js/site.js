@@ -15,13 +15,18 @@ export function sitePath(url, { binary = false } = {}) {
  *  folder's root wherever a host put it (the page's <meta name="anatomy-root">, relative to the page, which
  *  app/site/build.py writes); elsewhere the address as it is. */
 export function siteUrl(path, doc = globalThis.document, href = globalThis.location?.href) {
-  const root = isStaticSite(doc) && href ? /** @type {HTMLMetaElement | null} */ (doc.querySelector('meta[name="anatomy-root"]'))?.content : null;
+  const root =
+    isStaticSite(doc) && href
+      ? /** @type {HTMLMetaElement | null} */ (doc.querySelector('meta[name="anatomy-root"]'))?.content
+      : null;
   return root && path.startsWith("/") ? new URL(path.slice(1), new URL(root, href)).href : path;
 }
 
 /** Whether this page was rendered into the static build (its <meta name="anatomy-site">). */
 export function isStaticSite(doc = globalThis.document) {
-  return /** @type {HTMLMetaElement | null} */ (doc?.querySelector?.('meta[name="anatomy-site"]'))?.content === "static";
+  return (
+    /** @type {HTMLMetaElement | null} */ (doc?.querySelector?.('meta[name="anatomy-site"]'))?.content === "static"
+  );
 }
 
 /** The model a page of the static folder draws: the address's ?model= ("" for none). The served app renders

@@ -3,7 +3,7 @@
 
 /** x rounded to the nearest integer, halves to the even one. */
 export function rint(x) {
-  const r = Math.round(x);  // halves up
+  const r = Math.round(x); // halves up
   return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
 }
 
@@ -22,8 +22,10 @@ function linspace(n) {
 /** Quadratic Bézier curves from each a[i] through control c[i] to e[i], n + 1 points each, to 3 decimals. */
 export function beziers(a, c, e, n) {
   const ts = linspace(n);
-  return a.map((start, i) => ts.map((t) => {
-    const u = 1 - t;
-    return start.map((s, k) => roundTo(u * u * s + 2 * u * t * c[i][k] + t * t * e[i][k], 3));
-  }));
+  return a.map((start, i) =>
+    ts.map((t) => {
+      const u = 1 - t;
+      return start.map((s, k) => roundTo(u * u * s + 2 * u * t * c[i][k] + t * t * e[i][k], 3));
+    }),
+  );
 }

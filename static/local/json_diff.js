@@ -8,7 +8,9 @@ export function jsonPatched(base, diff) {
   if (diff === null || diff === undefined) return base;
   if (Object.hasOwn(diff, "v")) return diff.v;
   if (Object.hasOwn(diff, "d")) {
-    return Object.fromEntries(Object.entries(base).map(([k, v]) => [k, Object.hasOwn(diff.d, k) ? jsonPatched(v, diff.d[k]) : v]));
+    return Object.fromEntries(
+      Object.entries(base).map(([k, v]) => [k, Object.hasOwn(diff.d, k) ? jsonPatched(v, diff.d[k]) : v]),
+    );
   }
   const out = [...base];
   for (const [i, d] of diff.l) out[i] = jsonPatched(out[i], d);

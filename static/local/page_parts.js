@@ -16,7 +16,7 @@ import { browserScene } from "./scene_source.js";
  *  @returns {Promise<import("../types.js").Trace>} */
 export async function withPageParts(trace, model, fetcher) {
   const context = { fetcher, model, program: { model: trace.model }, request: { ablation: trace.ablation } };
-  trace.derived = await liveFigures(trace, context);  // first: the scene's loss marks read its rows
+  trace.derived = await liveFigures(trace, context); // first: the scene's loss marks read its rows
   trace.scene = await browserScene(trace, context);
   return trace;
 }

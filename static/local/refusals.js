@@ -6,7 +6,7 @@
 //   readRequest(program, words, { input, ablation, checkpoint }) → { number, ablation, checkpoint }
 //   refusal(message) → an Error as static/js/api.js makes of a 422 (err.status = 422)
 
-const REFUSED_STATUS = 422;  // what the API answers a request it refuses (app/main.py)
+const REFUSED_STATUS = 422; // what the API answers a request it refuses (app/main.py)
 
 export const refusal = (message) => Object.assign(new Error(message), { status: REFUSED_STATUS });
 
@@ -35,31 +35,41 @@ export function pythonRepr(text, unprintable) {
 
 // model/ablation.py _why: why a name is no part of the model.
 function whyNot(name, rules, part, words) {
-  const m = part.exec(name), say = rules.messages;
+  const m = part.exec(name),
+    say = rules.messages;
   if (!m) return say.not_a_part;
   const [, stack, layerDigits, kind, headDigits] = m;
-  if (words.decimalValue(layerDigits) >= rules.layers) return fill(say.layers, { layers: rules.layers, last: rules.layers - 1 });
+  if (words.decimalValue(layerDigits) >= rules.layers)
+    return fill(say.layers, { layers: rules.layers, last: rules.layers - 1 });
   if (!rules.sublayers[stack].includes(kind)) return fill(say.no_sublayer, { stack: rules.stack_names[stack], kind });
   if (headDigits !== undefined && !rules.attention.includes(kind)) return say.ffn_heads;
-  if (headDigits !== undefined && words.decimalValue(headDigits) >= rules.heads) return fill(say.heads, { heads: rules.heads, last: rules.heads - 1 });
+  if (headDigits !== undefined && words.decimalValue(headDigits) >= rules.heads)
+    return fill(say.heads, { heads: rules.heads, last: rules.heads - 1 });
   return say.not_a_part;
 }
 
 /** The parts named in ?ablate= (text or null), once each in the model's order (program.parts), or a refusal. */
 export function readAblation(text, program, words) {
   if (text === null || text === undefined) return [];
-  const rules = program.refusals.ablation, unprintable = program.refusals.unprintable;
-  const refuse = (message) => { throw refusal(fill(rules.refused_as, { message })); };
+  const rules = program.refusals.ablation,
+    unprintable = program.refusals.unprintable;
+  const refuse = (message) => {
+    throw refusal(fill(rules.refused_as, { message }));
+  };
   const length = Array.from(text).length;
-  if (length > rules.max_text) refuse(fill(rules.messages.too_long, { length, most: rules.max_text, accepted: rules.accepted }));
+  if (length > rules.max_text)
+    refuse(fill(rules.messages.too_long, { length, most: rules.max_text, accepted: rules.accepted }));
   const part = words.pattern(rules.pattern);
   const named = text.split(",").map(words.strip).filter(Boolean);
   for (const name of named) {
     if (!program.parts.includes(name)) {
-      refuse(fill(rules.messages.refused, {
-        name: pythonRepr(firstChars(name, rules.quoted_chars), unprintable), why: whyNot(name, rules, part, words),
-        accepted: rules.accepted,
-      }));
+      refuse(
+        fill(rules.messages.refused, {
+          name: pythonRepr(firstChars(name, rules.quoted_chars), unprintable),
+          why: whyNot(name, rules, part, words),
+          accepted: rules.accepted,
+        }),
+      );
     }
   }
   return program.parts.filter((p) => named.includes(p));
@@ -70,8 +80,12 @@ export function readCheckpoint(text, program) {
   if (!text) return null;
   const rules = program.refusals.checkpoint;
   if (!rules.steps.includes(text)) {
-    throw refusal(fill(rules.refused, { accepted: rules.accepted,
-      text: pythonRepr(firstChars(text, rules.quoted_chars), program.refusals.unprintable) }));
+    throw refusal(
+      fill(rules.refused, {
+        accepted: rules.accepted,
+        text: pythonRepr(firstChars(text, rules.quoted_chars), program.refusals.unprintable),
+      }),
+    );
   }
   return Number(text);
 }

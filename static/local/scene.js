@@ -26,24 +26,35 @@ function nodeReader(trace) {
 }
 
 function axisWords(trace, vocab) {
-  return { source: [...trace.source_tokens], target: [...trace.target_tokens], output: [...trace.output_tokens],
-    vocab: [...vocab] };
+  return {
+    source: [...trace.source_tokens],
+    target: [...trace.target_tokens],
+    output: [...trace.output_tokens],
+    vocab: [...vocab],
+  };
 }
 
 function rowNames(trace, vocab, names) {
   const token = (t) => fill(names.token, { token: t });
-  return { source: trace.source_tokens.map(token),
+  return {
+    source: trace.source_tokens.map(token),
     target: trace.target_tokens.map((a, i) => fill(names.decoder, { reads: a, writes: trace.output_tokens[i] })),
-    vocab: vocab.map(token) };
+    vocab: vocab.map(token),
+  };
 }
 
 /** From E's row of each token to its row of the embedding (scene/connectors.py threads). */
 function threads(palette, byId, node, t) {
-  const starts = [], controls = [], ends = [], e = byId.get(t.from);
+  const starts = [],
+    controls = [],
+    ends = [],
+    e = byId.get(t.from);
   for (const end of t.ends) {
-    const emb = byId.get(end.block), leftEnd = byId.get(end.end).x - t.end_gap;
+    const emb = byId.get(end.block),
+      leftEnd = byId.get(end.end).x - t.end_gap;
     node(end.tokens).data.forEach((tok, r) => {
-      const a = [end.left ? e.x : e.x + e.w, rowY(e, tok), t.z], b = [leftEnd, rowY(emb, r), t.z];
+      const a = [end.left ? e.x : e.x + e.w, rowY(e, tok), t.z],
+        b = [leftEnd, rowY(emb, r), t.z];
       starts.push(a);
       ends.push(b);
       controls.push([end.left ? a[0] - t.bend : a[0] + t.bend, (a[1] + b[1]) / 2, t.lift]);
@@ -54,15 +65,18 @@ function threads(palette, byId, node, t) {
 
 /** A structural connector with its curves drawn: the structure gives a curve as its ends and control point
  * (scene/connectors.py arc), a polyline as its points. */
-const drawnCurves = (c) => ({ ...c, lines: c.lines.map((l) => (Array.isArray(l) ? l
-  : beziers([l.from], [l.control], [l.to], l.segments)[0])) });
+const drawnCurves = (c) => ({
+  ...c,
+  lines: c.lines.map((l) => (Array.isArray(l) ? l : beziers([l.from], [l.control], [l.to], l.segments)[0])),
+});
 
 /** Token names beside the id columns and the chosen tokens (scene/labels.py token_labels). */
 function tokenLabels(byId, axes, node, vocab, t) {
   const out = [];
   for (const { block, chosen, axis } of t.blocks) {
-    const b = byId.get(block), proto = chosen ? t.chosen : t.ids;
-    const tokens = chosen ? node(block).data.map((i) => vocab[i]) : axes[axis] ?? [];
+    const b = byId.get(block),
+      proto = chosen ? t.chosen : t.ids;
+    const tokens = chosen ? node(block).data.map((i) => vocab[i]) : (axes[axis] ?? []);
     const x = chosen ? b.x + b.w + t.gap : b.x - t.gap;
     tokens.slice(0, b.rows).forEach((text, r) => out.push({ ...proto, text, x, y: rowY(b, r) }));
   }
@@ -86,7 +100,9 @@ function marking(trace, node, w) {
 /** @param {import("../types.js").SceneStructure} structure  @param {import("../types.js").Trace} trace
  *  @param {string[]} [vocab]  @returns {import("../types.js").Scene} */
 export function personalize(structure, trace, vocab = structure.personal.vocab) {
-  const base = structure.scene, own = structure.personal, node = nodeReader(trace);
+  const base = structure.scene,
+    own = structure.personal,
+    node = nodeReader(trace);
   const byId = new Map(base.blocks.map((b) => [b.id, b]));
   const axes = axisWords(trace, vocab);
   const worked = workedOf(own.worked, trace, node);
@@ -94,8 +110,14 @@ export function personalize(structure, trace, vocab = structure.personal.vocab) 
   steps = onWorkedHead(steps, byId, worked, own.worked, own.windows, base.cell.head_gap);
   steps = withWindows(steps, byId, marking(trace, node, own.windows), axes, own.windows);
   const off = new Set(trace.ablation ?? []);
-  return { ...base, axes, row_names: rowNames(trace, vocab, own.row_names),
+  return {
+    ...base,
+    axes,
+    row_names: rowNames(trace, vocab, own.row_names),
     connectors: [threads(base.palette, byId, node, own.threads), ...base.connectors.map(drawnCurves)],
-    labels: [...base.labels, ...tokenLabels(byId, axes, node, vocab, own.token_labels)], steps,
-    switches: base.switches.map((s) => ({ ...s, off: off.has(s.id) })), worked };
+    labels: [...base.labels, ...tokenLabels(byId, axes, node, vocab, own.token_labels)],
+    steps,
+    switches: base.switches.map((s) => ({ ...s, off: off.has(s.id) })),
+    worked,
+  };
 }

@@ -11,10 +11,19 @@ const structures = new Map();
 /** The gzip-compressed JSON document at `url`, read once per URL. */
 function structureAt(fetcher, url) {
   if (!structures.has(url)) {
-    structures.set(url, fetcher.bytes(url).then(async (bytes) => {
-      const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-      return JSON.parse(await new Response(stream).text());
-    }).catch((e) => { structures.delete(url); throw e; }));
+    structures.set(
+      url,
+      fetcher
+        .bytes(url)
+        .then(async (bytes) => {
+          const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+          return JSON.parse(await new Response(stream).text());
+        })
+        .catch((e) => {
+          structures.delete(url);
+          throw e;
+        }),
+    );
   }
   return structures.get(url);
 }
@@ -25,8 +34,11 @@ function structureAt(fetcher, url) {
  *  @param {{fetcher: import("../types.js").Fetcher, program: {model: string}}} context
  *  @returns {Promise<import("../types.js").Scene>} */
 export async function browserScene(trace, { fetcher, program }) {
-  const folder = `/site/scene/${program.model}`, n = trace.source_tokens.length;
-  const [base, diff] = await Promise.all([structureAt(fetcher, `${folder}/${n}.json.gz`),
-    structureAt(fetcher, `${folder}/${n}-${trace.target_tokens.length}.diff.json.gz`)]);
+  const folder = `/site/scene/${program.model}`,
+    n = trace.source_tokens.length;
+  const [base, diff] = await Promise.all([
+    structureAt(fetcher, `${folder}/${n}.json.gz`),
+    structureAt(fetcher, `${folder}/${n}-${trace.target_tokens.length}.diff.json.gz`),
+  ]);
   return personalize(jsonPatched(base, diff), trace);
 }

@@ -18,7 +18,10 @@ export function nodesOf(trace) {
       const width = shape.length > 1 ? shape[shape.length - 1] : values.length;
       const row = (i) => values.slice(i * width, (i + 1) * width);
       tensors.set(id, {
-        shape, data: values, row, at: (i, j) => values[i * width + j],
+        shape,
+        data: values,
+        row,
+        at: (i, j) => values[i * width + j],
         rows: () => Array.from({ length: values.length / width }, (_, i) => row(i)),
       });
     }

@@ -16,7 +16,8 @@ export function chooseWorked(tokens, heads, eos) {
   const rows = [];
   heads.forEach(({ data, shape: [count, keys] }, head) => {
     for (let row = 0; row < count; row++) {
-      const weights = data.slice(row * keys, (row + 1) * keys), key = argmax(weights);
+      const weights = data.slice(row * keys, (row + 1) * keys),
+        key = argmax(weights);
       rows.push({ head, row, key, peak: weights[key], word: key !== row && tokens[key] !== eos });
     }
   });
@@ -35,18 +36,26 @@ export function workedOf(definition, trace, node) {
 // A step animation's targets with the row put in: the query cell's animation points at the row's query (its
 // head's first column), the sweep ends with the row framed; each says which phase it shows.
 function targets(animation, worked, definition, n) {
-  const r = worked.row, out = { ...animation, worked: definition.phases[animation.name] };
+  const r = worked.row,
+    out = { ...animation, worked: definition.phases[animation.name] };
   if (animation.name === definition.query_cell && animation.out) Object.assign(out, { row: r, col: worked.q_cols[0] });
   if (animation.name === definition.sweep) {
     const [off, dk] = worked.v_cols;
-    out.rects = [[worked.scores, [r, r, 0, n - 1]], [worked.weights, [r, r, 0, n - 1]],
-      [worked.v_full, [0, n - 1, off, off + dk - 1]], [worked.out, [r, r, 0, dk - 1]]];
+    out.rects = [
+      [worked.scores, [r, r, 0, n - 1]],
+      [worked.weights, [r, r, 0, n - 1]],
+      [worked.v_full, [0, n - 1, off, off + dk - 1]],
+      [worked.out, [r, r, 0, dk - 1]],
+    ];
   }
   return out;
 }
 
 export function withWorked(steps, worked, definition, tokenCount) {
   if (!Object.keys(worked).length) return steps;
-  return steps.map((s) => (Object.hasOwn(definition.phases, s.animation.name ?? "")
-    ? { ...s, animation: targets(s.animation, worked, definition, tokenCount) } : s));
+  return steps.map((s) =>
+    Object.hasOwn(definition.phases, s.animation.name ?? "")
+      ? { ...s, animation: targets(s.animation, worked, definition, tokenCount) }
+      : s,
+  );
 }

@@ -5,58 +5,76 @@
 // slides away from whatever it would cover (labels, overlays, switches, the subject's cells, the names
 // placed before it) and staggers its names into tiers where the pitch is narrower than a line; a band
 // that cannot be placed whole inside the stage is not shown. Text never shrinks below `minPx`.
-import { colX } from './cells.js';
-import { overlaps, shownRect, textWidth as measured } from './screenboxes.js';
+import { colX } from "./cells.js";
+import { overlaps, shownRect, textWidth as measured } from "./screenboxes.js";
 
 export const NAME_FONT = '500 {px}px "Inter", "Helvetica Neue", Arial, sans-serif';
 export const textWidth = (text, size) => measured(text, size, NAME_FONT);
-const LINE = 1.0, PAD = 2, GAP = 3, MAX_PX = 13, MAX_TIERS = 3, SLIDES = 8;
+const LINE = 1.0,
+  PAD = 2,
+  GAP = 3,
+  MAX_PX = 13,
+  MAX_TIERS = 3,
+  SLIDES = 8;
 
 /** The subject's bands: blocks with a token axis grouped by the rows (or the columns) they share; rows
  *  beside an ids column of the subject already carry its token labels (scene/labels.py), as do rows whose
  *  ids column (`rows_named_by`) the step lights (`lit`). Blocks in `windowed` show only the columns
  *  `cols` (windowed.js): their band names those, beside them. */
 export function bands(scene, blocks, { windowed = new Set(), cols = null, lit = new Set() } = {}) {
-  const out = new Map(), rowKey = b => `${b.station}|${b.y}|${b.rows}`;
-  const idsRows = new Set(blocks.filter(b => b.kind === 'ids').map(rowKey));  // named by the scene's token labels
+  const out = new Map(),
+    rowKey = (b) => `${b.station}|${b.y}|${b.rows}`;
+  const idsRows = new Set(blocks.filter((b) => b.kind === "ids").map(rowKey)); // named by the scene's token labels
   for (const b of blocks) if (b.rows_named_by && lit.has(b.rows_named_by)) idsRows.add(rowKey(b));
   for (const b of blocks) {
-    if (b.param || b.kind === 'ids') continue;
-    for (const [axis, name, key] of [['row', b.row_axis, rowKey(b)], ['col', b.col_axis, `${b.station}|${b.x}|${b.cols}|${b.gap_every}`]]) {
+    if (b.param || b.kind === "ids") continue;
+    for (const [axis, name, key] of [
+      ["row", b.row_axis, rowKey(b)],
+      ["col", b.col_axis, `${b.station}|${b.x}|${b.cols}|${b.gap_every}`],
+    ]) {
       const words = name && scene.axes[name];
-      if (!words || (axis === 'row' && idsRows.has(key))) continue;
+      if (!words || (axis === "row" && idsRows.has(key))) continue;
       const k = `${axis}|${name}|${key}`;
       if (!out.has(k)) out.set(k, { axis, axisName: name, words, blocks: [], window: null });
       out.get(k).blocks.push(b);
     }
   }
-  for (const band of out.values()) band.window = band.blocks.every(b => windowed.has(b.id)) ? cols : null;
+  for (const band of out.values()) band.window = band.blocks.every((b) => windowed.has(b.id)) ? cols : null;
   return [...out.values()];
 }
 
 /** Each name of a band along its axis: index, word and its centre in px (rows: y; columns: x). */
 function centres(band, px, headGap) {
-  const b = band.blocks[0], n = band.axis === 'row' ? b.rows : b.cols;
-  const [lo, hi] = band.axis === 'col' && band.window ? band.window : [0, n - 1];
+  const b = band.blocks[0],
+    n = band.axis === "row" ? b.rows : b.cols;
+  const [lo, hi] = band.axis === "col" && band.window ? band.window : [0, n - 1];
   return Array.from({ length: hi - lo + 1 }, (_, k) => {
     const i = lo + k;
-    const p = band.axis === 'row' ? px(b.x, b.y - i - 0.5) : px(b.x + colX(b, i, headGap) + 0.5, b.y - b.rows / 2);
-    return { index: i, word: band.words[i] ?? '', at: band.axis === 'row' ? p[1] : p[0] };
+    const p = band.axis === "row" ? px(b.x, b.y - i - 0.5) : px(b.x + colX(b, i, headGap) + 0.5, b.y - b.rows / 2);
+    return { index: i, word: band.words[i] ?? "", at: band.axis === "row" ? p[1] : p[0] };
   });
 }
 
 /** The band's names at distance d from its edge on `side`: one rectangle each (stage px). */
 function layout(band, items, side, d, size) {
-  const line = size * LINE, pitch = items.length > 1 ? Math.abs(items[1].at - items[0].at) : line * 2;
-  const tiers = Math.max(1, Math.ceil(line / Math.max(pitch, 1) - 1e-6));  // neighbours in one tier only touch
-  const long = Math.max(...items.map(t => t.len)) + 2 * PAD, e = band.edge;
+  const line = size * LINE,
+    pitch = items.length > 1 ? Math.abs(items[1].at - items[0].at) : line * 2;
+  const tiers = Math.max(1, Math.ceil(line / Math.max(pitch, 1) - 1e-6)); // neighbours in one tier only touch
+  const long = Math.max(...items.map((t) => t.len)) + 2 * PAD,
+    e = band.edge;
   return {
     tiers,
     rects: items.map((t, i) => {
-      const from = d + (i % tiers) * (long + GAP), len = t.len + 2 * PAD;
+      const from = d + (i % tiers) * (long + GAP),
+        len = t.len + 2 * PAD;
       const [a0, a1] = [t.at - line / 2, t.at + line / 2];
-      if (band.axis === 'row') return side === 'before' ? { x0: e.x0 - from - len, x1: e.x0 - from, y0: a0, y1: a1 } : { x0: e.x1 + from, x1: e.x1 + from + len, y0: a0, y1: a1 };
-      return side === 'before' ? { x0: a0, x1: a1, y0: e.y1 + from, y1: e.y1 + from + len } : { x0: a0, x1: a1, y0: e.y0 - from - len, y1: e.y0 - from };
+      if (band.axis === "row")
+        return side === "before"
+          ? { x0: e.x0 - from - len, x1: e.x0 - from, y0: a0, y1: a1 }
+          : { x0: e.x1 + from, x1: e.x1 + from + len, y0: a0, y1: a1 };
+      return side === "before"
+        ? { x0: a0, x1: a1, y0: e.y1 + from, y1: e.y1 + from + len }
+        : { x0: a0, x1: a1, y0: e.y0 - from - len, y1: e.y0 - from };
     }),
   };
 }
@@ -64,18 +82,34 @@ function layout(band, items, side, d, size) {
 /** How far the band must move past what a set of rectangles covers (the farthest one's far side). */
 function pastObstacles(band, side, hits) {
   const e = band.edge;
-  const far = hits.map(r => (band.axis === 'row' ? (side === 'before' ? e.x0 - r.x0 : r.x1 - e.x1) : (side === 'before' ? r.y1 - e.y1 : e.y0 - r.y0)));
+  const far = hits.map((r) =>
+    band.axis === "row"
+      ? side === "before"
+        ? e.x0 - r.x0
+        : r.x1 - e.x1
+      : side === "before"
+        ? r.y1 - e.y1
+        : e.y0 - r.y0,
+  );
   return Math.max(...far) + GAP;
 }
 
 /** A band placed on the first side where it fits whole: {side, size, tiers, names[{index, word, rect}]}, or null. */
 export function placeBand(band, px, headGap, obstacles, W, H, minPx) {
-  band.edge = band.blocks.map(b => shownRect(px, b, band.window, headGap)).reduce((a, r) => ({ x0: Math.min(a.x0, r.x0), y0: Math.min(a.y0, r.y0), x1: Math.max(a.x1, r.x1), y1: Math.max(a.y1, r.y1) }));
+  band.edge = band.blocks
+    .map((b) => shownRect(px, b, band.window, headGap))
+    .reduce((a, r) => ({
+      x0: Math.min(a.x0, r.x0),
+      y0: Math.min(a.y0, r.y0),
+      x1: Math.max(a.x1, r.x1),
+      y1: Math.max(a.y1, r.y1),
+    }));
   const items = centres(band, px, headGap);
   if (items.length < 1) return null;
   const pitch = items.length > 1 ? Math.abs(items[1].at - items[0].at) : MAX_PX * LINE;
   const best = Math.max(minPx, Math.min(MAX_PX, Math.floor(pitch / LINE)));
-  band.why = [`${best} px, pitch ${Math.round(pitch * 10) / 10} px`];  // why it could not be placed (for the tests' table)
+  // why it could not be placed (for the tests' table)
+  band.why = [`${best} px, pitch ${Math.round(pitch * 10) / 10} px`];
   // the largest size that fits, never below minPx: a smaller line can fit between two obstacles
   for (let size = best; size >= minPx; size--) {
     const placed = placeAt(band, items, size, obstacles, W, H);
@@ -87,14 +121,23 @@ export function placeBand(band, px, headGap, obstacles, W, H, minPx) {
 /** The band's names at one size on the first side where they fit whole, sliding past what they cover. */
 function placeAt(band, items, size, obstacles, W, H) {
   for (const t of items) t.len = Math.ceil(textWidth(t.word, size));
-  for (const side of ['before', 'after']) {
+  for (const side of ["before", "after"]) {
     let d = GAP;
     for (let k = 0; k < SLIDES; k++) {
       const { rects, tiers } = layout(band, items, side, d, size);
-      const why = tiers > MAX_TIERS ? `${tiers} tiers` : rects.some(r => r.x0 < 0 || r.y0 < 0 || r.x1 > W || r.y1 > H) ? 'past the edge' : '';
-      if (why) { band.why.push(`${size} px ${side} at ${Math.round(d)} px: ${why}`); break; }
-      const hits = obstacles.filter(o => rects.some(r => overlaps(r, o)));
-      if (!hits.length) return { side, size, tiers, names: items.map((t, i) => ({ index: t.index, word: t.word, rect: rects[i] })) };
+      const why =
+        tiers > MAX_TIERS
+          ? `${tiers} tiers`
+          : rects.some((r) => r.x0 < 0 || r.y0 < 0 || r.x1 > W || r.y1 > H)
+            ? "past the edge"
+            : "";
+      if (why) {
+        band.why.push(`${size} px ${side} at ${Math.round(d)} px: ${why}`);
+        break;
+      }
+      const hits = obstacles.filter((o) => rects.some((r) => overlaps(r, o)));
+      if (!hits.length)
+        return { side, size, tiers, names: items.map((t, i) => ({ index: t.index, word: t.word, rect: rects[i] })) };
       d = Math.max(d + 1, pastObstacles(band, side, hits));
     }
   }

@@ -7,7 +7,8 @@
 /** The same cell in the other convention: drawn (r, c) → tensor (row, col) and back, with the tensor
  *  element's flat index when (a, b) are drawn coordinates. */
 export function cellMap(block, a, b) {
-  const shape = block.shape, flat = flatIndex(block, a, b);
+  const shape = block.shape,
+    flat = flatIndex(block, a, b);
   if (shape.length === 0) return { row: 0, col: 0, flat };
   if (shape.length === 1) return block.rows === 1 ? { row: 0, col: flat, flat } : { row: flat, col: 0, flat };
   const [row, col] = block.transposed ? [b, a] : [a, b];
@@ -37,13 +38,13 @@ export function indexCoords(block, idx) {
 export function drawnIn(scene, blockById, id) {
   const b = blockById.get(id);
   if (b) return { block: b, slice: null };
-  const s = scene?.slices.find(x => x.id === id);
+  const s = scene?.slices.find((x) => x.id === id);
   return s ? { block: blockById.get(s.of), slice: s } : { block: null, slice: null };
 }
 
 /** A trace id (a head slice included) and tensor coordinates → the drawn cell {id, r, c}, or null. */
 export function drawnCell(scene, blockById, id, row, col) {
-  const s = scene?.slices.find(x => x.id === id);
+  const s = scene?.slices.find((x) => x.id === id);
   if (s) return drawnCell(scene, blockById, s.of, row, col + s.col_offset);
   const b = blockById.get(id);
   if (!b) return null;
@@ -53,6 +54,6 @@ export function drawnCell(scene, blockById, id, row, col) {
 
 /** The head slice a tensor cell (row, col) of a block falls in, as "slice[row, col]", or undefined. */
 export function sliceAlias(scene, block, row, col) {
-  const s = scene.slices.find(x => x.of === block.id && col >= x.col_offset && col < x.col_offset + x.cols);
-  return s ? `${s.name ? `${s.name}: ` : ''}${s.id}[${row}, ${col - s.col_offset}]` : undefined;
+  const s = scene.slices.find((x) => x.of === block.id && col >= x.col_offset && col < x.col_offset + x.cols);
+  return s ? `${s.name ? `${s.name}: ` : ""}${s.id}[${row}, ${col - s.col_offset}]` : undefined;
 }

@@ -11,94 +11,20 @@
 // crush the dark half of a map towards black). Probabilities (kind bar) lie flat and unlit, so the
 // screen shows the palette's colour itself; the largest of each row (its distribution, the tensor's
 // last axis) is outlined in the palette's `row_max` colour.
-import * as THREE from 'three';
+import * as THREE from "three";
+import { fragmentShader, vertexShader } from "./cell-shaders.js";
 
-const NEG_INF = -1e30;  // a masked score (−∞; null in the trace)
-export const ABSENT = 1e30;  // compare mode: the other input has no such cell
+const NEG_INF = -1e30; // a masked score (−∞; null in the trace)
+export const ABSENT = 1e30; // compare mode: the other input has no such cell
 const KINDS = { value: 0, bar: 1, masked: 2, relu: 3, bool: 4, ids: 5 };
-const TEXELS = 5;  // state texels per block: 0 scale, kind, dim · 1 reveal, drop, glow, rects · 2 rect A · 3 t, fromZero, window · 4 rect B
-const isSentinel = v => v <= -1e29 || v >= 1e29;
-
-const vertexShader = /* glsl */`
-  precision highp sampler2D;
-  attribute vec4 aPos;      // cell centre now (xy) and before (zw)
-  attribute vec2 aVal;      // value now, value before
-  attribute vec2 aRC;       // drawn row, column
-  attribute float aBlock;   // row of the state texture
-  attribute float aMark;    // 1: the largest probability of its row (bar blocks)
-  uniform sampler2D uState, uDiverging, uSequential;
-  uniform float uH, uFootprint, uFlatH, uMaskedH, uMinH;  // scene.cell's heights
-  uniform vec3 uMasked, uReluZero, uBoolTrue, uIds, uAbsent;
-  uniform vec3 uTarget;     // the marked cell: block, drawn row, column (block < 0: none)
-  varying vec3 vColor;
-  varying vec2 vUv;
-  varying float vShade, vLit, vGlow, vMark;
-
-  vec4 st(int k) { return texelFetch(uState, ivec2(k, int(aBlock)), 0); }
-  vec3 ramp(sampler2D map, float u) {  // u in 0..1 onto N evenly spaced stops, ends included (scene/cells.py)
-    float n = float(textureSize(map, 0).x);
-    return texture2D(map, vec2((0.5 + u * (n - 1.0)) / n, 0.5)).rgb;
-  }
-  float hash(vec2 p, float seed) { return fract(sin(dot(p, vec2(12.9898, 78.233)) + seed * 0.618) * 43758.5453); }
-
-  void main() {
-    vec4 s0 = st(0), s1 = st(1), s2 = st(2), s3 = st(3), s4 = st(4);
-    if (s3.w > 0.0 && (aRC.y < s3.z || aRC.y >= s3.w)) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }  // outside a window: not drawn
-    float kind = s0.z, t = s3.x;
-    bool inf = aVal.x < -1e29, absent = aVal.x > 1e29;
-    float prevV = (abs(aVal.y) > 1e29 || s3.y > 0.5) ? 0.0 : aVal.y;
-    float v = mix(prevV, (inf || absent) ? 0.0 : aVal.x, t);
-    float sc = mix(s0.y, s0.x, t);
-    float x = sc > 0.0 ? clamp(v / sc, -1.0, 1.0) : 0.0;
-    float h; vec3 c;
-    if (kind == 1.0) { h = uFlatH; c = ramp(uSequential, clamp(v, 0.0, 1.0)); }  // flat: colour alone
-    else if (kind == 4.0) { h = uFlatH; c = v > 0.5 ? uBoolTrue : uMasked; }
-    else if (kind == 5.0) { h = uFlatH; c = uIds; }
-    else { h = x * uH; c = ramp(uDiverging, 0.5 + 0.5 * x); }
-    if (inf) { h = uMaskedH; c = uMasked; }
-    if (absent) { h = 0.1; c = uAbsent * (mod(aRC.x + aRC.y, 2.0) < 0.5 ? 1.0 : 0.62); }  // hatched: not a zero
-    if (kind == 3.0 && aVal.x == 0.0 && t >= 1.0) c = uReluZero;
-    if (s1.y > 0.0 && hash(aRC, s1.y) < 0.1) { h = 0.0; c = vec3(0.08); }     // dropout mask (illustration)
-    if (aRC.x >= s1.x) { h = 0.0; c = mix(c, vec3(0.12, 0.13, 0.15), 0.85); }  // not computed yet
-    if (abs(h) < uMinH) h = h < 0.0 ? -uMinH : uMinH;
-    float lit = s0.w;
-    if (s1.w > 0.5) {
-      bool inA = aRC.x >= s2.x && aRC.x <= s2.y && aRC.y >= s2.z && aRC.y <= s2.w;
-      bool inB = s1.w > 1.5 && aRC.x >= s4.x && aRC.x <= s4.y && aRC.y >= s4.z && aRC.y <= s4.w;
-      lit *= (inA || inB) ? 1.0 : 0.28;
-    }
-    float glow = s1.z;
-    if (aBlock == uTarget.x && aRC.x == uTarget.y && aRC.y == uTarget.z) { lit = 1.0; glow = 1.0; h = max(abs(h), 0.6) * (h < 0.0 ? -1.0 : 1.0); }
-    vec3 p = position;                 // unit box, z in [0, 1]
-    p.xy *= uFootprint;
-    p.z *= h;
-    p.xy += mix(aPos.zw, aPos.xy, t);
-    vec3 n = normal * vec3(1.0, 1.0, sign(h));
-    vShade = kind == 1.0 ? 1.0 : 0.62 + 0.38 * max(dot(normalize(n), normalize(vec3(0.35, 0.55, 0.75))), 0.0);
-    vColor = c; vLit = lit; vGlow = glow; vUv = uv;
-    vMark = kind == 1.0 && aMark > 0.5 && t >= 1.0 && !inf && !absent && aRC.x < s1.x && n.z > 0.5 ? 1.0 : 0.0;
-    gl_Position = projectionMatrix * modelViewMatrix * vec4(p, 1.0);
-  }`;
-
-const fragmentShader = /* glsl */`
-  uniform vec3 uBg, uRowMax;
-  uniform float uMarkW;     // the outline's width, a share of the cell's side (at least 1.5 pixels)
-  varying vec3 vColor;
-  varying vec2 vUv;
-  varying float vShade, vLit, vGlow, vMark;
-  void main() {
-    vec3 c = vColor * vShade;
-    if (vMark > 0.5) {
-      vec2 e = min(vUv, 1.0 - vUv);
-      if (min(e.x, e.y) < max(uMarkW, 1.5 * max(fwidth(vUv.x), fwidth(vUv.y)))) c = uRowMax;
-    }
-    c = mix(c, vec3(1.0, 0.95, 0.7), vGlow * 0.25);
-    gl_FragColor = vec4(mix(uBg, c, vLit), 1.0);
-  }`;
+// state texels per block: 0 scale, kind, dim · 1 reveal, drop, glow, rects · 2 rect A · 3 t, fromZero, window
+// · 4 rect B
+const TEXELS = 5;
+const isSentinel = (v) => v <= -1e29 || v >= 1e29;
 
 /** A palette colour '#rrggbb' as display (sRGB) components 0..1, unconverted (see the head comment). */
-const bytes = hex => [1, 3, 5].map(i => parseInt(hex.slice(i, i + 2), 16));
-const rgb = hex => new THREE.Vector3(...bytes(hex).map(b => b / 255));
+const bytes = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+const rgb = (hex) => new THREE.Vector3(...bytes(hex).map((b) => b / 255));
 
 function rampTexture(stops) {
   const data = new Uint8Array(stops.length * 4);
@@ -120,11 +46,16 @@ function blockScale(values) {
  *  block is drawn transposed), ties all marked; 0 elsewhere and in other blocks. vs: values, drawn order. */
 export function rowMaxMarks(b, vs) {
   const marks = new Float32Array(b.rows * b.cols);
-  if (b.kind !== 'bar') return marks;
-  const [outer, inner, at] = b.transposed ? [b.cols, b.rows, (o, i) => i * b.cols + o] : [b.rows, b.cols, (o, i) => o * b.cols + i];
+  if (b.kind !== "bar") return marks;
+  const [outer, inner, at] = b.transposed
+    ? [b.cols, b.rows, (o, i) => i * b.cols + o]
+    : [b.rows, b.cols, (o, i) => o * b.cols + i];
   for (let o = 0; o < outer; o++) {
     let m = -Infinity;
-    for (let i = 0; i < inner; i++) { const v = vs[at(o, i)]; if (Number.isFinite(v) && v > m) m = v; }
+    for (let i = 0; i < inner; i++) {
+      const v = vs[at(o, i)];
+      if (Number.isFinite(v) && v > m) m = v;
+    }
     for (let i = 0; i < inner; i++) if (vs[at(o, i)] === m) marks[at(o, i)] = 1;
   }
   return marks;
@@ -146,86 +77,145 @@ export function colX(block, c, headGap) {
 export function colAt(block, lx, headGap) {
   if (lx < 0 || lx >= block.w) return -1;
   if (!block.gap_every) return Math.floor(lx);
-  const period = block.gap_every + headGap, slice = Math.floor(lx / period), within = lx - slice * period;
+  const period = block.gap_every + headGap,
+    slice = Math.floor(lx / period),
+    within = lx - slice * period;
   if (within >= block.gap_every) return -1;
   const c = slice * block.gap_every + Math.floor(within);
   return c < block.cols ? c : -1;
 }
 
+/** Writes block `b`'s cells (block row i) into the instance arrays from instance `k` on, each with its
+ *  position and value now and before (the previous layout `prev`: its cell at the same row and column, or
+ *  zero where it had none); returns the next instance. */
+function layCells(b, i, vs, prev, k, headGap, { pos, val, rc, blk }) {
+  const rows = b.rows,
+    cols = b.cols;
+  const xs = columnsX(b, headGap),
+    pb = prev?.block,
+    pRows = pb ? pb.rows : 0,
+    pCols = pb ? pb.cols : 0;
+  const pxs = pb ? columnsX(pb, headGap) : null,
+    drawnBefore = prev ? prev.drawn : null;
+  for (let r = 0; r < rows; r++) {
+    const y = b.y - r - 0.5,
+      py0 = pb ? pb.y - r - 0.5 : 0;
+    for (let c = 0; c < cols; c++, k++) {
+      const x = xs[c],
+        v = vs[r * cols + c];
+      const nv = v === -Infinity ? NEG_INF : v;
+      let px = x,
+        py = y,
+        pv = nv;
+      if (drawnBefore) {
+        if (r < pRows && c < pCols) {
+          px = pxs[c];
+          py = py0;
+          const o = drawnBefore[r * pCols + c];
+          pv = o === -Infinity ? NEG_INF : o;
+        } else pv = 0;
+      }
+      pos[4 * k] = x;
+      pos[4 * k + 1] = y;
+      pos[4 * k + 2] = px;
+      pos[4 * k + 3] = py;
+      val[2 * k] = nv;
+      val[2 * k + 1] = pv;
+      rc[2 * k] = r;
+      rc[2 * k + 1] = c;
+      blk[k] = i;
+    }
+  }
+  return k;
+}
+
+/** Block i's row of the state texture, reset (its scale now and before, its kind; all revealed, t = 1);
+ *  returns its scale. */
+function blockState(state, i, b, vs, prev) {
+  const scale = b.kind === "bar" ? 1 : blockScale(vs);
+  state.set([scale, prev ? prev.scale : scale, KINDS[b.kind] ?? 0, 1], i * TEXELS * 4);
+  state.set([1e9, 0, 0, 0], i * TEXELS * 4 + 4);
+  state.set([0, 0, 0, 0], i * TEXELS * 4 + 8);
+  state.set([1, 0, 0, 0], i * TEXELS * 4 + 12);
+  state.set([0, 0, 0, 0], i * TEXELS * 4 + 16);
+  return scale;
+}
+
 export class CellField {
   /** @param {import("../types.js").Scene} scene */
   constructor(scene) {
-    const p = scene.palette, cell = scene.cell;
+    const p = scene.palette,
+      cell = scene.cell;
     this.cell = cell;
     this.material = new THREE.ShaderMaterial({
-      vertexShader, fragmentShader,
+      vertexShader,
+      fragmentShader,
       uniforms: {
-        uState: { value: null }, uDiverging: { value: rampTexture(p.diverging) }, uSequential: { value: rampTexture(p.sequential) },
-        uH: { value: cell.max_height }, uFootprint: { value: cell.footprint },
-        uFlatH: { value: cell.flat_height }, uMaskedH: { value: cell.masked_height }, uMinH: { value: cell.min_height },
-        uMasked: { value: rgb(p.masked) }, uReluZero: { value: rgb(p.relu_zero) }, uBoolTrue: { value: rgb(p.bool_true) },
-        uIds: { value: rgb(p.ids) }, uAbsent: { value: rgb(p.absent || p.relu_zero) }, uBg: { value: rgb(p.background) },
-        uTarget: { value: new THREE.Vector3(-1, 0, 0) }, uRowMax: { value: rgb(p.row_max) }, uMarkW: { value: cell.mark_width },
+        uState: { value: null },
+        uDiverging: { value: rampTexture(p.diverging) },
+        uSequential: { value: rampTexture(p.sequential) },
+        uH: { value: cell.max_height },
+        uFootprint: { value: cell.footprint },
+        uFlatH: { value: cell.flat_height },
+        uMaskedH: { value: cell.masked_height },
+        uMinH: { value: cell.min_height },
+        uMasked: { value: rgb(p.masked) },
+        uReluZero: { value: rgb(p.relu_zero) },
+        uBoolTrue: { value: rgb(p.bool_true) },
+        uIds: { value: rgb(p.ids) },
+        uAbsent: { value: rgb(p.absent || p.relu_zero) },
+        uBg: { value: rgb(p.background) },
+        uTarget: { value: new THREE.Vector3(-1, 0, 0) },
+        uRowMax: { value: rgb(p.row_max) },
+        uMarkW: { value: cell.mark_width },
       },
     });
-    const box = new THREE.BoxGeometry(1, 1, 1); box.translate(0, 0, 0.5);
+    const box = new THREE.BoxGeometry(1, 1, 1);
+    box.translate(0, 0, 0.5);
     this.box = box;
     this.mesh = new THREE.Mesh(new THREE.InstancedBufferGeometry(), this.material);
-    this.mesh.frustumCulled = false;  // instances spread over the whole machine; the box's own sphere is wrong
-    this.index = new Map();           // block id → {i (state row), block, start, count, drawn (values as drawn), scale}
+    this.mesh.frustumCulled = false; // instances spread over the whole machine; the box's own sphere is wrong
+    this.index = new Map(); // block id → {i (state row), block, start, count, drawn (values as drawn), scale}
     this.count = 0;
   }
 
   /** Lays out every block's cells. values(block) → a Float64Array in drawn order (−∞: masked); the previous
    *  layout (if any) supplies each cell's old value and position, so the change animates (blocks' t goes 0 → 1). */
   build(blocks, values) {
-    const old = this.index, headGap = this.cell.head_gap;
+    const old = this.index,
+      headGap = this.cell.head_gap;
     let n = 0;
     for (const b of blocks) n += b.rows * b.cols;
-    const pos = new Float32Array(n * 4), val = new Float32Array(n * 2), rc = new Float32Array(n * 2), blk = new Float32Array(n), mark = new Float32Array(n);
-    const index = new Map(), state = new Float32Array(Math.max(1, blocks.length) * TEXELS * 4);
+    const pos = new Float32Array(n * 4),
+      val = new Float32Array(n * 2),
+      rc = new Float32Array(n * 2),
+      blk = new Float32Array(n),
+      mark = new Float32Array(n);
+    const index = new Map(),
+      state = new Float32Array(Math.max(1, blocks.length) * TEXELS * 4);
     // one plain loop with its counters local: V8 kept the cell loop slow inside a forEach closure that
     // wrote the shared counter (13 ms for 94 000 cells against 3 ms)
     let k = 0;
     for (let i = 0; i < blocks.length; i++) {
-      const b = blocks[i], vs = values(b), prev = old.get(b.id), start = k, rows = b.rows, cols = b.cols;
-      const xs = columnsX(b, headGap), pb = prev?.block, pRows = pb ? pb.rows : 0, pCols = pb ? pb.cols : 0;
-      const pxs = pb ? columnsX(pb, headGap) : null, drawnBefore = prev ? prev.drawn : null;
+      const b = blocks[i],
+        vs = values(b),
+        prev = old.get(b.id),
+        start = k;
       mark.set(rowMaxMarks(b, vs), start);
-      for (let r = 0; r < rows; r++) {
-        const y = b.y - r - 0.5, py0 = pb ? pb.y - r - 0.5 : 0;
-        for (let c = 0; c < cols; c++, k++) {
-          const x = xs[c], v = vs[r * cols + c];
-          const nv = v === -Infinity ? NEG_INF : v;
-          let px = x, py = y, pv = nv;
-          if (drawnBefore) {
-            if (r < pRows && c < pCols) {
-              px = pxs[c]; py = py0;
-              const o = drawnBefore[r * pCols + c]; pv = o === -Infinity ? NEG_INF : o;
-            } else pv = 0;
-          }
-          pos[4 * k] = x; pos[4 * k + 1] = y; pos[4 * k + 2] = px; pos[4 * k + 3] = py;
-          val[2 * k] = nv; val[2 * k + 1] = pv; rc[2 * k] = r; rc[2 * k + 1] = c; blk[k] = i;
-        }
-      }
-      const scale = b.kind === 'bar' ? 1 : blockScale(vs);
-      state.set([scale, prev ? prev.scale : scale, KINDS[b.kind] ?? 0, 1], i * TEXELS * 4);
-      state.set([1e9, 0, 0, 0], i * TEXELS * 4 + 4);
-      state.set([0, 0, 0, 0], i * TEXELS * 4 + 8);
-      state.set([1, 0, 0, 0], i * TEXELS * 4 + 12);
-      state.set([0, 0, 0, 0], i * TEXELS * 4 + 16);
+      k = layCells(b, i, vs, prev, start, headGap, { pos, val, rc, blk });
+      const scale = blockState(state, i, b, vs, prev);
       index.set(b.id, { i, block: b, start, count: b.rows * b.cols, drawn: Float64Array.from(vs), scale });
     }
     const g = new THREE.InstancedBufferGeometry();
     g.index = this.box.index;
-    g.setAttribute('position', this.box.getAttribute('position'));
-    g.setAttribute('normal', this.box.getAttribute('normal'));
-    g.setAttribute('uv', this.box.getAttribute('uv'));  // the top face's own square: the row maximum's outline
-    g.setAttribute('aPos', new THREE.InstancedBufferAttribute(pos, 4));
-    g.setAttribute('aVal', new THREE.InstancedBufferAttribute(val, 2));
-    g.setAttribute('aRC', new THREE.InstancedBufferAttribute(rc, 2));
-    g.setAttribute('aBlock', new THREE.InstancedBufferAttribute(blk, 1));
-    g.setAttribute('aMark', new THREE.InstancedBufferAttribute(mark, 1));
+    g.setAttribute("position", this.box.getAttribute("position"));
+    g.setAttribute("normal", this.box.getAttribute("normal"));
+    g.setAttribute("uv", this.box.getAttribute("uv")); // the top face's own square: the row maximum's outline
+    g.setAttribute("aPos", new THREE.InstancedBufferAttribute(pos, 4));
+    g.setAttribute("aVal", new THREE.InstancedBufferAttribute(val, 2));
+    g.setAttribute("aRC", new THREE.InstancedBufferAttribute(rc, 2));
+    g.setAttribute("aBlock", new THREE.InstancedBufferAttribute(blk, 1));
+    g.setAttribute("aMark", new THREE.InstancedBufferAttribute(mark, 1));
     g.instanceCount = n;
     this.mesh.geometry.dispose();
     this.mesh.geometry = g;
@@ -234,12 +224,19 @@ export class CellField {
     const tex = new THREE.DataTexture(state, TEXELS, Math.max(1, blocks.length), THREE.RGBAFormat, THREE.FloatType);
     tex.needsUpdate = true;
     this.material.uniforms.uState.value = tex;
-    this.index = index; this.count = n;
+    this.index = index;
+    this.count = n;
   }
 
-  has(id) { return this.index.has(id); }
-  entry(id) { return this.index.get(id); }
-  ids() { return this.index.keys(); }
+  has(id) {
+    return this.index.has(id);
+  }
+  entry(id) {
+    return this.index.get(id);
+  }
+  ids() {
+    return this.index.keys();
+  }
 
   /** Sets state slots of a block: t (0..1 value mix), fromZero, dim, reveal, drop, glow, focus, clip. focus
    *  is one rectangle [r0, r1, c0, c1] of drawn cells (inclusive), a list of up to two, or null: the block's
@@ -248,24 +245,26 @@ export class CellField {
   set(id, s) {
     const e = this.index.get(id);
     if (!e) return;
-    const o = e.i * TEXELS * 4, st = this.state;
-    if ('dim' in s) st[o + 3] = s.dim;
-    if ('reveal' in s) st[o + 4] = s.reveal;
-    if ('drop' in s) st[o + 5] = s.drop;
-    if ('glow' in s) st[o + 6] = s.glow;
-    if ('focus' in s) {
-      const rects = !s.focus ? null : typeof s.focus[0] === 'number' ? [s.focus] : s.focus;
-      if (rects && rects.length > 2) throw new Error('at most two focus rectangles per block');
+    const o = e.i * TEXELS * 4,
+      st = this.state;
+    if ("dim" in s) st[o + 3] = s.dim;
+    if ("reveal" in s) st[o + 4] = s.reveal;
+    if ("drop" in s) st[o + 5] = s.drop;
+    if ("glow" in s) st[o + 6] = s.glow;
+    if ("focus" in s) {
+      const rects = !s.focus ? null : typeof s.focus[0] === "number" ? [s.focus] : s.focus;
+      if (rects && rects.length > 2) throw new Error("at most two focus rectangles per block");
       if (!rects) st[o + 7] = 0;
       else {
         st[o + 7] = Math.max(1, rects.length);
-        st.set(rects[0] || [1, 0, 1, 0], o + 8);  // none: an empty rectangle, every cell dimmed
+        st.set(rects[0] || [1, 0, 1, 0], o + 8); // none: an empty rectangle, every cell dimmed
         st.set(rects[1] || [1, 0, 1, 0], o + 16);
       }
     }
-    if ('t' in s) st[o + 12] = s.t;
-    if ('fromZero' in s) st[o + 13] = s.fromZero ? 1 : 0;
-    if ('clip' in s) st.set(s.clip ? [s.clip[0], s.clip[1] + 1] : [0, 0], o + 14);  // drawn columns c0..c1 only (windowed.js)
+    if ("t" in s) st[o + 12] = s.t;
+    if ("fromZero" in s) st[o + 13] = s.fromZero ? 1 : 0;
+    // drawn columns c0..c1 only (windowed.js)
+    if ("clip" in s) st.set(s.clip ? [s.clip[0], s.clip[1] + 1] : [0, 0], o + 14);
     this.material.uniforms.uState.value.needsUpdate = true;
   }
 
@@ -273,15 +272,22 @@ export class CellField {
     const e = this.index.get(id);
     if (!e) return undefined;
     const o = e.i * TEXELS * 4;
-    return { dim: this.state[o + 3], reveal: this.state[o + 4], drop: this.state[o + 5], glow: this.state[o + 6],
-      focusOn: this.state[o + 7], t: this.state[o + 12] }[slot];
+    return {
+      dim: this.state[o + 3],
+      reveal: this.state[o + 4],
+      drop: this.state[o + 5],
+      glow: this.state[o + 6],
+      focusOn: this.state[o + 7],
+      t: this.state[o + 12],
+    }[slot];
   }
 
   /** The focus rectangles of a block as the shader reads them ([] when its focus is off). */
   focusRects(id) {
     const e = this.index.get(id);
     if (!e) return [];
-    const o = e.i * TEXELS * 4, n = this.state[o + 7];
+    const o = e.i * TEXELS * 4,
+      n = this.state[o + 7];
     return [[...this.state.subarray(o + 8, o + 12)], [...this.state.subarray(o + 16, o + 20)]].slice(0, n);
   }
 
@@ -292,17 +298,21 @@ export class CellField {
   }
 
   /** Every block at once (a new input: t → 0 then animated to 1). */
-  setAll(s) { for (const id of this.index.keys()) this.set(id, s); }
+  setAll(s) {
+    for (const id of this.index.keys()) this.set(id, s);
+  }
 
   /** The z of a drawn cell's top face as the shader stands it (the marked cell aside): probabilities,
    *  ids and booleans lie flat, a −∞ entry low, other values |v| / scale of the tallest. */
   top(id, r, c) {
-    const e = this.index.get(id), cell = this.cell;
+    const e = this.index.get(id),
+      cell = this.cell;
     if (!e) return null;
-    const v = e.drawn[r * e.block.cols + c], kind = e.block.kind;
+    const v = e.drawn[r * e.block.cols + c],
+      kind = e.block.kind;
     if (v === -Infinity) return cell.masked_height;
-    if (kind === 'bar' || kind === 'bool' || kind === 'ids') return cell.flat_height;
-    const h = Math.abs(v) / e.scale * cell.max_height;
+    if (kind === "bar" || kind === "bool" || kind === "ids") return cell.flat_height;
+    const h = (Math.abs(v) / e.scale) * cell.max_height;
     return Math.max(h, cell.min_height) * (v < 0 ? -1 : 1);
   }
 
@@ -310,9 +320,13 @@ export class CellField {
   outlined(id) {
     const e = this.index.get(id);
     if (!e) return [];
-    const b = e.block, mark = this.mesh.geometry.getAttribute('aMark').array, out = [], rows = this.get(id, 'reveal');
+    const b = e.block,
+      mark = this.mesh.geometry.getAttribute("aMark").array,
+      out = [],
+      rows = this.get(id, "reveal");
     for (let r = 0; r < Math.min(b.rows, rows); r++) {
-      for (let c = 0; c < b.cols; c++) if (mark[e.start + r * b.cols + c] > 0.5) out.push(b.transposed ? { row: c, col: r } : { row: r, col: c });
+      for (let c = 0; c < b.cols; c++)
+        if (mark[e.start + r * b.cols + c] > 0.5) out.push(b.transposed ? { row: c, col: r } : { row: r, col: c });
     }
     return out;
   }
@@ -321,8 +335,12 @@ export class CellField {
   drawnValue(id, r, c) {
     const e = this.index.get(id);
     if (!e) return null;
-    return this.mesh.geometry.getAttribute('aVal').array[2 * (e.start + r * e.block.cols + c)];
+    return this.mesh.geometry.getAttribute("aVal").array[2 * (e.start + r * e.block.cols + c)];
   }
 
-  dispose() { this.mesh.geometry.dispose(); this.material.dispose(); this.box.dispose(); }
+  dispose() {
+    this.mesh.geometry.dispose();
+    this.material.dispose();
+    this.box.dispose();
+  }
 }

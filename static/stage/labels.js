@@ -1,30 +1,39 @@
 // Labels: every string rasterised once into one canvas atlas and drawn as one mesh of quads (one
 // draw call for all labels). Text markup: ^{…} superscript, _{…} subscript.
-import * as THREE from 'three';
+import * as THREE from "three";
 
-const PX = 64;           // atlas pixels per label line height
+const PX = 64; // atlas pixels per label line height
 const FONT = '"Inter", "Helvetica Neue", Arial, sans-serif';
 
 function segments(text) {
-  const out = []; const re = /([\^_])\{([^}]*)\}/g; let last = 0, m;
+  const out = [];
+  const re = /([\^_])\{([^}]*)\}/g;
+  let last = 0,
+    m;
   while ((m = re.exec(text))) {
     if (m.index > last) out.push({ s: text.slice(last, m.index), k: 0 });
-    out.push({ s: m[2], k: m[1] === '^' ? 1 : -1 }); last = re.lastIndex;
+    out.push({ s: m[2], k: m[1] === "^" ? 1 : -1 });
+    last = re.lastIndex;
   }
   if (last < text.length) out.push({ s: text.slice(last), k: 0 });
   return out;
 }
 
-function font(k, weight) { return `${weight} ${k ? Math.round(PX * 0.5) : Math.round(PX * 0.72)}px ${FONT}`; }
+function font(k, weight) {
+  return `${weight} ${k ? Math.round(PX * 0.5) : Math.round(PX * 0.72)}px ${FONT}`;
+}
 
 // A segment's width by font and text, kept for the page's life: most labels are the same from one input to
 // the next, and measuring each one again took 3 ms of a new input's atlas. A font that loads later
 // changes them: then they are measured again.
 const widths = new Map();
-globalThis.document?.fonts?.addEventListener?.('loadingdone', () => widths.clear());
+globalThis.document?.fonts?.addEventListener?.("loadingdone", () => widths.clear());
 function segmentWidth(ctx, text, font) {
   const key = `${font}|${text}`;
-  if (!widths.has(key)) { ctx.font = font; widths.set(key, ctx.measureText(text).width); }
+  if (!widths.has(key)) {
+    ctx.font = font;
+    widths.set(key, ctx.measureText(text).width);
+  }
   return widths.get(key);
 }
 
@@ -41,7 +50,7 @@ function measure(ctx, text, weight) {
 // top and bottom (uBand: the free band's top and bottom in clip space, from tour.js covered()), is not
 // drawn: half a word is no name, and an overlay must not sit on one. The views keep room for their own
 // labels (labelroom.js), so what this hides is a neighbour's, cut like its block.
-const vertexShader = /* glsl */`
+const vertexShader = /* glsl */ `
   attribute vec2 aOffset;   // the corner, relative to the anchor, at the label's world size
   attribute vec4 aSize;     // world size (line height), minPx, maxScale, maxPx (0: none)
   attribute vec4 aQuad;     // the whole quad's offsets at world size: x0, y0, x1, y1
@@ -71,7 +80,7 @@ const vertexShader = /* glsl */`
     gl_Position = projectionMatrix * modelViewMatrix * vec4(position + vec3(aOffset * scale, 0.0), 1.0);
   }`;
 
-const fragmentShader = /* glsl */`
+const fragmentShader = /* glsl */ `
   uniform sampler2D uMap;
   varying vec2 vUv;
   varying float vAlpha;
@@ -95,8 +104,13 @@ const ROLES = {
  *  colour; a gate block's label (its `part`) is hidden unless `drawn` has its part (the gate is drawn only
  *  while its part is off: its place stays, the label keeps its index and takes no room). */
 export function styleLabels(labels, colors, drawn = new Set()) {
-  return labels.map(l => ({ ...ROLES[l.role], ...l, color: colors[l.role], maxWidth: l.room || undefined,
-    hidden: Boolean(l.part) && !drawn.has(l.part) }));
+  return labels.map((l) => ({
+    ...ROLES[l.role],
+    ...l,
+    color: colors[l.role],
+    maxWidth: l.room || undefined,
+    hidden: Boolean(l.part) && !drawn.has(l.part),
+  }));
 }
 
 /** Where lasting overlays cover the stage (shares of its height at the top and bottom): labels keep out. */
@@ -110,48 +124,69 @@ export function setLabelBand(mesh, cover) {
 export function buildLabels(labels) {
   const { canvas, slots } = drawAtlas(labels);
   const tex = new THREE.CanvasTexture(canvas);
-  tex.colorSpace = THREE.SRGBColorSpace; tex.anisotropy = 4; tex.generateMipmaps = true;
+  tex.colorSpace = THREE.SRGBColorSpace;
+  tex.anisotropy = 4;
+  tex.generateMipmaps = true;
   tex.minFilter = THREE.LinearMipmapLinearFilter;
-  const m = /** @type {THREE.ShaderMaterial & {map?: THREE.Texture}} */ (new THREE.ShaderMaterial({
-    vertexShader, fragmentShader, transparent: true, depthWrite: false, side: THREE.DoubleSide,
-    uniforms: { uMap: { value: tex }, uPxPerUnit: { value: 1 }, uBand: { value: new THREE.Vector2(1, -1) } },
-  }));
-  m.map = tex;  // so that the stage's dispose() frees the atlas too
+  const m = /** @type {THREE.ShaderMaterial & {map?: THREE.Texture}} */ (
+    new THREE.ShaderMaterial({
+      vertexShader,
+      fragmentShader,
+      transparent: true,
+      depthWrite: false,
+      side: THREE.DoubleSide,
+      uniforms: { uMap: { value: tex }, uPxPerUnit: { value: 1 }, uBand: { value: new THREE.Vector2(1, -1) } },
+    })
+  );
+  m.map = tex; // so that the stage's dispose() frees the atlas too
   const mesh = new THREE.Mesh(labelQuads(labels, slots, canvas), m);
   mesh.renderOrder = 2;
-  mesh.frustumCulled = false;  // quads grow in the shader; the anchors' sphere would cull too early
+  mesh.frustumCulled = false; // quads grow in the shader; the anchors' sphere would cull too early
   const size = new THREE.Vector2();
   mesh.onBeforeRender = (renderer, scene, camera) => {
     renderer.getSize(size);
-    m.uniforms.uPxPerUnit.value = size.y / (2 * Math.tan(THREE.MathUtils.degToRad(/** @type {THREE.PerspectiveCamera} */ (camera).fov) / 2));
+    m.uniforms.uPxPerUnit.value =
+      size.y / (2 * Math.tan(THREE.MathUtils.degToRad(/** @type {THREE.PerspectiveCamera} */ (camera).fov) / 2));
   };
   return mesh;
 }
 
 /** Every label's text in one canvas (rows of PX pixels), and where each sits in it. */
 function drawAtlas(labels) {
-  const canvas = document.createElement('canvas');
-  const ctx = canvas.getContext('2d');
+  const canvas = document.createElement("canvas");
+  const ctx = canvas.getContext("2d");
   const W = 2048;
-  const widths = labels.map(l => (l.hidden ? 0 : measure(ctx, l.text, l.weight || 500)));
-  let x = 0, y = 0; const slots = [];
+  const widths = labels.map((l) => (l.hidden ? 0 : measure(ctx, l.text, l.weight || 500)));
+  let x = 0,
+    y = 0;
+  const slots = [];
   for (const w of widths) {
     const ww = Math.min(w, W);
-    if (x + ww > W) { x = 0; y += PX; }
-    slots.push({ x, y, w: ww }); x += ww + 2;
+    if (x + ww > W) {
+      x = 0;
+      y += PX;
+    }
+    slots.push({ x, y, w: ww });
+    x += ww + 2;
   }
-  canvas.width = W; canvas.height = THREE.MathUtils.ceilPowerOfTwo(Math.max(PX, y + PX));
-  ctx.textBaseline = 'alphabetic';
+  canvas.width = W;
+  canvas.height = THREE.MathUtils.ceilPowerOfTwo(Math.max(PX, y + PX));
+  ctx.textBaseline = "alphabetic";
   labels.forEach((l, i) => {
     if (l.hidden) return;
-    const s = slots[i]; let cx = s.x + 4;
+    const s = slots[i];
+    let cx = s.x + 4;
     // a dark outline keeps a label legible where it overlaps cells or lines
-    ctx.fillStyle = l.color || '#e8e6e1'; ctx.strokeStyle = 'rgba(16, 18, 22, 0.9)'; ctx.lineWidth = 7; ctx.lineJoin = 'round';
+    ctx.fillStyle = l.color || "#e8e6e1";
+    ctx.strokeStyle = "rgba(16, 18, 22, 0.9)";
+    ctx.lineWidth = 7;
+    ctx.lineJoin = "round";
     for (const seg of segments(l.text)) {
       const f = font(seg.k, l.weight || 500);
       ctx.font = f;
       const ty = s.y + PX * 0.74 - seg.k * PX * 0.28;
-      ctx.strokeText(seg.s, cx, ty); ctx.fillText(seg.s, cx, ty);
+      ctx.strokeText(seg.s, cx, ty);
+      ctx.fillText(seg.s, cx, ty);
       cx += segmentWidth(ctx, seg.s, f);
     }
   });
@@ -162,36 +197,49 @@ function drawAtlas(labels) {
  *  label's quad is a point at its anchor that never shows (size 0 against a minimum of 1 px: labelroom.js's
  *  rects leave it out too). */
 function labelQuads(labels, slots, canvas) {
-  const W = canvas.width, n = labels.length;
-  const pos = new Float32Array(n * 12), off = new Float32Array(n * 8), sz = new Float32Array(n * 16), uv = new Float32Array(n * 8), idx = [];
+  const W = canvas.width,
+    n = labels.length;
+  const pos = new Float32Array(n * 12),
+    off = new Float32Array(n * 8),
+    sz = new Float32Array(n * 16),
+    uv = new Float32Array(n * 8),
+    idx = [];
   const quad = new Float32Array(n * 16);
   labels.forEach((l, i) => {
     const s = slots[i];
     let size = l.hidden ? 0 : l.size || 1.6;
-    let w = size * s.w / PX;
-    if (l.maxWidth && w > l.maxWidth) { size *= l.maxWidth / w; w = l.maxWidth; }
+    let w = (size * s.w) / PX;
+    if (l.maxWidth && w > l.maxWidth) {
+      size *= l.maxWidth / w;
+      w = l.maxWidth;
+    }
     const h = size;
     // the anchor is the label's pinned point (its x anchor on its baseline); the quad grows from it
-    const ax = l.x, ay = l.y;
-    const x0 = (l.anchor === 'center' ? -w / 2 : l.anchor === 'right' ? -w : 0);
-    const y0 = (l.baseline === 'top' ? -h : l.baseline === 'middle' ? -h / 2 : 0);
+    const ax = l.x,
+      ay = l.y;
+    const x0 = l.anchor === "center" ? -w / 2 : l.anchor === "right" ? -w : 0;
+    const y0 = l.baseline === "top" ? -h : l.baseline === "middle" ? -h / 2 : 0;
     const z = 0.05;
     for (let k = 0; k < 4; k++) pos.set([ax, ay, z], i * 12 + k * 3);
     off.set([x0, y0, x0 + w, y0, x0 + w, y0 + h, x0, y0 + h], i * 8);
     for (let k = 0; k < 4; k++) quad.set([x0, y0, x0 + w, y0 + h], i * 16 + k * 4);
     let grow = Math.max(1, l.maxScale || 1);
-    if (l.room) grow = Math.max(1, Math.min(grow, l.room / w));  // no wider than the room beside it
+    if (l.room) grow = Math.max(1, Math.min(grow, l.room / w)); // no wider than the room beside it
     for (let k = 0; k < 4; k++) sz.set([size, l.hidden ? 1 : l.minPx || 0, grow, l.maxPx || 0], i * 16 + k * 4);
-    const u0 = s.x / W, u1 = (s.x + s.w) / W, v1 = 1 - s.y / canvas.height, v0 = 1 - (s.y + PX) / canvas.height;
+    const u0 = s.x / W,
+      u1 = (s.x + s.w) / W,
+      v1 = 1 - s.y / canvas.height,
+      v0 = 1 - (s.y + PX) / canvas.height;
     uv.set([u0, v0, u1, v0, u1, v1, u0, v1], i * 8);
-    const b = i * 4; idx.push(b, b + 1, b + 2, b, b + 2, b + 3);
+    const b = i * 4;
+    idx.push(b, b + 1, b + 2, b, b + 2, b + 3);
   });
   const g = new THREE.BufferGeometry();
-  g.setAttribute('position', new THREE.BufferAttribute(pos, 3));
-  g.setAttribute('aOffset', new THREE.BufferAttribute(off, 2));
-  g.setAttribute('aSize', new THREE.BufferAttribute(sz, 4));
-  g.setAttribute('aQuad', new THREE.BufferAttribute(quad, 4));
-  g.setAttribute('uv', new THREE.BufferAttribute(uv, 2));
+  g.setAttribute("position", new THREE.BufferAttribute(pos, 3));
+  g.setAttribute("aOffset", new THREE.BufferAttribute(off, 2));
+  g.setAttribute("aSize", new THREE.BufferAttribute(sz, 4));
+  g.setAttribute("aQuad", new THREE.BufferAttribute(quad, 4));
+  g.setAttribute("uv", new THREE.BufferAttribute(uv, 2));
   g.setIndex(idx);
   g.computeBoundingSphere();
   return g;

@@ -1,59 +1,74 @@
 // Where things stand on the stage's screen, in CSS pixels relative to the stage's top-left corner: a
-// world point projected, a block's rectangle (a window's columns only), a text's width, each label's quad as labels.js's shader grows it, and the
-// overlays and switches the page has put over the stage. readouts.js keeps its names and numbers clear
-// of all of them; the tests read the same boxes.
-import * as THREE from 'three';
-import { colX } from './cells.js';
-import { labelRects as drawnLabels } from './labelroom.js';
-import { overlayRects as overlaysOn } from './overlay.js';
+// world point projected, a block's rectangle (a window's columns only), a text's width, each label's quad as
+// labels.js's shader grows it, and the overlays and switches the page has put over the stage. readouts.js
+// keeps its names and numbers clear of all of them; the tests read the same boxes.
+import * as THREE from "three";
+import { colX } from "./cells.js";
+import { labelRects as drawnLabels } from "./labelroom.js";
+import { overlayRects as overlaysOn } from "./overlay.js";
 
 /** (x, y, z) in world units → [x, y] CSS px on the stage, and whether it is in front of the camera.
  *  @returns {(x: number, y: number, z?: number) => [number, number, boolean]} */
 export function projector(stage) {
-  const W = stage.el.clientWidth, H = stage.el.clientHeight, v = new THREE.Vector3();
-  return (x, y, z = 0) => { v.set(x, y, z).project(stage.camera); return [(v.x + 1) / 2 * W, (1 - v.y) / 2 * H, v.z < 1]; };
+  const W = stage.el.clientWidth,
+    H = stage.el.clientHeight,
+    v = new THREE.Vector3();
+  return (x, y, z = 0) => {
+    v.set(x, y, z).project(stage.camera);
+    return [((v.x + 1) / 2) * W, ((1 - v.y) / 2) * H, v.z < 1];
+  };
 }
 
 /** A rectangle {x0, y0, x1, y1} around points. */
 export function around(points) {
-  const xs = points.map(p => p[0]), ys = points.map(p => p[1]);
+  const xs = points.map((p) => p[0]),
+    ys = points.map((p) => p[1]);
   return { x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys) };
 }
 
-export const overlaps = (a, b, pad = 0) => a.x0 < b.x1 + pad && b.x0 < a.x1 + pad && a.y0 < b.y1 + pad && b.y0 < a.y1 + pad;
+export const overlaps = (a, b, pad = 0) =>
+  a.x0 < b.x1 + pad && b.x0 < a.x1 + pad && a.y0 < b.y1 + pad && b.y0 < a.y1 + pad;
 
 /** A block's cells on screen (their footprint on the z = 0 plane), only the window's columns where it is
  *  windowed (cols: [c0, c1]). */
 export function shownRect(px, b, cols, headGap) {
-  const x0 = cols ? b.x + colX(b, cols[0], headGap) : b.x, x1 = cols ? b.x + colX(b, cols[1], headGap) + 1 : b.x + b.w;
+  const x0 = cols ? b.x + colX(b, cols[0], headGap) : b.x,
+    x1 = cols ? b.x + colX(b, cols[1], headGap) + 1 : b.x + b.w;
   return around([px(x0, b.y), px(x1, b.y), px(x0, b.y - b.rows), px(x1, b.y - b.rows)]);
 }
 
 let ctx = null;
 /** A text's width in CSS pixels at `size` in `font` (a CSS font with {px} for the size). */
 export function textWidth(text, size, font) {
-  ctx ||= document.createElement('canvas').getContext('2d');
-  ctx.font = font.replace('{px}', size);
+  ctx ||= document.createElement("canvas").getContext("2d");
+  ctx.font = font.replace("{px}", size);
   return ctx.measureText(text).width;
 }
 
 // Labels and overlays on screen: one rule each (labelroom.js repeats the label shader, overlay.js finds the
 // overlays), here in stage-relative CSS pixels.
-const stageRect = (box, r) => ({ x0: r.left - box.left, y0: r.top - box.top, x1: r.right - box.left, y1: r.bottom - box.top });
+const stageRect = (box, r) => ({
+  x0: r.left - box.left,
+  y0: r.top - box.top,
+  x1: r.right - box.left,
+  y1: r.bottom - box.top,
+});
 
 /** Every label quad drawn now (none while the labels are hidden; not those cut at the stage's edge). */
 export function labelRects(stage) {
   if (!stage.labels || !stage.decor?.visible) return [];
   const box = stage.el.getBoundingClientRect();
-  return drawnLabels(stage.labels, stage.camera, stage.renderer.domElement).filter(r => !r.cut).map(r => stageRect(box, r));
+  return drawnLabels(stage.labels, stage.camera, stage.renderer.domElement)
+    .filter((r) => !r.cut)
+    .map((r) => stageRect(box, r));
 }
 
 // What must stay uncovered besides the labels: the lasting overlays, the compare banner, the legend and
 // every switch shown (not the hover inspector: names must not move when it comes and goes)
-const KEEP_CLEAR = '[data-covers-stage], .stage-banner, .stage-legend, .stage-switch';
+const KEEP_CLEAR = "[data-covers-stage], .stage-banner, .stage-legend, .stage-switch";
 
 /** The boxes of what lies over the stage and must stay uncovered (skip: the readouts' own layer). */
 export function overlayRects(stage, skip) {
   const box = stage.el.getBoundingClientRect();
-  return overlaysOn(stage.el, KEEP_CLEAR, skip).map(r => stageRect(box, r));
+  return overlaysOn(stage.el, KEEP_CLEAR, skip).map((r) => stageRect(box, r));
 }

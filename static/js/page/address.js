@@ -12,18 +12,25 @@ const STATE_KEYS = ["input", "ablate", "compare", "cell", "checkpoint", "model"]
 /** The state an address names: {input, ablation, compare, cell, checkpoint, model, step, present};
  *  null (or []) for what it leaves out. The server checks the values; nothing is checked here. */
 export function readAddress(url) {
-  const p = url.searchParams, get = (k) => (p.get(k) || "").trim() || null;
-  const hash = /^#step-(\d+)$/.exec(url.hash), step = /^\d+$/.test(get("step") || "") ? get("step") : hash?.[1];
+  const p = url.searchParams,
+    get = (k) => (p.get(k) || "").trim() || null;
+  const hash = /^#step-(\d+)$/.exec(url.hash),
+    step = /^\d+$/.test(get("step") || "") ? get("step") : hash?.[1];
   return {
-    input: get("input"), ablation: parseAblation(p.get("ablate")), compare: get("compare"),
-    cell: get("cell") ? parseCell(get("cell")) : null, checkpoint: get("checkpoint"), model: get("model"),
-    step: step ? Number(step) : null, present: p.get("present") === "1",
+    input: get("input"),
+    ablation: parseAblation(p.get("ablate")),
+    compare: get("compare"),
+    cell: get("cell") ? parseCell(get("cell")) : null,
+    checkpoint: get("checkpoint"),
+    model: get("model"),
+    step: step ? Number(step) : null,
+    present: p.get("present") === "1",
   };
 }
 
 /** The embed view's address for the article's state now (its query, and the step). */
 export function embedAddress(url, step) {
-  const embed = new URL(siteUrl("/embed"), url.origin);  // the static folder's, wherever it lies
+  const embed = new URL(siteUrl("/embed"), url.origin); // the static folder's, wherever it lies
   for (const k of STATE_KEYS) if (url.searchParams.get(k)) embed.searchParams.set(k, url.searchParams.get(k));
   if (step) embed.searchParams.set("step", String(step));
   return embed;
@@ -32,5 +39,8 @@ export function embedAddress(url, step) {
 /** The HTML that frames that view in another page (a slide, a course page). */
 export function embedCode(src, title) {
   const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
-  return `<iframe src="${esc(src)}" title="${esc(title)}" width="960" height="600" style="border:0" loading="lazy" allowfullscreen></iframe>`;
+  return (
+    `<iframe src="${esc(src)}" title="${esc(title)}" width="960" height="600" style="border:0" loading="lazy" `
+    + "allowfullscreen></iframe>"
+  );
 }

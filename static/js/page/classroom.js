@@ -20,25 +20,34 @@ const more = (text) => el("span", { className: "classroom-more", textContent: te
 export function currentEmbedCode() {
   const view = embedAddress(new URL(window.location.href), anatomy.step);
   const title = document.getElementById(`step-${anatomy.step}-title`)?.textContent.trim();
-  return { src: view.href, code: embedCode(view.href, `Anatomy of the Transformer${title ? `, step ${anatomy.step}: ${title}` : ""}`) };
+  return {
+    src: view.href,
+    code: embedCode(view.href, `Anatomy of the Transformer${title ? `, step ${anatomy.step}: ${title}` : ""}`),
+  };
 }
 
 function showByHand(tools, code) {
   tools.querySelector(".embed-code")?.remove();
   const box = el("textarea", { className: "embed-code", readOnly: true, rows: 3, value: code });
   box.setAttribute("aria-label", "The embed code: copy it (Esc closes)");
-  box.addEventListener("keydown", (e) => { if (e.key === "Escape") { e.stopPropagation(); box.remove(); tools.querySelector(".embed-copy")?.focus(); } });
+  box.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") {
+      e.stopPropagation();
+      box.remove();
+      tools.querySelector(".embed-copy")?.focus();
+    }
+  });
   box.addEventListener("blur", () => box.remove());
   tools.append(box);
   box.focus();
   box.select();
 }
 
-let copiedTimer;  // the "copied" line's, cleared by the next copy
+let copiedTimer; // the "copied" line's, cleared by the next copy
 
 async function copyEmbed(tools, status) {
   const { code } = currentEmbedCode();
-  tools.dataset.code = code;  // what was copied, for the tests
+  tools.dataset.code = code; // what was copied, for the tests
   try {
     await navigator.clipboard.writeText(code);
     status.textContent = "Embed code copied: an iframe of this step's view, for a slide or a course page.";
@@ -47,7 +56,9 @@ async function copyEmbed(tools, status) {
     showByHand(tools, code);
   }
   clearTimeout(copiedTimer);
-  copiedTimer = setTimeout(() => { status.textContent = ""; }, DONE_MS * 3);
+  copiedTimer = setTimeout(() => {
+    status.textContent = "";
+  }, DONE_MS * 3);
 }
 
 export function bindClassroom() {
@@ -55,9 +66,28 @@ export function bindClassroom() {
   if (!progress) return;
   const status = el("span", { className: "visually-hidden", role: "status" });
   const tools = el("div", { className: "classroom-tools" });
-  const present = el("button", { type: "button", className: "present-open", title: "Show this step on a projector: the stage full screen, the step's title and key sentence in large type (Esc comes back)" }, "Present");
-  const copy = el("button", { type: "button", className: "embed-copy", title: "Copy an <iframe> of the stage in this state, to embed in a slide or a course page" },
-    more("Copy "), "embed", more(" code"));
+  const present = el(
+    "button",
+    {
+      type: "button",
+      className: "present-open",
+      title:
+        "Show this step on a projector: the stage full screen, the step's title and key sentence in large type "
+        + "(Esc comes back)",
+    },
+    "Present",
+  );
+  const copy = el(
+    "button",
+    {
+      type: "button",
+      className: "embed-copy",
+      title: "Copy an <iframe> of the stage in this state, to embed in a slide or a course page",
+    },
+    more("Copy "),
+    "embed",
+    more(" code"),
+  );
   present.addEventListener("click", enter);
   copy.addEventListener("click", () => copyEmbed(tools, status));
   tools.append(present, copy, status);

@@ -15,12 +15,14 @@ export function showPin() {
   const more = (text) => Object.assign(document.createElement("span"), { className: "pin-more", textContent: text });
   if (n === undefined) pinButton.replaceChildren("Pin", more(" to compare"));
   else pinButton.replaceChildren(more("Pinned "), `${formatNumber(n, "text")} ✕`);
-  pinButton.title = n === undefined ? "Pin this input, then run another: the stage colours every activation by the difference"
-    : `Comparing with ${n}: run another input to see the difference; press to unpin`;
+  pinButton.title =
+    n === undefined
+      ? "Pin this input, then run another: the stage colours every activation by the difference"
+      : `Comparing with ${n}: run another input to see the difference; press to unpin`;
 }
 
 function announceCompare() {
-  keepPlace();  // the pin's label and the compare banner must not move the article
+  keepPlace(); // the pin's label and the compare banner must not move the article
   showPin();
   updateUrl();
   announce("anatomy:compare", anatomy.compareTrace);
@@ -37,7 +39,7 @@ export async function compareWith(input) {
   try {
     anatomy.compareTrace = await loadTrace(input, { model: MODEL });
   } catch (err) {
-    errorBox.textContent = `Cannot compare with “${input}”: ${err.message}`;  // the field itself is fine
+    errorBox.textContent = `Cannot compare with “${input}”: ${err.message}`; // the field itself is fine
     updateUrl();
     return false;
   }
@@ -63,7 +65,10 @@ export function bindCompare() {
   anatomy.compareWith = compareWith;
   pinButton?.addEventListener("click", () => {
     if (anatomy.compareTrace) compareWith(null);
-    else if (anatomy.trace) { anatomy.compareTrace = anatomy.trace; announceCompare(); }
+    else if (anatomy.trace) {
+      anatomy.compareTrace = anatomy.trace;
+      announceCompare();
+    }
   });
   document.addEventListener("anatomy:explain", (event) => {
     anatomy.cell = event.detail;

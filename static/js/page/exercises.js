@@ -13,18 +13,27 @@ import { selectCell } from "./compare.js";
 import { siteUrl } from "../site.js";
 
 const STORE = "anatomy-exercises";
-const boxes = new Map();  // exercise id → {ex, el, verdict, answered, input}
-let revealing = false;  // the stage explaining our own evidence is not an answer
+const boxes = new Map(); // exercise id → {ex, el, verdict, answered, input}
+let revealing = false; // the stage explaining our own evidence is not an answer
 
 function progress() {
-  try { return JSON.parse(localStorage.getItem(STORE) || "{}") || {}; } catch { return {}; }
+  try {
+    return JSON.parse(localStorage.getItem(STORE) || "{}") || {};
+  } catch {
+    return {};
+  }
 }
 
 function remember(id, input) {
-  const p = progress(), done = new Set(p[id] || []);
+  const p = progress(),
+    done = new Set(p[id] || []);
   done.add(input);
   p[id] = [...done];
-  try { localStorage.setItem(STORE, JSON.stringify(p)); } catch { /* private mode: no progress kept */ }
+  try {
+    localStorage.setItem(STORE, JSON.stringify(p));
+  } catch {
+    /* private mode: no progress kept */
+  }
 }
 
 const make = (tag, props = {}, ...children) => {
@@ -35,7 +44,10 @@ const make = (tag, props = {}, ...children) => {
 
 /** A typed number: "−0.24", "-0,24", "4 288" and "4,288" read as a reader means them; NaN otherwise. */
 export function parseNumber(text) {
-  let s = String(text).trim().replace(/[\s\u2009\u202f\u00a0]/g, "").replace(/\u2212/g, "-");
+  let s = String(text)
+    .trim()
+    .replace(/[\s\u2009\u202f\u00a0]/g, "")
+    .replace(/\u2212/g, "-");
   if (/^-?\d{1,3}(,\d{3})+$/.test(s)) s = s.replace(/,/g, "");
   else s = s.replace(",", ".");
   return /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(s) ? Number(s) : NaN;
@@ -51,14 +63,20 @@ export function judge(ex, value) {
 function showProgress(box) {
   const inputs = progress()[box.ex.id] || [];
   box.progress.textContent = inputs.length
-    ? `Answered right in this browser for: ${inputs.join(", ")}.` : "Not yet answered right in this browser.";
+    ? `Answered right in this browser for: ${inputs.join(", ")}.`
+    : "Not yet answered right in this browser.";
 }
 
 function answer(box, value) {
   const ok = judge(box.ex, value);
-  const unread = box.ex.kind === "number" ? "That is not a number: type one such as 0.25 or −1.5." : "Choose a cell first.";
-  box.verdict.textContent = ok === null ? unread
-    : ok ? `Right. ${box.ex.why}` : `Not this time: the answer is ${box.ex.answer_text}. ${box.ex.why}`;
+  const unread =
+    box.ex.kind === "number" ? "That is not a number: type one such as 0.25 or −1.5." : "Choose a cell first.";
+  box.verdict.textContent =
+    ok === null
+      ? unread
+      : ok
+        ? `Right. ${box.ex.why}`
+        : `Not this time: the answer is ${box.ex.answer_text}. ${box.ex.why}`;
   box.el.dataset.verdict = ok === null ? "unread" : ok ? "right" : "wrong";
   if (ok === null) return;
   arm(box, false);
@@ -73,7 +91,11 @@ function answer(box, value) {
  *  screen) unless the reader asks for it. */
 function reveal(box, panel) {
   revealing = true;
-  try { selectCell({ ...box.ex.evidence, panel }); } finally { revealing = false; }
+  try {
+    selectCell({ ...box.ex.evidence, panel });
+  } finally {
+    revealing = false;
+  }
 }
 
 function again(box) {
@@ -84,19 +106,35 @@ function again(box) {
 }
 
 function cellControls(box) {
-  const { ex } = box, id = `${ex.id}-cell`;
-  const select = make("select", { id }, make("option", { value: "", textContent: "choose…" }),
-    ...ex.choices.map((c) => make("option", { value: c.value, textContent: c.label })));
-  const form = make("form", { className: "exercise-form" },
-    make("label", { htmlFor: id, textContent: "Or choose the cell: " }), select,
-    make("button", { type: "submit", textContent: "Check" }));
-  form.addEventListener("submit", (e) => { e.preventDefault(); answer(box, select.value); });
+  const { ex } = box,
+    id = `${ex.id}-cell`;
+  const select = make(
+    "select",
+    { id },
+    make("option", { value: "", textContent: "choose…" }),
+    ...ex.choices.map((c) => make("option", { value: c.value, textContent: c.label })),
+  );
+  const form = make(
+    "form",
+    { className: "exercise-form" },
+    make("label", { htmlFor: id, textContent: "Or choose the cell: " }),
+    select,
+    make("button", { type: "submit", textContent: "Check" }),
+  );
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    answer(box, select.value);
+  });
   box.select = select;
   box.arm = make("button", { type: "button", className: "exercise-arm", textContent: "Answer on the stage" });
   box.arm.setAttribute("aria-pressed", "false");
   box.arm.addEventListener("click", () => arm(box, box.arm.getAttribute("aria-pressed") !== "true"));
-  const how = make("p", { className: "exercise-how" }, box.arm,
-    " then click the cell (or reach it with the stage's cursor: Tab, the arrows, Enter).");
+  const how = make(
+    "p",
+    { className: "exercise-how" },
+    box.arm,
+    " then click the cell (or reach it with the stage's cursor: Tab, the arrows, Enter).",
+  );
   return [how, form];
 }
 
@@ -119,10 +157,25 @@ function choiceControls(box) {
 
 function numberControls(box) {
   const id = `${box.ex.id}-number`;
-  const field = make("input", { id, type: "text", inputMode: "decimal", autocomplete: "off", spellcheck: false, size: 10 });
-  const form = make("form", { className: "exercise-form" },
-    make("label", { htmlFor: id, textContent: "Your answer: " }), field, make("button", { type: "submit", textContent: "Check" }));
-  form.addEventListener("submit", (e) => { e.preventDefault(); answer(box, field.value); });
+  const field = make("input", {
+    id,
+    type: "text",
+    inputMode: "decimal",
+    autocomplete: "off",
+    spellcheck: false,
+    size: 10,
+  });
+  const form = make(
+    "form",
+    { className: "exercise-form" },
+    make("label", { htmlFor: id, textContent: "Your answer: " }),
+    field,
+    make("button", { type: "submit", textContent: "Check" }),
+  );
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    answer(box, field.value);
+  });
   return [form];
 }
 
@@ -130,18 +183,30 @@ const CONTROLS = { cell: cellControls, choice: choiceControls, number: numberCon
 
 function render(ex, input) {
   const el = make("aside", { className: "exercise", id: `exercise-${ex.id}` });
-  el.dataset.exercise = ex.id; el.dataset.kind = ex.kind; el.dataset.input = input;
+  el.dataset.exercise = ex.id;
+  el.dataset.kind = ex.kind;
+  el.dataset.input = input;
   el.setAttribute("aria-label", `Step ${ex.step}'s exercise: predict, then reveal`);
   const box = { ex, el, input, answered: false };
   box.verdict = make("p", { className: "exercise-verdict", role: "status" });
   box.progress = make("p", { className: "exercise-progress" });
   box.again = make("button", { type: "button", className: "exercise-again", textContent: "Try again", hidden: true });
   box.again.addEventListener("click", () => again(box));
-  box.explain = make("button", { type: "button", className: "exercise-explain", textContent: "Where the answer comes from", hidden: true });
+  box.explain = make("button", {
+    type: "button",
+    className: "exercise-explain",
+    textContent: "Where the answer comes from",
+    hidden: true,
+  });
   box.explain.addEventListener("click", () => reveal(box, true));
-  el.append(make("h3", { className: "exercise-title", textContent: "Predict, then reveal" }),
+  el.append(
+    make("h3", { className: "exercise-title", textContent: "Predict, then reveal" }),
     make("p", { id: `${ex.id}-question`, className: "exercise-question", textContent: ex.question }),
-    ...CONTROLS[ex.kind](box), box.verdict, make("p", { className: "exercise-after" }, box.again, " ", box.explain), box.progress);
+    ...CONTROLS[ex.kind](box),
+    box.verdict,
+    make("p", { className: "exercise-after" }, box.again, " ", box.explain),
+    box.progress,
+  );
   showProgress(box);
   return box;
 }
@@ -185,7 +250,14 @@ export function bindExercises() {
   injectStyles();
   document.addEventListener("anatomy:trace", (e) => show(e.detail));
   document.addEventListener("anatomy:explain", onExplain);
-  anatomy.exercises = () => [...boxes.values()].map((b) => ({ id: b.ex.id, step: b.ex.step, kind: b.ex.kind,
-    input: b.input, answered: b.answered, verdict: b.el.dataset.verdict || null }));
+  anatomy.exercises = () =>
+    [...boxes.values()].map((b) => ({
+      id: b.ex.id,
+      step: b.ex.step,
+      kind: b.ex.kind,
+      input: b.input,
+      answered: b.answered,
+      verdict: b.el.dataset.verdict || null,
+    }));
   if (anatomy.trace) show(anatomy.trace);
 }

@@ -7,7 +7,9 @@ let facts = null;
 
 async function showFact(el) {
   if (!popover) return;
-  facts ??= fetchJson("/api/facts").then((d) => new Map(d.facts.map((f) => [f.id, f]))).catch(() => new Map());
+  facts ??= fetchJson("/api/facts")
+    .then((d) => new Map(d.facts.map((f) => [f.id, f])))
+    .catch(() => new Map());
   const fact = (await facts).get(el.dataset.fact);
   if (!fact) return;
   popover.replaceChildren();
@@ -18,11 +20,14 @@ async function showFact(el) {
   popover.append(what, document.createElement("br"), source);
   const box = el.getBoundingClientRect();
   popover.hidden = false;
-  popover.style.left = `${Math.max(8, Math.min(box.left + window.scrollX, window.scrollX + document.documentElement.clientWidth - popover.offsetWidth - 8))}px`;
+  const rightmost = window.scrollX + document.documentElement.clientWidth - popover.offsetWidth - 8;
+  popover.style.left = `${Math.max(8, Math.min(box.left + window.scrollX, rightmost))}px`;
   popover.style.top = `${box.bottom + window.scrollY + 6}px`;
 }
 
-function hideFact() { if (popover) popover.hidden = true; }
+function hideFact() {
+  if (popover) popover.hidden = true;
+}
 
 export function bindFacts() {
   for (const el of document.querySelectorAll("[data-fact]")) {

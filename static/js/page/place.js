@@ -8,17 +8,21 @@
 // once nothing has moved for QUIET_MS.
 import { anatomy, sections } from "./state.js";
 
-const QUIET_MS = 2500, MAX_MS = 20000;
+const QUIET_MS = 2500,
+  MAX_MS = 20000;
 const PAGING = new Set(["PageUp", "PageDown", "Home", "End", "ArrowUp", "ArrowDown", " "]);
 const article = document.getElementById("article");
 const topbar = document.querySelector(".topbar");
 
 /** The element that scrolls the article: the article itself on a phone, else the document. */
 export function scroller() {
-  return article && getComputedStyle(article).overflowY !== "visible" ? article : document.scrollingElement || document.documentElement;
+  return article && getComputedStyle(article).overflowY !== "visible"
+    ? article
+    : document.scrollingElement || document.documentElement;
 }
 
-const offset = (section, box) => section.getBoundingClientRect().top - (box === article ? article.getBoundingClientRect().top : 0);
+const offset = (section, box) =>
+  section.getBoundingClientRect().top - (box === article ? article.getBoundingClientRect().top : 0);
 
 let held = null;
 
@@ -29,7 +33,8 @@ export function releasePlace() {
   held = null;
   h.observer.disconnect();
   h.scroller.removeEventListener("scroll", h.restore);
-  clearTimeout(h.quiet); clearTimeout(h.cap);
+  clearTimeout(h.quiet);
+  clearTimeout(h.cap);
   window.removeEventListener("wheel", releasePlace, true);
   window.removeEventListener("touchmove", releasePlace, true);
   window.removeEventListener("keydown", onKey, true);
@@ -41,7 +46,8 @@ export function releasePlace() {
 // click: the keyboard's Enter on a link too)
 function onPointer(event) {
   const t = event.target;
-  if (t === document.documentElement || t === article || (t instanceof Element && t.closest('a[href^="#"]'))) releasePlace();
+  if (t === document.documentElement || t === article || (t instanceof Element && t.closest('a[href^="#"]')))
+    releasePlace();
 }
 
 function onKey(event) {
@@ -58,7 +64,10 @@ export function keepPlace() {
   const section = sections.find((s) => Number(s.dataset.step) === anatomy.step);
   if (!section) return;
   const box = scroller();
-  if (held && held.section === section) { settle(); return; }
+  if (held && held.section === section) {
+    settle();
+    return;
+  }
   releasePlace();
   const at = offset(section, box);
   const restore = () => {
@@ -108,10 +117,18 @@ function pinned(el) {
 export function keepScrollOnFocus(box) {
   if (!box) return;
   let last = scroller().scrollTop;
-  (scroller() === article ? article : window).addEventListener("scroll", () => { last = scroller().scrollTop; }, { passive: true });
+  (scroller() === article ? article : window).addEventListener(
+    "scroll",
+    () => {
+      last = scroller().scrollTop;
+    },
+    { passive: true },
+  );
   box.addEventListener("focusin", (event) => {
     if (!pinned(event.target)) return;
     const before = last;
-    requestAnimationFrame(() => { if (scroller().scrollTop !== before) scroller().scrollTo({ top: before, behavior: "instant" }); });
+    requestAnimationFrame(() => {
+      if (scroller().scrollTop !== before) scroller().scrollTo({ top: before, behavior: "instant" });
+    });
   });
 }

@@ -11,7 +11,8 @@ import { readAddress } from "./address.js";
 import { anatomy, sections } from "./state.js";
 import { pin, setStep } from "./steps.js";
 
-const NEXT = new Set([" ", "PageDown", "ArrowRight"]), PREVIOUS = new Set(["PageUp", "ArrowLeft"]);
+const NEXT = new Set([" ", "PageDown", "ArrowRight"]),
+  PREVIOUS = new Set(["PageUp", "ArrowLeft"]);
 let bar = null;
 // The bar's height (for the panel's room beneath it, classroom.css) changes with each step's words and as
 // fonts arrive; the stage beneath changes with it, and the step's view is framed again for its new size.
@@ -43,19 +44,39 @@ function keyOf(section) {
   if (!key) return [];
   const copy = key.cloneNode(true);
   for (const c of copy.querySelectorAll("a.cite")) c.remove();
-  for (const f of copy.querySelectorAll("[data-fact]")) { f.removeAttribute("tabindex"); f.removeAttribute("data-fact"); }
-  const p = key.closest("p"), rest = document.createRange();
-  if (p) { rest.setStartAfter(key); rest.setEnd(p, p.childNodes.length); }
-  const formula = p && key.textContent.trim().endsWith(":") && !rest.toString().trim() && p.nextElementSibling?.matches("div.arithmatex")
-    ? p.nextElementSibling.cloneNode(true) : null;
+  for (const f of copy.querySelectorAll("[data-fact]")) {
+    f.removeAttribute("tabindex");
+    f.removeAttribute("data-fact");
+  }
+  const p = key.closest("p"),
+    rest = document.createRange();
+  if (p) {
+    rest.setStartAfter(key);
+    rest.setEnd(p, p.childNodes.length);
+  }
+  const formula =
+    p
+    && key.textContent.trim().endsWith(":")
+    && !rest.toString().trim()
+    && p.nextElementSibling?.matches("div.arithmatex")
+      ? p.nextElementSibling.cloneNode(true)
+      : null;
   return [copy, formula].filter(Boolean);
 }
 
 function render() {
   if (!bar) return;
-  const section = current(), n = Number(section.dataset.step), i = sections.indexOf(section);
+  const section = current(),
+    n = Number(section.dataset.step),
+    i = sections.indexOf(section);
   const title = section.querySelector("h2")?.textContent.trim() || "";
-  bar.querySelector(".present-count").textContent = `Step ${formatNumber(n, "int")} of ${formatNumber(sections.length, "int")} · ${section.querySelector(".step-section")?.textContent.replace(/^\s*\d+\s*/, "").trim() || ""}`;
+  bar.querySelector(".present-count").textContent =
+    `Step ${formatNumber(n, "int")} of ${formatNumber(sections.length, "int")} · ${
+      section
+        .querySelector(".step-section")
+        ?.textContent.replace(/^\s*\d+\s*/, "")
+        .trim() || ""
+    }`;
   bar.querySelector(".present-title").textContent = title;
   const [sentence, formula] = keyOf(section);
   bar.querySelector(".present-key").replaceChildren(...(sentence ? [...sentence.childNodes] : []));
@@ -70,38 +91,57 @@ function render() {
 
 /** To the step `by` places on (−1: back), as the article would go there, without scrolling it. */
 export function move(by) {
-  const i = sections.indexOf(current()), next = sections[i + by];
+  const i = sections.indexOf(current()),
+    next = sections[i + by];
   if (next) setStep(next);
 }
 
 function build() {
   const fullscreen = button("present-fullscreen", "Full screen", "Full screen (the browser's; Esc leaves it)", () => {
-    if (document.fullscreenElement) document.exitFullscreen(); else document.documentElement.requestFullscreen?.().catch(() => {});
+    if (document.fullscreenElement) document.exitFullscreen();
+    else document.documentElement.requestFullscreen?.().catch(() => {});
   });
-  return el("section", { className: "present-bar", ariaLabel: "Presenter mode" },
-    el("div", { className: "present-top" },
+  return el(
+    "section",
+    { className: "present-bar", ariaLabel: "Presenter mode" },
+    el(
+      "div",
+      { className: "present-top" },
       el("p", { className: "present-count" }),
-      el("div", { className: "present-nav" },
+      el(
+        "div",
+        { className: "present-nav" },
         button("present-previous", "‹ Previous", "Previous step (left arrow, Page Up)", () => move(-1)),
         button("present-next", "Next ›", "Next step (Space, right arrow, Page Down)", () => move(1)),
         fullscreen,
-        button("present-exit", "Back to the article", "Back to the article at this step (Esc)", () => leave()))),
-    el("div", { className: "present-words", ariaLive: "polite", ariaAtomic: "true" },
+        button("present-exit", "Back to the article", "Back to the article at this step (Esc)", () => leave()),
+      ),
+    ),
+    el(
+      "div",
+      { className: "present-words", ariaLive: "polite", ariaAtomic: "true" },
       el("h1", { className: "present-title", tabIndex: -1 }),
-      el("p", { className: "present-key" })),
-    el("div", { className: "present-formula", hidden: true }));
+      el("p", { className: "present-key" }),
+    ),
+    el("div", { className: "present-formula", hidden: true }),
+  );
 }
 
 function keepAddress(on) {
   const url = new URL(window.location.href);
-  if (on) url.searchParams.set("present", "1"); else url.searchParams.delete("present");
+  if (on) url.searchParams.set("present", "1");
+  else url.searchParams.delete("present");
   history.replaceState(null, "", url);
 }
 
 /** The step's view framed again once the stage has its new size (the renderer follows a resize, the
  *  camera does not): after entering, leaving, and the panel's column opening or closing. */
 function reframe() {
-  requestAnimationFrame(() => requestAnimationFrame(() => { if (window.anatomyStage?.ready) window.anatomyStage.returnToStep(); }));
+  requestAnimationFrame(() =>
+    requestAnimationFrame(() => {
+      if (window.anatomyStage?.ready) window.anatomyStage.returnToStep();
+    }),
+  );
 }
 
 /** The panel's column beside the stage while a cell is explained. */
@@ -154,7 +194,8 @@ function onKey(event) {
   const stage = window.anatomyStage;
   let act = null;
   if (event.key === "Escape") act = stage?.stage?.explained ? () => stage.close() : inside ? null : leave;
-  else if (!inside && (NEXT.has(event.key) || PREVIOUS.has(event.key))) act = () => move(PREVIOUS.has(event.key) || (event.key === " " && event.shiftKey) ? -1 : 1);
+  else if (!inside && (NEXT.has(event.key) || PREVIOUS.has(event.key)))
+    act = () => move(PREVIOUS.has(event.key) || (event.key === " " && event.shiftKey) ? -1 : 1);
   if (!act) return;
   event.preventDefault();
   event.stopPropagation();
@@ -165,7 +206,7 @@ export function bindPresent() {
   anatomy.present = { enter, leave, move, on: () => !!bar };
   window.addEventListener("keydown", onKey, true);
   document.addEventListener("anatomy:step", render);
-  document.addEventListener("anatomy:trace", render);  // its live values, refilled
+  document.addEventListener("anatomy:trace", render); // its live values, refilled
   document.addEventListener("anatomy:explain", (event) => dockPanel(event.detail));
   if (readAddress(new URL(window.location.href)).present) enter();
 }

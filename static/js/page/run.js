@@ -13,7 +13,9 @@ let requestSeq = 0;
 
 // The header names the weights the trace read: fetching them starts at once (the stage reads the same
 // cache once the trace is announced).
-const warmWeights = (header) => { if (header.weights_url) fetchWeightBytes(header.weights_url).catch(() => {}); };
+const warmWeights = (header) => {
+  if (header.weights_url) fetchWeightBytes(header.weights_url).catch(() => {});
+};
 
 // Fetch and show one input's trace with the given parts switched off (by default the ones off now);
 // true when it worked. A failure keeps the last good trace. What the reader does keeps their place
@@ -24,14 +26,18 @@ export async function run(input, ablation = anatomy.ablation, keep = true) {
   if (keep) keepPlace();
   form.setAttribute("aria-busy", "true");
   try {
-    const trace = await loadTrace(input, { ablation, checkpoint: anatomy.checkpoint, model: MODEL }, { onHeader: warmWeights });
+    const trace = await loadTrace(
+      input,
+      { ablation, checkpoint: anatomy.checkpoint, model: MODEL },
+      { onHeader: warmWeights },
+    );
     if (seq !== requestSeq) return; // a newer input won
-    shownTrace.set(trace);  // anatomy.trace reads it; the stage follows it
+    shownTrace.set(trace); // anatomy.trace reads it; the stage follows it
     anatomy.ablation = trace.ablation || [];
     showAblation(anatomy.ablation);
     showState();
     clearError();
-    if (!MODEL) fillLive({ ...(anatomy.model?.figures || {}), ...trace.derived });  // the article is the 2017 model's
+    if (!MODEL) fillLive({ ...(anatomy.model?.figures || {}), ...trace.derived }); // the article is the 2017 model's
     updateUrl();
     anatomy.ready = true;
     announce("anatomy:trace", trace);

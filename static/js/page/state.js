@@ -18,8 +18,17 @@ export const sections = [.../** @type {NodeListOf<HTMLElement>} */ (document.que
 
 // its `trace` a read-only view of the store the stage follows (../store.js shownTrace)
 /** @type {import("../../types.js").PageState} */
-export const anatomy = (window.anatomy = withShownTrace({ step: null, stepDetail: null, compareTrace: null, cell: null,
-  cellDetail: null, model: null, checkpoint: null, ready: false, ablation: [] }));
+export const anatomy = (window.anatomy = withShownTrace({
+  step: null,
+  stepDetail: null,
+  compareTrace: null,
+  cell: null,
+  cellDetail: null,
+  model: null,
+  checkpoint: null,
+  ready: false,
+  ablation: [],
+}));
 
 /** Announces a page event to the stage, the figures and the progress bar. */
 export const announce = (name, detail) => document.dispatchEvent(new CustomEvent(name, { detail }));

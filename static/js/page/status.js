@@ -12,7 +12,8 @@ const OUTPUT = '[data-live="german"], [data-live="german_pieces"], [data-live="o
 /** The paragraphs (or list items, table cells) that show the output, each once. */
 function outputPlaces() {
   const places = new Set();
-  for (const el of document.querySelectorAll(OUTPUT)) places.add(el.closest("p, li, td, figcaption") || el.parentElement);
+  for (const el of document.querySelectorAll(OUTPUT))
+    places.add(el.closest("p, li, td, figcaption") || el.parentElement);
   return [...places].filter(Boolean);
 }
 
@@ -23,24 +24,35 @@ function partNames(trace, parts) {
 }
 
 function button(text, act) {
-  const b = Object.assign(document.createElement("button"), { type: "button", className: "state-back", textContent: text });
+  const b = Object.assign(document.createElement("button"), {
+    type: "button",
+    className: "state-back",
+    textContent: text,
+  });
   b.addEventListener("click", act);
   return b;
 }
 
 /** The note's content for the state now, or null when the model is the trained one with every part on. */
 function noteContent() {
-  const parts = anatomy.ablation || [], snapshot = anatomy.checkpoint;
+  const parts = anatomy.ablation || [],
+    snapshot = anatomy.checkpoint;
   if (!parts.length && (snapshot === null || snapshot === undefined)) return null;
   const said = [];
   if (parts.length) {
-    said.push(`${parts.length === 1 ? "One part is" : `${parts.length} parts are`} switched off: ${partNames(anatomy.trace, parts).join(", ")}; this is the model's output without ${parts.length === 1 ? "it" : "them"}. `,
-      button("Switch every part on", () => anatomy.ablate?.([])));
+    const which = parts.length === 1 ? "One part is" : `${parts.length} parts are`;
+    const names = partNames(anatomy.trace, parts).join(", ");
+    said.push(
+      `${which} switched off: ${names}; this is the model's output without ${parts.length === 1 ? "it" : "them"}. `,
+      button("Switch every part on", () => anatomy.ablate?.([])),
+    );
   }
   if (snapshot !== null && snapshot !== undefined) {
     if (said.length) said.push(" ");
-    said.push(`This is the snapshot after ${formatNumber(Number(snapshot), "int")} training steps, not the trained model. `,
-      button("Back to the trained model", () => anatomy.setCheckpoint?.(null)));
+    said.push(
+      `This is the snapshot after ${formatNumber(Number(snapshot), "int")} training steps, not the trained model. `,
+      button("Back to the trained model", () => anatomy.setCheckpoint?.(null)),
+    );
   }
   return said;
 }
@@ -48,9 +60,12 @@ function noteContent() {
 /** Marks (or unmarks) every place that shows the output with the state now. */
 export function showState() {
   for (const place of outputPlaces()) {
-    const content = noteContent();  // its own buttons for each note
+    const content = noteContent(); // its own buttons for each note
     let note = place.nextElementSibling?.matches?.("[data-state-note]") ? place.nextElementSibling : null;
-    if (!content) { note?.remove(); continue; }
+    if (!content) {
+      note?.remove();
+      continue;
+    }
     if (!note) {
       note = Object.assign(document.createElement(place.tagName === "P" ? "p" : "div"), { className: "state-note" });
       note.dataset.stateNote = "";
@@ -66,8 +81,14 @@ export function showState() {
 // console.
 const SOURCE_SAID = {
   server: ["Server", "Every tensor on show was computed by the server."],
-  browser: ["In your browser", "Every tensor on show was computed in your browser, from the model's own program and weights."],
-  offline: ["Server unreachable: in your browser", "The server cannot be reached: every tensor on show was computed in your browser."],
+  browser: [
+    "In your browser",
+    "Every tensor on show was computed in your browser, from the model's own program and weights.",
+  ],
+  offline: [
+    "Server unreachable: in your browser",
+    "The server cannot be reached: every tensor on show was computed in your browser.",
+  ],
 };
 
 export function bindSource(initial) {

@@ -12,7 +12,7 @@ export function setStep(section) {
   const detail = { step: Number(section.dataset.step) };
   if (detail.step === anatomy.step) return;
   anatomy.step = detail.step;
-  anatomy.stepDetail = detail;  // for a stage that loads after this event
+  anatomy.stepDetail = detail; // for a stage that loads after this event
   for (const s of sections) s.classList.toggle("current", s === section);
   updateUrl();
   announce("anatomy:step", detail);
@@ -21,12 +21,13 @@ export function setStep(section) {
 // A step chosen with the arrow keys stays the current one while the smooth scroll runs (a figure drawn
 // on the way changes heights, and Chrome's smooth scroll may then stop short or overshoot); when the
 // scroll ends, the step is put exactly at the top.
-let heading = null, headingTimer = 0;
+let heading = null,
+  headingTimer = 0;
 
 export function goTo(section) {
   if (!section) return;
   releasePlace();
-  unpin();  // another step chosen while a linked one is held: the hold would pull the page back to it
+  unpin(); // another step chosen while a linked one is held: the hold would pull the page back to it
   setStep(section);
   heading = section;
   clearTimeout(headingTimer);
@@ -50,7 +51,8 @@ function arrive() {
 // drawn figures above it change the heights after the first scroll. Every change of the size of a
 // section above it re-anchors the step; the pin lets go when the reader scrolls, types or clicks, or once nothing has
 // moved for three seconds (at most thirty after the load).
-let pinned = null, unpin = () => {};
+let pinned = null,
+  unpin = () => {};
 
 export function pin(section) {
   unpin();
@@ -60,10 +62,14 @@ export function pin(section) {
     pinned = null;
     unpin = () => {};
     resize.disconnect();
-    clearTimeout(quiet); clearTimeout(cap);
+    clearTimeout(quiet);
+    clearTimeout(cap);
     for (const e of events) window.removeEventListener(e, release, true);
   };
-  const settle = () => { clearTimeout(quiet); quiet = setTimeout(release, 3000); };
+  const settle = () => {
+    clearTimeout(quiet);
+    quiet = setTimeout(release, 3000);
+  };
   const hold = () => {
     if (!pinned) return;
     pinned.scrollIntoView({ block: "start" });
@@ -73,7 +79,9 @@ export function pin(section) {
   // only a step above the held one moves it: those below come and go from layout as the page scrolls (they
   // are laid out only near the screen), and a scroll to them must not be pulled back
   const above = (e) => e.target.compareDocumentPosition(pinned) & Node.DOCUMENT_POSITION_FOLLOWING;
-  const resize = new ResizeObserver((entries) => { if (pinned && entries.some(above)) hold(); });
+  const resize = new ResizeObserver((entries) => {
+    if (pinned && entries.some(above)) hold();
+  });
   for (const s of sections) resize.observe(s);
   document.fonts?.ready.then(hold);
   const events = ["wheel", "touchstart", "keydown", "pointerdown"];
@@ -88,11 +96,16 @@ let observer = null;
 function observeSteps() {
   const ownScroller = article && getComputedStyle(article).overflowY !== "visible";
   observer?.disconnect();
-  observer = new IntersectionObserver((entries) => {
-    if (pinned || heading || holdingPlace()) return;
-    const hit = entries.filter((e) => e.isIntersecting).sort((a, b) => a.boundingClientRect.top - b.boundingClientRect.top)[0];
-    if (hit) setStep(hit.target);
-  }, { root: ownScroller ? article : null, rootMargin: "-40% 0px -59% 0px" });
+  observer = new IntersectionObserver(
+    (entries) => {
+      if (pinned || heading || holdingPlace()) return;
+      const hit = entries
+        .filter((e) => e.isIntersecting)
+        .sort((a, b) => a.boundingClientRect.top - b.boundingClientRect.top)[0];
+      if (hit) setStep(hit.target);
+    },
+    { root: ownScroller ? article : null, rootMargin: "-40% 0px -59% 0px" },
+  );
   for (const s of sections) observer.observe(s);
 }
 
@@ -103,7 +116,8 @@ function onArrow(event) {
   const t = event.target;
   if (t instanceof HTMLElement && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
   const i = sections.findIndex((s) => Number(s.dataset.step) === anatomy.step);
-  const next = sections[Math.min(sections.length - 1, Math.max(0, (i < 0 ? 0 : i) + (event.key === "ArrowRight" ? 1 : -1)))];
+  const next =
+    sections[Math.min(sections.length - 1, Math.max(0, (i < 0 ? 0 : i) + (event.key === "ArrowRight" ? 1 : -1)))];
   event.preventDefault();
   goTo(next);
 }
