@@ -9,7 +9,7 @@ import { formatNumber } from "../format.js";
 import { fitFormulas } from "../math.js";
 import { readAddress } from "./address.js";
 import { anatomy, sections } from "./state.js";
-import { pin, setStep } from "./steps.js";
+import { pin, setStep, unpinStep } from "./steps.js";
 
 const NEXT = new Set([" ", "PageDown", "ArrowRight"]),
   PREVIOUS = new Set(["PageUp", "ArrowLeft"]);
@@ -93,7 +93,9 @@ function render() {
 export function move(by) {
   const i = sections.indexOf(current()),
     next = sections[i + by];
-  if (next) setStep(next);
+  if (!next) return;
+  unpinStep(); // a step held since the load would pull the words back to it
+  setStep(next);
 }
 
 function build() {

@@ -49,8 +49,12 @@ function arrive() {
 
 // A linked step stays at the top while the page settles: fonts, formulas, live values and the lazily
 // drawn figures above it change the heights after the first scroll. Every change of the size of a
-// section above it re-anchors the step; the pin lets go when the reader scrolls, types or clicks, or once nothing has
-// moved for three seconds (at most thirty after the load).
+// section above it re-anchors the step; the pin lets go when the reader scrolls (wheel, touch, a paging key,
+// the scroll bar) or types, or once nothing has moved for three seconds (at most thirty after the load). A
+// button pressed meanwhile (Copy embed code, Present) does not let go: on a slow machine the heights are still
+// changing then, and the page would slide to another step under the reader.
+const PAGING = new Set(["PageUp", "PageDown", "Home", "End", "ArrowUp", "ArrowDown", " "]);
+const typing = (t) => t instanceof HTMLElement && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
 let pinned = null,
   unpin = () => {};
 
@@ -64,7 +68,7 @@ export function pin(section) {
     resize.disconnect();
     clearTimeout(quiet);
     clearTimeout(cap);
-    for (const e of events) window.removeEventListener(e, release, true);
+    for (const [e, f] of events) window.removeEventListener(e, f, true);
   };
   const settle = () => {
     clearTimeout(quiet);
@@ -84,12 +88,27 @@ export function pin(section) {
   });
   for (const s of sections) resize.observe(s);
   document.fonts?.ready.then(hold);
-  const events = ["wheel", "touchstart", "keydown", "pointerdown"];
-  for (const e of events) window.addEventListener(e, release, { capture: true, passive: true });
+  const onKey = (e) => {
+    if (typing(e.target) || PAGING.has(e.key)) release();
+  };
+  // a press on the scroll bar lands on the scroller itself
+  const onPointer = (e) => {
+    if (e.target === document.documentElement || e.target === article) release();
+  };
+  const events = [
+    ["wheel", release],
+    ["touchstart", release],
+    ["keydown", onKey],
+    ["pointerdown", onPointer],
+  ];
+  for (const [e, f] of events) window.addEventListener(e, f, { capture: true, passive: true });
   const cap = setTimeout(release, 30000);
   unpin = release;
   settle();
 }
+
+/** Lets go of a linked step held at the top (the reader chose another step). */
+export const unpinStep = () => unpin();
 
 let observer = null;
 
