@@ -95,6 +95,7 @@ export function pin(section) {
   const onPointer = (e) => {
     if (e.target === document.documentElement || e.target === article) release();
   };
+  /** @type {[string, (e: Event) => void][]} */
   const events = [
     ["wheel", release],
     ["touchstart", release],
