@@ -1,4 +1,4 @@
-// ESLint's flat config for the browser code in static/ (run by tests/test_lint.py: npx eslint).
+// ESLint's flat config for the browser code in static/ (run by tests/codebase/test_lint.py: npx eslint).
 // Recommended rules on; the pages load static/**/*.js as ES modules, except docs.js (a classic
 // script beside Swagger UI's bundle), and scripts/*.mjs run under Node. Vendor code comes from node_modules
 // and the bundle is built from static/ (npm run build): neither is ours to lint.
@@ -13,7 +13,7 @@ import globals from "globals";
 //   js/, js/page/ → any room                          the page (its DOM code in js/page/)
 //
 // Written as regular expressions over the import's text, static and dynamic (no-restricted-imports sees
-// `import … from`, no-restricted-syntax the `import("…")` calls); import circles are tests/test_js_rooms.py's.
+// `import … from`, no-restricted-syntax the `import("…")` calls); import circles are tests/codebase/test_js_rooms.py's.
 const OUT_OF_THE_ENGINE = { regex: "^(\\.\\./|/|[^.])", message: "static/engine/ imports nothing but itself." };
 const STAGE = { regex: "(^|/)stage/|^three(/|$)", message: "Per-input rules (static/local/) never import drawing." };
 const PAGE_DOM = { regex: "(^|/)js/page/", message: "Only the page imports its DOM code (static/js/page/)." };

@@ -1,6 +1,6 @@
 """Every setting the app takes from its environment: one `Settings` object, read once when the app is
 imported. Each field is the environment variable `ANATOMY_<FIELD>` (`ANATOMY_CACHE_MB=64`), and the README's
-table of settings lists them all (tests/test_settings.py holds the two equal). Modules read `settings.FIELD`
+table of settings lists them all (tests/service/test_settings.py holds the two equal). Modules read `settings.FIELD`
 when they need it, so a test may set a field on the object with monkeypatch."""
 
 from __future__ import annotations

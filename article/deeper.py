@@ -7,7 +7,7 @@ article/topic_figures.py says which topic draws which.
 A figure is a `Table`: a title, a caption saying what to notice (true for every input), columns with
 their number format (article/format.py) and rows of plain values. templates/deeper.html draws it as an
 HTML table, with a bar beside each value of a column marked `bar` (a weight in 0…1). The numbers are
-kept as numbers, so that tests/test_deeper.py can recompute each of them from the model on its own.
+kept as numbers, so that tests/page/test_deeper.py can recompute each of them from the model on its own.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The data behind the article's figures, computed here from the model, its log and the formulas.
 
 Each function returns plain JSON-able data; the page draws it with a charting library. Every figure
-is recomputed by tests/test_figures.py.
+is recomputed by tests/page/test_figures.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """How the site prints a number for the reader: one set of named formats, here for the server (Jinja's
 `number` filter, the article's `data-live` slots, the research tables) and in static/js/format.js for
-the page's scripts. tests/test_format.py runs both on one table of values and requires the same text.
+the page's scripts. tests/page/test_format.py runs both on one table of values and requires the same text.
 
     text     a number as JavaScript's String(n) writes it (1, 0.25, 1e-7); yes/no for a boolean
     int      rounded (halves up, as Math.round), thousands split by a thin space: 61 472

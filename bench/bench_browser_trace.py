@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from serving import free_port, p95, six_digit_inputs, start_server, stop  # noqa: E402
 
 from tests.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from tests.test_browser_engine import serve_tests  # noqa: E402
+from tests.page.test_browser_engine import serve_tests  # noqa: E402
 
 
 def main() -> None:

@@ -8,7 +8,7 @@ A part is named as the trace names its tensors:
 Two equivalent forms of the same ablation: the trace multiplies the part's output by a zero constant
 inside the graph (recorder/record.py), and `ablated()` returns a copy of the model whose weights say the
 same (the head's d_k input columns of W^O zeroed; a sub-layer's output weights and bias zeroed), which
-greedy decoding and the research desk run batched. tests/test_ablation.py checks that both agree.
+greedy decoding and the research desk run batched. tests/recorder/test_ablation.py checks that both agree.
 """
 
 from __future__ import annotations

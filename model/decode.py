@@ -4,7 +4,7 @@ Both run the encoder once and then the decoder one token at a time with a key/va
 (`DecoderCache`): each step reads only the newest token, and its attention uses the keys and
 values kept from the earlier steps (self-attention) and the memory's, projected once
 (cross-attention). `cached=False` recomputes the decoder over the whole prefix at every step, as
-`model.decode` does in training; both give the same tokens (tests/test_decode_cache.py).
+`model.decode` does in training; both give the same tokens (tests/model/test_decode_cache.py).
 `greedy_checking` gives greedy's output of one source faster when a guess at it is at hand (the trace
 checks the correct German): one pass checks the guess, and decoding goes on only where it is wrong.
 """
@@ -86,7 +86,7 @@ def greedy_checking(model: EncoderDecoder, source: list[int], draft: list[int], 
     model's choice instead, and cached greedy decoding goes on from there. So the output is greedy's
     whatever the draft: a right guess costs one pass instead of one per token, a wrong one costs one
     extra pass. (Its logits come from one pass over many rows rather than one row at a time: the two
-    agree to float rounding, tests/test_decode_cache.py.)
+    agree to float rounding, tests/model/test_decode_cache.py.)
     """
     model.eval()
     max_len = len(source) + EXTRA_LENGTH  # greedy writes at most this many tokens, </s> included

@@ -19,7 +19,7 @@ the parameters (/api/weights) can compute the trace of any input itself (static/
 
 The program is found from the recorder itself (record.py's `record`), not written a second time: the
 graph is recorded at two pairs of lengths with every part switched off and once with none, and each
-dimension that follows n or m becomes the symbol. tests/test_program.py checks the result against
+dimension that follows n or m becomes the symbol. tests/recorder/test_program.py checks the result against
 traces of many inputs, both models and several ablations.
 """
 

@@ -47,7 +47,7 @@ def views_dir(out: Path = RESULTS) -> Path:
 
 
 # Experiments the article shows in a table of its own rather than as a desk page: the modern recipe's
-# two, in content/extras.md's "what changed since 2017" (tests/test_modern.py checks that table).
+# two, in content/extras.md's "what changed since 2017" (tests/model/test_modern.py checks that table).
 SHOWN_ELSEWHERE = {"modern", "modern_extrapolation"}
 
 

@@ -7,7 +7,7 @@ decoder's rows m; not on the parts switched off (every part's gate has its place
 writes one structure per (model, n, m) the page may meet (`shapes_of`), and static/local/scene.js
 `personalize(document, trace)` adds the input's parts to it, the one place they are computed, from what this
 document defines (`personal`): which nodes and blocks each part reads, its constants and its sentences. The
-browser knows no trace id and no fact of the model; tests/test_local_scene.py holds the two equal.
+browser knows no trace id and no fact of the model; tests/scene/test_local_scene.py holds the two equal.
 
     {"format": STRUCTURE_FORMAT, "model", "n", "m",
      "scene": the structure as the trace header writes a scene (no axes, row names, threads, token labels,

@@ -7,8 +7,8 @@
 #   tables computed ahead by that JavaScript under Node (`python3 -m app.prerender`, bundle/prerendered/), which
 #   the server renders for a reader without JavaScript;
 #   with --with-browser, Debian's Chromium for the browser tests (never `playwright install`) and the
-#   optional extras `notebook` (pythreejs, ipywidgets, nbclient, ipykernel) that tests/test_notebook.py
-#   needs and `research` (Ray) for tests/test_research_ray.py: the test command installs them, the app
+#   optional extras `notebook` (pythreejs, ipywidgets, nbclient, ipykernel) that tests/scene/test_notebook.py
+#   needs and `research` (Ray) for tests/research/test_research_ray.py: the test command installs them, the app
 #   command stays lean.
 # Idempotent: a second run only checks. Used by both commands at the top of README.md.
 set -euo pipefail

@@ -1,7 +1,7 @@
 // The documents that cross a boundary of the page's rooms, written once as JSDoc types for TypeScript's
 // checker (tsconfig.json: checkJs, nothing emitted, nothing bundled: no module imports this file at run time).
 // A function at a boundary names them, e.g. `@param {import("../types.js").Trace} trace`, and a wrong field
-// name (trace.source_token) is an error of `npx tsc -p tsconfig.json` (tests/test_js_types.py).
+// name (trace.source_token) is an error of `npx tsc -p tsconfig.json` (tests/codebase/test_js_types.py).
 //
 // Where each comes from: the trace from the server (app/serving/trace_bytes.py, decoded by static/js/compact.js) or
 // from the engine in the page (static/local/trace.js computeTrace); the recipe from GET /api/live; the scene's

@@ -9,8 +9,15 @@ from pathlib import Path
 CHROMIUM = "/usr/bin/chromium"
 # software WebGL through ANGLE/EGL (about 5× faster frames than SwiftShader alone); no background
 # traffic, which this machine's closed network refuses
-CHROMIUM_ARGS = ["--no-sandbox", "--use-gl=angle", "--use-angle=gl-egl", "--ignore-gpu-blocklist",
-                 "--enable-unsafe-swiftshader", "--disable-background-networking", "--disable-component-update"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--use-gl=angle",
+    "--use-angle=gl-egl",
+    "--ignore-gpu-blocklist",
+    "--enable-unsafe-swiftshader",
+    "--disable-background-networking",
+    "--disable-component-update",
+]
 
 
 def has_chromium() -> bool:
@@ -28,10 +35,12 @@ def open_stage_page(browser, url: str, viewport: dict, permissions: tuple[str, .
     page.on("console", lambda m: m.type == "error" and "status of 422" not in m.text and page.errors.append(m.text))
     page.on("pageerror", lambda e: page.errors.append(str(e)))
     page.goto(url)
-    page.wait_for_function("window.anatomyStage && anatomyStage.ready && window.anatomy && window.anatomy.step",
-                           timeout=90_000)
+    page.wait_for_function(
+        "window.anatomyStage && anatomyStage.ready && window.anatomy && window.anatomy.step", timeout=90_000
+    )
     page.evaluate("anatomyStage.idle()")
     return page
+
 
 def until(page, expr: str, ms: int = 60_000) -> None:
     """Until `expr` is true in the page, under the site's Content-Security-Policy (no unsafe-eval): the

@@ -1,4 +1,4 @@
-// The page's half of tests/test_browser_engine.py: for each case, the served page's trace (GET /api/trace in
+// The page's half of tests/page/test_browser_engine.py: for each case, the served page's trace (GET /api/trace in
 // the compact form, decoded by the page's own client, static/js/api.js, with the page's parts added,
 // static/local/page_parts.js) and the static page's, which the page computes itself (static/local/trace.js
 // computeTrace over api.js keptDocuments, the page's fetcher: the live figures and the scene included),

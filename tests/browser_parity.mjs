@@ -1,4 +1,4 @@
-// The page's half of tests/test_browser_engine.py (and bench/bench_browser_trace.py): for each case, the
+// The page's half of tests/page/test_browser_engine.py (and bench/bench_browser_trace.py): for each case, the
 // server's trace (GET /api/trace) and the browser's own (static/engine/ over GET /api/program and the
 // weights the program names), compared in the page by tests/engine_compare.mjs's rule. Loaded as a module
 // into a page of the running server; `window.parity(cases, compare)` answers a summary.

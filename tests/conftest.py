@@ -37,8 +37,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     import shutil
 
     if item.get_closest_marker("node") and shutil.which("node") is None:
-        pytest.fail("Node is not installed: `bash scripts/setup.sh` installs it (the page's code runs under it)",
-                    pytrace=False)
+        pytest.fail(
+            "Node is not installed: `bash scripts/setup.sh` installs it (the page's code runs under it)", pytrace=False
+        )
 
 
 @pytest.fixture(scope="session")
@@ -56,16 +57,32 @@ def free_port() -> int:
 
 
 @contextmanager
-def served(cwd: Path, log_dir: Path, env: dict[str, str] | None = None, what: str = "the server",
-           wait_s: float = 120) -> Iterator[str]:
+def served(
+    cwd: Path, log_dir: Path, env: dict[str, str] | None = None, what: str = "the server", wait_s: float = 120
+) -> Iterator[str]:
     """`uvicorn app.main:app` started in `cwd` on a free loopback port, until /healthz answers; yields its
     base URL and stops it afterwards. A server that dies or does not answer in `wait_s` fails the test
     with the end of its log."""
     port = free_port()
     log = (log_dir / "uvicorn.log").open("w+")
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
-                             "--port", str(port), "--log-level", "warning"],
-                            cwd=cwd, stdout=log, stderr=subprocess.STDOUT, env=env or {**os.environ})
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "app.main:app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ],
+        cwd=cwd,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=env or {**os.environ},
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + wait_s

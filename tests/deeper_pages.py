@@ -1,4 +1,4 @@
-"""What the go-deeper pages' tests share (tests/test_deeper.py, tests/test_deeper_page.py): the figures read
+"""What the go-deeper pages' tests share (tests/page/test_deeper.py, tests/page/test_deeper_page.py): the figures read
 off a page's HTML or DOM text, the page module's tables run under Node and formatted as the page formats them,
 the torch model run forward on an input's rows, and a cell's check to its last printed digit."""
 
@@ -67,9 +67,17 @@ def figures_of(html: str) -> dict:
 
 def shown_tables(tables: list[dict]) -> dict:
     """The module's tables as the page shows them: figures_of's form, each cell formatted by its column."""
-    return {t["id"]: {"title": t["title"], "caption": t["caption"], "head": [c["name"] for c in t["columns"]],
-                      "rows": [[format_number(v, c["format"]) for v, c in zip(row, t["columns"], strict=True)]
-                               for row in t["rows"]]} for t in tables}
+    return {
+        t["id"]: {
+            "title": t["title"],
+            "caption": t["caption"],
+            "head": [c["name"] for c in t["columns"]],
+            "rows": [
+                [format_number(v, c["format"]) for v, c in zip(row, t["columns"], strict=True)] for row in t["rows"]
+            ],
+        }
+        for t in tables
+    }
 
 
 def module_tables(client, folder: Path, numbers) -> dict:
@@ -77,8 +85,13 @@ def module_tables(client, folder: Path, numbers) -> dict:
     (folder / "recipe-2017.json").write_bytes(client.get("/api/live").content)
     cases = [{"name": str(n), "model": "2017", "trace": client.get(f"/api/trace?input={n}").json()} for n in numbers]
     (folder / "cases.json").write_text(json.dumps(cases))
-    out = subprocess.run(["node", "--no-warnings", str(ROOT / "tests" / "topic_tables.mjs"), str(folder)], cwd=ROOT,
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        ["node", "--no-warnings", str(ROOT / "tests" / "topic_tables.mjs"), str(folder)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     return {int(k): v for k, v in json.loads(out.stdout).items()}
 
@@ -89,21 +102,32 @@ def forward(model, doc: dict) -> dict:
     tgt = torch.tensor([VOCAB.ids(doc["target_tokens"])])
     seen = {}
     enc0 = model.encoder_layers[0]
-    hooks = [enc0.sublayer[0].norm.register_forward_hook(lambda m, i, o: seen.update(sum=i[0][0], ln=o[0])),
-             enc0.self_attn.register_forward_pre_hook(lambda m, i: seen.update(x0=i[0])),
-             model.decoder_layers[-1].register_forward_hook(lambda m, i, o: seen.update(h=o[0]))]
+    hooks = [
+        enc0.sublayer[0].norm.register_forward_hook(lambda m, i, o: seen.update(sum=i[0][0], ln=o[0])),
+        enc0.self_attn.register_forward_pre_hook(lambda m, i: seen.update(x0=i[0])),
+        model.decoder_layers[-1].register_forward_hook(lambda m, i, o: seen.update(h=o[0])),
+    ]
     model.eval()
     logits = model(src, tgt)[0].double()
     for h in hooks:
         h.remove()
     a = enc0.self_attn
     q, k = (a.split_heads(lin(seen["x0"]))[0].double() for lin in (a.w_q, a.w_k))
-    return {"doc": doc, "src": doc["source_tokens"], "tgt": doc["target_tokens"], "logits": logits.numpy(),
-            "enc_w": enc0.self_attn.weights[0].double().numpy(), "q": q.numpy(), "k": k.numpy(),
-            "dec_self_w": model.decoder_layers[0].self_attn.weights[0].double().numpy(),
-            "cross_w": model.decoder_layers[-1].src_attn.weights[0].double().numpy(),
-            "x0": seen["x0"][0].double().numpy(), "sum": seen["sum"].double().numpy(),
-            "ln": seen["ln"].double().numpy(), "h": seen["h"].double().numpy()}
+    return {
+        "doc": doc,
+        "src": doc["source_tokens"],
+        "tgt": doc["target_tokens"],
+        "logits": logits.numpy(),
+        "enc_w": enc0.self_attn.weights[0].double().numpy(),
+        "q": q.numpy(),
+        "k": k.numpy(),
+        "dec_self_w": model.decoder_layers[0].self_attn.weights[0].double().numpy(),
+        "cross_w": model.decoder_layers[-1].src_attn.weights[0].double().numpy(),
+        "x0": seen["x0"][0].double().numpy(),
+        "sum": seen["sum"].double().numpy(),
+        "ln": seen["ln"].double().numpy(),
+        "h": seen["h"].double().numpy(),
+    }
 
 
 def shown(text: str, value, fmt: str) -> bool:
@@ -119,7 +143,7 @@ def shown(text: str, value, fmt: str) -> bool:
     if m.group(1) == "sig":
         return math.isclose(float(text.replace("·10^", "e")), value, rel_tol=0.5 * 10 ** (1 - digits) + 1e-9)
     number, scale = (float(text.rstrip("%")), 100) if m.group(1) == "pct" else (float(text), 1)
-    return abs(number - scale * value) <= 0.5 * 10 ** -digits + 1e-6
+    return abs(number - scale * value) <= 0.5 * 10**-digits + 1e-6
 
 
 def check(fig: dict, expected: list[list], fmts: list[str]) -> None:

@@ -1,6 +1,6 @@
-// Runs static/engine/ under Node on the cases tests/test_engine.py wrote (programs, weights, source ids and
+// Runs static/engine/ under Node on the cases tests/page/test_engine.py wrote (programs, weights, source ids and
 // the server's traces) and compares every node; prints one JSON report. Usage: node engine_parity.mjs DIR
-/* global process, performance */ // run by Node (tests/test_engine.py)
+/* global process, performance */ // run by Node (tests/page/test_engine.py)
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { browserTrace, beamSearch } from "../static/engine/decode.js";

@@ -65,7 +65,12 @@ def page_parts(client, requests: list[PageRequest | str]) -> list[dict]:
 def node_json(script: str):
     """A module script run under Node from the project's root (it imports the page's modules by path and
     prints one JSON value): that value."""
-    run = subprocess.run(["node", "--no-warnings", "--input-type=module", "-e", script], cwd=ROOT,
-                         capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        ["node", "--no-warnings", "--input-type=module", "-e", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     return json.loads(run.stdout)

@@ -1,23 +1,44 @@
 """What readers type, in one place: every input form the tests of the API and of the number words use.
 
-tests/test_api.py, tests/test_numbers.py and tests/test_hardening.py take their forms from here, and
-tests/test_numbers_js.py checks that static/js/numbers.js reads each one as the API does: the same
+tests/service/test_api.py, tests/model/test_numbers.py and tests/service/test_hardening.py take their forms from
+here, and tests/page/test_numbers_js.py checks that static/js/numbers.js reads each one as the API does: the same
 number, or the same refusal message, word for word.
 """
 
 from __future__ import annotations
 
-# read by model/parse.py parse_number (tests/test_numbers.py)
-SPELLINGS = [("42", 42), ("731 015", 731_015), ("731,015", 731_015), ("731.015", 731_015), ("  Forty-Two ", 42),
-             ("one hundred and five", 105), ("0", 0), ("999999", 999_999)]
-# through /api/trace (tests/test_api.py): None means refused
-API_SPELLINGS = [("731 015", 731015), ("731,015", 731015), ("731.015", 731015), ("  Forty  Two ", 42), ("0", 0),
-                 ("999999", 999999), ("one million", None)]
-# traced and compared with the model's own trace (tests/test_api.py)
-TRACED = [("42", 42), ("0", 0), ("731 015", 731015), ("forty two", 42), ("999,999", 999999),
-          ("nine hundred ninety nine thousand nine hundred ninety nine", 999999)]
+# read by model/parse.py parse_number (tests/model/test_numbers.py)
+SPELLINGS = [
+    ("42", 42),
+    ("731 015", 731_015),
+    ("731,015", 731_015),
+    ("731.015", 731_015),
+    ("  Forty-Two ", 42),
+    ("one hundred and five", 105),
+    ("0", 0),
+    ("999999", 999_999),
+]
+# through /api/trace (tests/service/test_api.py): None means refused
+API_SPELLINGS = [
+    ("731 015", 731015),
+    ("731,015", 731015),
+    ("731.015", 731015),
+    ("  Forty  Two ", 42),
+    ("0", 0),
+    ("999999", 999999),
+    ("one million", None),
+]
+# traced and compared with the model's own trace (tests/service/test_api.py)
+TRACED = [
+    ("42", 42),
+    ("0", 0),
+    ("731 015", 731015),
+    ("forty two", 42),
+    ("999,999", 999999),
+    ("nine hundred ninety nine thousand nine hundred ninety nine", 999999),
+]
 
-# refused by /api/trace, /api/trace/stream and /api/beam with 422 (tests/test_api.py)
+# refused by /api/trace, /api/trace/stream and /api/beam with 422 (tests/service/test_api.py)
 BAD_INPUTS = {
     "empty": "",
     "blank": "   ",
@@ -37,14 +58,24 @@ BAD_INPUTS = {
     "a decimal": "4.5",
     "markup": "<script>alert(1)</script>",
 }
-# refused by parse_number, with a word its message must hold (tests/test_numbers.py)
-REFUSALS = [("", "empty"), ("-5", "negative"), ("1000000", "larger"), ("abc", "not an English number word"),
-            ("x" * 10_000, "characters long"), ("4\x002", "control"), ("٤٢", "not a well-formed"),
-            ("四十二", "neither"), ("zwei", "not an English"), ("two two", "not a well-formed"),
-            ("1,00", "not a well-formed"), ("thousand", "not a well-formed")]
-# refused as a missing ?input= is (tests/test_hardening.py)
+# refused by parse_number, with a word its message must hold (tests/model/test_numbers.py)
+REFUSALS = [
+    ("", "empty"),
+    ("-5", "negative"),
+    ("1000000", "larger"),
+    ("abc", "not an English number word"),
+    ("x" * 10_000, "characters long"),
+    ("4\x002", "control"),
+    ("٤٢", "not a well-formed"),
+    ("四十二", "neither"),
+    ("zwei", "not an English"),
+    ("two two", "not a well-formed"),
+    ("1,00", "not a well-formed"),
+    ("thousand", "not a well-formed"),
+]
+# refused as a missing ?input= is (tests/service/test_hardening.py)
 BLANKS = ["", "   "]
-# other inputs the API's tests send (tests/test_hardening.py, tests/test_api.py)
+# other inputs the API's tests send (tests/service/test_hardening.py, tests/service/test_api.py)
 OTHERS = ["x", "424242", "42"]
 
 

@@ -2,8 +2,8 @@
 // the folder given (default static/) an entry, bundled without writing, and each input's imports read from the
 // metafile (static and dynamic alike: import("…") is an edge too). Prints {file: [imported file, …]} as JSON,
 // paths relative to that folder; packages (three, …) are left out, being no room of ours.
-// Used by tests/test_js_rooms.py:  node tests/js_imports.mjs [folder]
-/* global process, console */ // run by Node (tests/test_js_rooms.py)
+// Used by tests/codebase/test_js_rooms.py:  node tests/js_imports.mjs [folder]
+/* global process, console */ // run by Node (tests/codebase/test_js_rooms.py)
 import { readdirSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import * as esbuild from "esbuild";

@@ -143,7 +143,7 @@ export function nodeProblems(ours, theirs) {
 
 /** Every difference of a trace computed here from the server's, by part: `trace` (header and nodes),
  *  `derived` (the live figures, computed from our own nodes: OWN_FIGURES) and `scene` (exactly, keys in the
- *  server's order, as tests/test_local_scene.py holds it). */
+ *  server's order, as tests/scene/test_local_scene.py holds it). */
 export function traceProblems(ours, theirs, pieces) {
   return {
     trace: [...headerProblems(ours, theirs, pieces), ...nodeProblems(ours, theirs)],

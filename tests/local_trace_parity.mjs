@@ -1,10 +1,10 @@
-// Node's half of tests/test_local_trace.py: for each case, static/local/trace.js computeTrace (or computeBeam)
+// Node's half of tests/page/test_local_trace.py: for each case, static/local/trace.js computeTrace (or computeBeam)
 // against the running server's answer to the same request — the compact trace decoded as the page decodes
 // it (static/js/compact.js), /api/beam, or the 422 and its message. Prints one JSON report.
 //   node local_trace_parity.mjs BASE_URL CASES_JSON [plant]
 // `plant` alters what the computation reads (the program's lens count and ablation message, the weights,
 // beam's alpha), so that every comparison must fail.
-/* global process, fetch, performance, URLSearchParams */ // run by Node (tests/test_local_trace.py)
+/* global process, fetch, performance, URLSearchParams */ // run by Node (tests/page/test_local_trace.py)
 import { readFileSync } from "node:fs";
 import { decodeCompactTrace } from "../static/js/compact.js";
 import { COMPACT, traceUrl } from "../static/js/api.js";

@@ -1,5 +1,5 @@
 /* global process, Buffer */
-// static/js/numbers.js's side of tests/test_numbers_js.py, over the document app/service/number_words.py wrote:
+// static/js/numbers.js's side of tests/page/test_numbers_js.py, over the document app/service/number_words.py wrote:
 //   node tests/numbers_parity.mjs DOC spell START END CHUNK   two sha256 per CHUNK numbers (tokens, ids)
 //   node tests/numbers_parity.mjs DOC lines START END         the lines themselves (to name a difference)
 //   node tests/numbers_parity.mjs DOC read FORMS              each form of FORMS (a JSON list) read by

@@ -23,7 +23,7 @@ def _broadcast(shape: tuple[int, ...], out: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _along(out: tuple[int, ...], axis: int, n: int) -> list[tuple[int, ...]]:
-    return [out[:axis] + (j,) + out[axis + 1:] for j in range(n)]
+    return [out[:axis] + (j,) + out[axis + 1 :] for j in range(n)]
 
 
 def deps(node: dict, values: dict[str, np.ndarray], index: tuple[int, ...]) -> set[tuple[str, tuple[int, ...]]]:
@@ -78,10 +78,10 @@ def deps(node: dict, values: dict[str, np.ndarray], index: tuple[int, ...]) -> s
         data, idx = ins
         axis = attrs.get("axis", 0) % len(shape[data])
         r = len(shape[idx])
-        at = out[axis:axis + r]
+        at = out[axis : axis + r]
         row = int(np.asarray(values[idx])[at])
         row = row + shape[data][axis] if row < 0 else row
-        return {(idx, at), (data, out[:axis] + (row,) + out[axis + r:])}
+        return {(idx, at), (data, out[:axis] + (row,) + out[axis + r :])}
     if op == "Transpose":
         perm = attrs.get("perm") or list(reversed(range(len(out))))
         src = [0] * len(out)
@@ -105,7 +105,7 @@ def deps(node: dict, values: dict[str, np.ndarray], index: tuple[int, ...]) -> s
         for i in ins:
             n = shape[i][axis]
             if out[axis] < offset + n:
-                return {(i, out[:axis] + (out[axis] - offset,) + out[axis + 1:])}
+                return {(i, out[:axis] + (out[axis] - offset,) + out[axis + 1 :])}
             offset += n
         raise IndexError(f"{node['id']}: {out} is past the end of the concatenation")
     raise NotImplementedError(f"no dependency rule for {op}")

@@ -32,12 +32,11 @@ def _rms_norm(x, scale, axis=-1, epsilon=1e-5, stash_type=1):
     """RMSNormalization (opset 23): X / sqrt(mean(X², axes axis…rank−1) + ε) · scale."""
     x = x.astype(np.float64)
     axis = axis % x.ndim
-    ms = (x ** 2).mean(axis=tuple(range(axis, x.ndim)), keepdims=True)
+    ms = (x**2).mean(axis=tuple(range(axis, x.ndim)), keepdims=True)
     return x / np.sqrt(ms + epsilon) * scale
 
 
-def _rotary_embedding(x, cos_cache, sin_cache, position_ids=None, interleaved=0, num_heads=0,
-                      rotary_embedding_dim=0):
+def _rotary_embedding(x, cos_cache, sin_cache, position_ids=None, interleaved=0, num_heads=0, rotary_embedding_dim=0):
     """RotaryEmbedding (opset 23). The trace has no batch axis, so a (sequence, hidden) input is the
     opset's 3-D (batch, sequence, hidden) form with batch = 1 left out: it is put back here and the
     operator applied as the opset defines it for rank 3 (hidden split into num_heads heads)."""
@@ -82,8 +81,9 @@ OPS = {
     "RMSNormalization": _rms_norm,
     "RotaryEmbedding": _rotary_embedding,
     "Sigmoid": lambda x: 1 / (1 + np.exp(-x.astype(np.float64))),
-    "ArgMax": lambda x, axis=0, keepdims=1: np.argmax(x, axis=axis) if not keepdims
-    else np.expand_dims(np.argmax(x, axis=axis), axis),
+    "ArgMax": lambda x, axis=0, keepdims=1: (
+        np.argmax(x, axis=axis) if not keepdims else np.expand_dims(np.argmax(x, axis=axis), axis)
+    ),
     # the program's (recorder/program.py) operations that make a trace's length-dependent constants
     "Identity": lambda x: x,
     "Range": lambda start, limit, delta: np.arange(start, limit, delta, dtype=np.asarray(start).dtype),

@@ -15,8 +15,8 @@ CHANNELS = {0: 1, 2: 3, 4: 2, 6: 4}  # colour type → samples per pixel (8-bit,
 def chunks(png: bytes):
     pos = len(SIGNATURE)
     while pos < len(png):
-        n, kind = struct.unpack(">I4s", png[pos:pos + 8])
-        yield kind, png[pos + 8:pos + 8 + n]
+        n, kind = struct.unpack(">I4s", png[pos : pos + 8])
+        yield kind, png[pos + 8 : pos + 8 + n]
         pos += 12 + n
 
 
@@ -64,6 +64,7 @@ def encode_png(pixels: np.ndarray) -> bytes:
 
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
     header = struct.pack(">IIBBBBB", w, h, 8, {1: 0, 3: 2, 4: 6}[ch], 0, 0, 0)
     return SIGNATURE + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b"")
 

@@ -1,6 +1,6 @@
-"""The models, programs and traces the program's tests share (tests/test_program.py, tests/test_engine.py):
-both shipped miniatures, training snapshots of the 2017 run, and traces of inputs of many lengths under
-several ablations, each as a client receives it (JSON: −∞ as null)."""
+"""The models, programs and traces the program's tests share (tests/recorder/test_program.py,
+tests/page/test_engine.py): both shipped miniatures, training snapshots of the 2017 run, and traces of inputs of
+many lengths under several ablations, each as a client receives it (JSON: −∞ as null)."""
 
 from __future__ import annotations
 
@@ -67,14 +67,19 @@ def program_of(name: str) -> dict:
     """The model's program as a client receives it (JSON)."""
     from app.service.model_service import BEAM_ALPHA, BEAM_SIZE  # the served program's settings (app/routes/program.py)
 
-    program = build_program(model_of(name).cfg, params_of(name), name, decoding={"beam_size": BEAM_SIZE,
-                                                                                "alpha": BEAM_ALPHA})
+    program = build_program(
+        model_of(name).cfg, params_of(name), name, decoding={"beam_size": BEAM_SIZE, "alpha": BEAM_ALPHA}
+    )
     return orjson.loads(orjson.dumps(program, option=orjson.OPT_SERIALIZE_NUMPY))
 
 
 def traced(case: Case) -> dict:
-    t = trace(model_of(case.model, case.checkpoint), case.number, params_of(case.model, case.checkpoint),
-              ablation=case.ablation)
+    t = trace(
+        model_of(case.model, case.checkpoint),
+        case.number,
+        params_of(case.model, case.checkpoint),
+        ablation=case.ablation,
+    )
     return orjson.loads(orjson.dumps(t.to_json(), option=orjson.OPT_SERIALIZE_NUMPY))
 
 
@@ -93,7 +98,7 @@ def cases(count: int, seed: int, checkpoints: tuple[int, ...] = (0, 100, 1000)) 
     for k in range(count):
         name = models.NAMES[k % len(models.NAMES)]
         digits = rng.randrange(1, 7)
-        number = rng.randrange(10 ** (digits - 1) if digits > 1 else 0, 10 ** digits)
+        number = rng.randrange(10 ** (digits - 1) if digits > 1 else 0, 10**digits)
         ablation = ablations(name, 1, rng.randrange(10**6))[0] if k % 3 else ()
         checkpoint = rng.choice(checkpoints) if name == models.DEFAULT and k % 4 == 0 else None
         out.append(Case(name, number, ablation, checkpoint))

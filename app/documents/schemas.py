@@ -9,7 +9,7 @@ What is sent is built from these definitions, never from a dict written beside t
 - the weights are `Weights` (a dataclass), built by `Weights.of` for the shipped model and a training
   snapshot alike; a trace's header names where they are sent (`weights_url`).
 The trace's nodes and the weights keep their data in numpy arrays for orjson's speed; `TraceNode` and
-`Tensor` document those, and tests/test_api.py checks every real response against its schema, both ways.
+`Tensor` document those, and tests/service/test_api.py checks every real response against its schema, both ways.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ output, so [Netron](https://netron.app) draws the whole graph and an ONNX runtim
 The graph has no inputs: it is the computation of this one input (the token ids are constants).
 Slice's ranges become int64 initializers (`onnx.starts.8`, …), and today's recipe's RotaryEmbedding,
 which the opset defines for (batch, sequence, hidden), runs on a batch of one between an Unsqueeze and a
-Squeeze. Passes `onnx.checker.check_model(full_check=True)` (tests/test_onnx.py)."""
+Squeeze. Passes `onnx.checker.check_model(full_check=True)` (tests/recorder/test_onnx.py)."""
 
 
 def file_name(model: str, req: TraceRequest) -> str:

@@ -8,7 +8,7 @@ altered file ends start-up with one line naming it (exit 3, so a supervisor stop
 deleted or changed while the app runs makes the service not ok, as the next start would refuse.
 
 After changing a shipped file on purpose (retraining, re-running the research desk), record it with
-`python -m app.shipped` (tests/test_hardening.py checks the committed manifest is current); from the
+`python -m app.shipped` (tests/service/test_hardening.py checks the committed manifest is current); from the
 project folder `sha256sum -c app/service/shipped.sha256` checks it without Python.
 """
 

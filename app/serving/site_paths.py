@@ -1,6 +1,6 @@
 """Where the static build (app/site/build.py) keeps the answer to each URL of the API, one rule in its own module so
 that what reads or writes such a folder (the build, app/startup/prerender.py) needs nothing else of the build. Its
-JavaScript twin is static/js/site.js `sitePath` (tests/test_site.py holds them equal)."""
+JavaScript twin is static/js/site.js `sitePath` (tests/site/test_site.py holds them equal)."""
 
 from __future__ import annotations
 

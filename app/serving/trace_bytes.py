@@ -12,7 +12,7 @@ writes it. The page (static/js/compact.js) reads the float32 values straight int
 float32s whose shortest digits the JSON form writes.
 
 **The JSON body and the NDJSON stream** are made from the compact form when a client first asks for them
-(their bytes are exactly those of serialising each node with `dumps`, tests/test_trace_bytes.py): a cold
+(their bytes are exactly those of serialising each node with `dumps`, tests/service/test_trace_bytes.py): a cold
 trace asked for in compact form never pays for formatting 55 000 numbers as text.
 """
 

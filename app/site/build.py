@@ -15,7 +15,7 @@ Where a thing lies in DIR:
 - a file the app serves (/static, /bundle, /vendor) at its own path;
 - an API document at `site_path(url)`: /api/a/b?y=2&x=1 → /site/api/a/b/x=1&y=2.json, the query's
   parameters sorted by name (none: index), .bin for a binary body (the weights as safetensors);
-  static/js/site.js `sitePath` is the same rule (tests/test_site.py holds them equal);
+  static/js/site.js `sitePath` is the same rule (tests/site/test_site.py holds them equal);
 - a scene structure (scene/structure.py) at /site/scene/<model>/<n>-<m>.diff.json.gz, gzip, as its difference
   from the base of its source length (<n>.json.gz: app/service/json_diff.py), one per shape whatever parts are
   switched off (every part's gate has its place: scene/gates.py; app/service/scenes.py; the served app answers
@@ -23,7 +23,7 @@ Where a thing lies in DIR:
 - what was built, with sizes, in /site/index.json.
 
 Every GET route of the app is a page, a document, a mounted folder, or named in SERVER_ONLY with why
-the static site has no copy of it (tests/test_site.py fails for a route that is none of these).
+the static site has no copy of it (tests/site/test_site.py fails for a route that is none of these).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 // How the site prints a number for the reader: the same named formats as article/format.py (Jinja's
-// `number` filter, the server-filled live values); tests/test_format.py runs both on one table of values.
+// `number` filter, the server-filled live values); tests/page/test_format.py runs both on one table of values.
 //
 //   text     String(n) (1, 0.25, 1e-7); yes/no for a boolean
 //   int      Math.round, thousands split by a thin space: 61 472

@@ -26,7 +26,7 @@
 // comes with the document as code point runs, so that the rules agree with Python whatever Unicode
 // version the browser has; lower-casing is the browser's (the same mapping, but for letters newer
 // than the server's Python, which only ever change how an echoed text is spelled).
-// tests/test_numbers_js.py checks all 1 000 000 numbers and every input form of the API's tests.
+// tests/page/test_numbers_js.py checks all 1 000 000 numbers and every input form of the API's tests.
 
 function inRuns(runs, c) {
   let lo = 0;

@@ -1,5 +1,5 @@
 // The static build (app/site/build.py): where a document of the API lies in the built folder, and whether this
-// page is one of that folder's. One rule, written here and in app/site/build.py `site_path` (tests/test_site.py
+// page is one of that folder's. One rule, written here and in app/site/build.py `site_path` (tests/site/test_site.py
 // holds them equal): /api/a/b?y=2&x=1 → /site/api/a/b/x=1&y=2.json (parameters sorted by name; none:
 // index), .bin for a binary body (the weights as safetensors).
 

@@ -1,6 +1,6 @@
 // One input's scene, computed in the page: the structure of its graph's shape (scene/structure.py writes it,
 // one document per model, source length and row count) with the input's own parts added here, the one place
-// they are computed (tests/test_local_scene.py checks each part against the trace).
+// they are computed (tests/scene/test_local_scene.py checks each part against the trace).
 //
 //   personalize(structure, trace, vocab?) → scene
 //

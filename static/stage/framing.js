@@ -1,5 +1,5 @@
 // How a step's subject sits on the stage's screen, for the tour (./tour.js framing()) and the tests
-// (tests/test_framing.py through window.anatomyStage.framing): the blocks' box as shares of the stage, and the
+// (tests/stage/test_framing.py through window.anatomyStage.framing): the blocks' box as shares of the stage, and the
 // median cell's size in CSS pixels.
 import { projector, shownRect } from "./screenboxes.js";
 

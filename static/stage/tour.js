@@ -1,6 +1,6 @@
 // The tour and the camera: each step of the scene lit, framed and animated (the scene says what), the
 // whole machine, back to the step's view, replay; the framing of a box of blocks (the explanation's);
-// and how a step's subject sits on screen (framing(), for tests/test_framing.py; measured by ./framing.js).
+// and how a step's subject sits on screen (framing(), for tests/stage/test_framing.py; measured by ./framing.js).
 import * as THREE from "three";
 import { ANIMATIONS } from "./animations.js";
 import { restingOpacity } from "./connectors.js";
@@ -56,7 +56,7 @@ export class Tour {
       ];
       key = s.rig.frame({ ...view, box, target }, aspect, cover);
     }
-    // a view sized to its cells' legibility (tests/test_framing.py) keeps it: there its labels give way
+    // a view sized to its cells' legibility (tests/stage/test_framing.py) keeps it: there its labels give way
     return key.distance > plain.distance * LABEL_ROOM_MAX && this.cellPxAt(key.distance, ppu) < this.legibleCellPx()
       ? plain
       : key;
@@ -102,7 +102,7 @@ export class Tour {
    *  at the edge it is nearer. What comes and goes (the hover inspector, the legend, a banner) is not
    *  counted: a view must not move when it shows, nor depend on whether it had shown yet (a link).
    *  A phone's stage (about 350 px) has no height to spare: keeping clear of its overlays would take a
-   *  fifth of it and shrink the cells under the 6 px tests/test_framing.py asks, so there only what is
+   *  fifth of it and shrink the cells under the 6 px tests/stage/test_framing.py asks, so there only what is
    *  marked data-covers-stage="always" counts (step 20's loss table, a third of the stage); `always`: all
    *  count at every size (for the labels, which keep out from under the overlays). */
   covered(always = false) {

@@ -32,10 +32,15 @@ GOLDEN = Path(__file__).with_name("traces.json.gz")
 CASES: list[tuple[str, int, str, int | None]] = (
     [("2017", n, "", None) for n in (0, 7, 13, 42, 90, 305, 1234, 100000, 482917, 731015, 777777, 999999)]
     + [("modern", n, "", None) for n in (0, 42, 305, 1234, 482917, 777777)]
-    + [("2017", 42, "dec.1.cross.h3,enc.0.ffn", None), ("2017", 305, "enc.1.self", None),
-       ("2017", 777777, "dec.0.self.h0,dec.1.ffn", None),
-       ("2017", 42, "", 0), ("2017", 1234, "", 500), ("2017", 777777, "", 4000),
-       ("2017", 305, "dec.1.cross", 1500)]
+    + [
+        ("2017", 42, "dec.1.cross.h3,enc.0.ffn", None),
+        ("2017", 305, "enc.1.self", None),
+        ("2017", 777777, "dec.0.self.h0,dec.1.ffn", None),
+        ("2017", 42, "", 0),
+        ("2017", 1234, "", 500),
+        ("2017", 777777, "", 4000),
+        ("2017", 305, "dec.1.cross", 1500),
+    ]
 )
 
 
@@ -64,7 +69,7 @@ def _moments(data: list) -> list[float | None]:
     x = np.array([np.nan if v is None else v for v in data], dtype=np.float64)
     finite = np.where(np.isfinite(x), x, 0.0)
     i = np.arange(len(x), dtype=np.float64)
-    sums = [finite.sum(), (finite ** 2).sum(), (finite * i).sum()]
+    sums = [finite.sum(), (finite**2).sum(), (finite * i).sum()]
     extremes = [finite.min(), finite.max()] if len(x) else [0.0, 0.0]
     return [float(f"{v:.8g}") for v in (*sums, *extremes)] + [int((~np.isfinite(x)).sum())]
 
@@ -73,26 +78,50 @@ def _moments(data: list) -> list[float | None]:
 # every block, `derived.x` a new live figure): the pin holds only what was sent then, so these are left out
 # before comparing. Only additions belong here; a changed or removed key must fail.
 ADDED_KEYS: list[str] = [
-    "scene.cell.flat_height", "scene.cell.masked_height", "scene.cell.min_height",  # renderers only draw them
+    "scene.cell.flat_height",
+    "scene.cell.masked_height",
+    "scene.cell.min_height",  # renderers only draw them
     "scene.camera",
-    "derived.und_rows", "derived.units_on_their_word",  # step 16's reordering, computed per input
+    "derived.und_rows",
+    "derived.units_on_their_word",  # step 16's reordering, computed per input
     # steps 18–20 ring the chosen piece; step 20's loss per row, drawn by the stage
-    "scene.steps.*.marks", "scene.steps.*.overlay", "scene.palette.marks",
-    "derived.loss_rows", "derived.loss_q_reference", "derived.loss_q_other", "derived.loss_floor",
+    "scene.steps.*.marks",
+    "scene.steps.*.overlay",
+    "scene.palette.marks",
+    "derived.loss_rows",
+    "derived.loss_q_reference",
+    "derived.loss_q_other",
+    "derived.loss_floor",
     "derived.loss_reference_length",
-    "derived.loss_forced_rows", "derived.loss_sum", "derived.loss_mean", "derived.plain_loss_sum",
-    "derived.plain_loss_mean", "derived.loss_departs",
-    "scene.cell.mark_width", "scene.palette.row_max",  # the outline of a row's largest probability
-    "scene.blocks.*.name", "scene.slices.*.name", "scene.switches.*.name",  # the reader's names
+    "derived.loss_forced_rows",
+    "derived.loss_sum",
+    "derived.loss_mean",
+    "derived.plain_loss_sum",
+    "derived.plain_loss_mean",
+    "derived.loss_departs",
+    "scene.cell.mark_width",
+    "scene.palette.row_max",  # the outline of a row's largest probability
+    "scene.blocks.*.name",
+    "scene.slices.*.name",
+    "scene.switches.*.name",  # the reader's names
     # the worked row of steps 6–9, chosen from the trace; its pair, its reason, step 9's claim
-    "scene.worked", "derived.worked_q_col", "derived.worked_reason", "derived.worked_key_token", "derived.worked_q",
-    "derived.worked_k", "derived.worked_qk_products", "derived.worked_qk_dot", "derived.worked_qk_score",
-    "derived.worked_distances", "derived.worked_claim",
+    "scene.worked",
+    "derived.worked_q_col",
+    "derived.worked_reason",
+    "derived.worked_key_token",
+    "derived.worked_q",
+    "derived.worked_k",
+    "derived.worked_qk_products",
+    "derived.worked_qk_dot",
+    "derived.worked_qk_score",
+    "derived.worked_distances",
+    "derived.worked_claim",
     "scene.steps.*.parts",  # the parts of a step a phone's stage frames (and their windows)
     "scene.blocks.*.rows_named_by",  # rows the token labels of an ids column beside them name
     "derived.exercises",  # predict, then reveal: each step's question about the input, answered
     "model",  # the trace names the model that ran, now that the page computes its figures and scene from it
-    "scene.blocks.*.part", "scene.labels.*.part",  # a gate's block and label name its part
+    "scene.blocks.*.part",
+    "scene.labels.*.part",  # a gate's block and label name its part
 ]
 
 
@@ -148,8 +177,10 @@ def fingerprint(trace: dict) -> dict:
         "derived": trace.get("derived"),
         "scene": _sha(_numbers_as_read(scene)),
         "scene_blocks": _scene_structure(scene or {}),
-        "nodes": [[n["id"], n["op"], n["inputs"], n["attrs"], n["shape"], n["dtype"], _sha(n["data"]),
-                   _moments(n["data"])] for n in trace["nodes"]],
+        "nodes": [
+            [n["id"], n["op"], n["inputs"], n["attrs"], n["shape"], n["dtype"], _sha(n["data"]), _moments(n["data"])]
+            for n in trace["nodes"]
+        ],
     }
 
 
@@ -158,14 +189,16 @@ def load() -> dict:
 
 
 # Cases pinned again after the restructuring had been shown to change nothing in them (at the commit that
-# merged the last of it, tests/test_golden.py passed on the first pin), for changes meant to be seen:
+# merged the last of it, tests/recorder/test_golden.py passed on the first pin), for changes meant to be seen:
 REPINNED = {
     # the modern model's traces record the logit lens too (lens.dec.L.* nodes, the header's
     # lens, the live logit_lens), and its scene draws the lens stations in the decoder tower, as the 2017's;
     # with it, two fixes: its weights_url names the modern weights (the pin named the 2017 model's), and its
     # scene words each head's output as a head's (the pin called it SwiGLU's "FFN(x) = hidden·W_{2}")
-    **{case_key("modern", n, "", None): "the logit lens, weights_url and head words of the modern model"
-       for n in (0, 42, 305, 1234, 482917, 777777)},
+    **{
+        case_key("modern", n, "", None): "the logit lens, weights_url and head words of the modern model"
+        for n in (0, 42, 305, 1234, 482917, 777777)
+    },
     # a trace that greedy ended at the length limit had one decoder row too many, predicting a
     # 54th piece greedy never wrote; its rows are now <s> and every piece but the last
     case_key("2017", 42, "", 0): "no row predicts past the length limit",
@@ -181,8 +214,10 @@ REPINNED = {
 # name and switch (scene.steps[7, 8, 15, 16, 23, 28].view), the "head N" labels are 1.3 high (scene.labels[*].size, was
 # 1.5), step 15's subject is the masked scores and the weights (steps[15].subject, lit, parts), step 9's parts, and the
 # marks of steps 18-20 carry ring: false
-REPINNED_WORKED_ROW = ("the worked row chosen from the trace; views keep room for the token names; "
-                       "head views frame the head's name and switch")
+REPINNED_WORKED_ROW = (
+    "the worked row chosen from the trace; views keep room for the token names; "
+    "head views frame the head's name and switch"
+)
 # Pinned again when the heads moved over V (25 of 25 cases: header, derived, nodes and scene_blocks equal to
 # the pin before; only the scene's hash moved): every attention station's per-head blocks (scores, masked,
 # weights, out, off, gate) stand over V, flush with its right edge (scene.blocks[*].x of those blocks, and with
@@ -203,9 +238,15 @@ REPINNED_PAGE = "the page computes the figures and the scene; the scene's hash o
 # the blocks above a head's gate stand higher (a sub-layer's stands beside its output), and with them the
 # labels, connectors, switches and views move (the scene's hash, taken from the page's scene)
 REPINNED_GATES = "every part's gate keeps its place in the structure, drawn only while the part is off"
-REPINNED = {case_key(*c): "; ".join(filter(None, (REPINNED.get(case_key(*c)), REPINNED_WORKED_ROW,
-                                                  REPINNED_HEADS_OVER_V, REPINNED_PAGE, REPINNED_GATES)))
-            for c in CASES}
+REPINNED = {
+    case_key(*c): "; ".join(
+        filter(
+            None,
+            (REPINNED.get(case_key(*c)), REPINNED_WORKED_ROW, REPINNED_HEADS_OVER_V, REPINNED_PAGE, REPINNED_GATES),
+        )
+    )
+    for c in CASES
+}
 
 
 def main(only: list[str]) -> None:
