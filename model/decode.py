@@ -127,7 +127,6 @@ class BeamResult:
     steps: list[dict] = field(default_factory=list)  # per step: alive and finished hypotheses
 
 
-@torch.no_grad()
 def _extend(
     alive: list[Hypothesis], total: torch.Tensor, beam: int, penalty: float, eos_id: int
 ) -> tuple[list[Hypothesis], list[int], list[Hypothesis]]:
@@ -150,6 +149,7 @@ def _extend(
     return next_alive, parents, ended
 
 
+@torch.no_grad()
 def beam_search(
     model: EncoderDecoder,
     source: list[int],

@@ -353,3 +353,25 @@ def test_batches_shift_the_target_right_behind_bos():
     assert VOCAB.tokens_of(dec_in[0].tolist()) == ["<s>", "zwei", "und", "vierzig"]
     assert VOCAB.tokens_of(tgt[0].tolist()) == ["zwei", "und", "vierzig", "</s>"]
     assert pad_batch([[5], [5, 6]], 0).tolist() == [[5, 0], [5, 6]]
+
+
+@pytest.mark.parametrize("decode", ["greedy", "beam"])
+def test_decoding_records_no_graph_so_the_model_can_be_copied_for_switching_parts_off(decode):
+    """Decoding runs without autograd: an attention layer keeps its last weights on itself, and one kept with a
+    graph behind it makes copy.deepcopy refuse the model, so every later request with a part switched off would
+    fail (the server answered 500 once beam search lost its no_grad)."""
+    import copy
+
+    from model.ablation import ablated
+    from model.train import load
+
+    model = load()  # its own copy: the module's fixture is shared with tests that only read it
+    source = VOCAB.ids(VOCAB.source_tokens(713))
+    if decode == "beam":
+        beam_search(model, source)
+    else:
+        greedy(model, [source])
+    kept = [t for m in model.modules() for t in vars(m).values() if isinstance(t, torch.Tensor)]
+    assert kept and not any(t.requires_grad for t in kept), "a tensor kept on the model carries a graph"
+    copy.deepcopy(model)
+    ablated(model, ["dec.0.cross.h0"])
