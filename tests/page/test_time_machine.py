@@ -284,6 +284,11 @@ def test_dragging_the_scrubber_redraws_the_stage_with_the_snapshot(browser, live
         page.wait_for_function("anatomy.trace.checkpoint === null", timeout=60_000)
         page.evaluate("anatomyStage.idle()")
         assert page.evaluate(state) == trained and "checkpoint" not in page.url
+        # two snapshots asked for at once (a fast scrub): the later one is shown, and the page names it
+        first, later = STEPS[1], STEPS[2]
+        page.evaluate(f"Promise.all([anatomy.setCheckpoint('{first}'), anatomy.setCheckpoint('{later}')])")
+        shown = page.evaluate("[anatomy.trace.checkpoint, anatomy.checkpoint, location.search]")
+        assert shown[0] == later and str(shown[1]) == str(later) and f"checkpoint={later}" in shown[2], shown
         assert page.errors == []
     finally:
         page.context.close()

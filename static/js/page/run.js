@@ -56,6 +56,9 @@ export async function setCheckpoint(step) {
   const previous = anatomy.checkpoint;
   anatomy.checkpoint = step === null || step === undefined || String(step).trim() === "" ? null : String(step).trim();
   const ok = await run(currentInput());
+  // overtaken by a newer input or snapshot (undefined): that run says the state, and putting back this
+  // one's previous snapshot would leave the page naming a snapshot other than the one on show
+  if (ok === undefined) return ok;
   if (!ok) anatomy.checkpoint = previous;
   showState();
   updateUrl();
