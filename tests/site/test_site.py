@@ -521,7 +521,10 @@ def test_switching_a_head_off_recomputes_the_ablated_trace(static_page, client):
     part = "dec.0.cross.h3"
     show(page, "42", 42)
     page.evaluate("document.querySelector('figure.part-ablation').closest('details').open = true")
-    page.click(f'button[data-ablate-part="{part}"]')
+    # the click's event itself, not a pointer at the button's coordinates: the page holds the reader's place
+    # after the input just shown and puts back any scroll the reader did not make, Playwright's scroll to the
+    # button included, so a pointer could land beside it on a slow machine
+    page.dispatch_event(f'button[data-ablate-part="{part}"]', "click")
     # as long as the module's other waits for a computed trace (CI's loaded run once passed 20 s here); a
     # timeout says what the page held then
     try:
@@ -543,7 +546,7 @@ def test_switching_a_head_off_recomputes_the_ablated_trace(static_page, client):
     concat, head = part.rsplit(".", 1)[0] + ".concat", int(part.rsplit(".h", 1)[1])
     d_k = page.evaluate("anatomy.trace.scene.config.d_k")
     assert page.evaluate(f"anatomyStage.drawnValue('{concat}', 0, {head * d_k})") == 0
-    page.click(f'button[data-ablate-part="{part}"]')  # and on again
+    page.dispatch_event(f'button[data-ablate-part="{part}"]', "click")  # and on again
     until(page, "anatomy.trace.ablation.length === 0", 90_000)
     assert page.errors == []
 
@@ -613,7 +616,7 @@ def test_attention_by_word_draws_the_chosen_words_weights(static_page, client):
         "(() => { const c = anatomyWords.chosen(); return !!c && c.axis === 'source' && c.index === 2; })()"
     )
     if not chosen:  # a word is a toggle: chosen once, kept across inputs
-        page.click(word)
+        page.dispatch_event(word, "click")  # as the switches' test: the event, whatever the scroll
     until(page, "document.querySelector('[data-attention-words] .aw-station .aw-line')")
     station, weights = page.evaluate("""(() => { const s = document.querySelector('[data-attention-words] .aw-station');
       const lines = s.querySelector('.aw-cell').querySelectorAll('.aw-line');
