@@ -8,14 +8,14 @@ import globals from "globals";
 // The rooms of static/ and who may import whom (an arrow: may import; nothing else is allowed of these three):
 //
 //   engine/   → engine/                               the network in the page: nothing of the page, no package
-//   local/    → local/, engine/, js/ (not js/page/)   the per-input rules: no drawing (stage/, three), no DOM code
-//   stage/    → stage/, local/, engine/, js/ (not js/page/), three    the renderer: not the page's DOM code
+//   compute/  → compute/, engine/, js/ (not js/page/) what the page computes for one input: no drawing, no DOM
+//   stage/    → stage/, compute/, engine/, js/ (not js/page/), three  the renderer: not the page's DOM code
 //   js/, js/page/ → any room                          the page (its DOM code in js/page/)
 //
 // Written as regular expressions over the import's text, static and dynamic (no-restricted-imports sees
 // `import … from`, no-restricted-syntax the `import("…")` calls); import circles are tests/codebase/test_js_rooms.py's.
 const OUT_OF_THE_ENGINE = { regex: "^(\\.\\./|/|[^.])", message: "static/engine/ imports nothing but itself." };
-const STAGE = { regex: "(^|/)stage/|^three(/|$)", message: "Per-input rules (static/local/) never import drawing." };
+const STAGE = { regex: "(^|/)stage/|^three(/|$)", message: "Per-input rules (static/compute/) never import drawing." };
 const PAGE_DOM = { regex: "(^|/)js/page/", message: "Only the page imports its DOM code (static/js/page/)." };
 const rooms = (files, ...groups) => ({
   files,
@@ -46,7 +46,7 @@ export default [
     },
   },
   rooms(["static/engine/**/*.js"], OUT_OF_THE_ENGINE),
-  rooms(["static/local/**/*.js"], STAGE, PAGE_DOM),
+  rooms(["static/compute/**/*.js"], STAGE, PAGE_DOM),
   rooms(["static/stage/**/*.js"], PAGE_DOM),
   // One statement a line and no line over 120 characters, in all of our JavaScript: Prettier (prettier.config.mjs,
   // the same width) lays the code out, and these hold what it cannot break: long strings, template literals and

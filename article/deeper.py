@@ -1,7 +1,7 @@
 """The "Go deeper" pages' figures computed in Python: for each topic, tables from the model's shapes, its
 config, the shipped training log and the beam search the app ran for the reader's number
 (article/deeper_model.py). The tables read off one input's trace (its tokens, an attention row, …) are the
-page's own, computed in JavaScript (static/local/topic_tables.js), in the same form;
+page's own, computed in JavaScript (static/compute/topic_tables.js), in the same form;
 article/topic_figures.py says which topic draws which.
 
 A figure is a `Table`: a title, a caption saying what to notice (true for every input), columns with

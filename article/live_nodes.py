@@ -1,5 +1,5 @@
 """The trace nodes the article's live figures read, named once: /api/live (article/recipe.py) sends them to the
-page, which computes the figures (static/local/derived.js) knowing no id, and the scene's structure names the
+page, which computes the figures (static/compute/derived.js) knowing no id, and the scene's structure names the
 worked row's blocks by the same ids (scene/structure.py)."""
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The recipe of the article's live figures, one document per model (GET /api/live): what the page needs to
-compute a trace's live figures itself (static/local/derived.js, the one place they are computed) while knowing
+compute a trace's live figures itself (static/compute/derived.js, the one place they are computed) while knowing
 no id, no fact about the model and no sentence. It names the nodes the figures read (article/live_nodes.py),
 the reader's names of the blocks the exercises ask about, the constants (ε, the tie, the shape numbers the
 questions quote, the vocabulary, the pieces the reordering figures look for), the tensors step 25's count
 reads, the sentence table (article/sentence_table.py), and what the "go deeper" pages' tables for one input
-read (static/local/topic_tables.js): their nodes and constants."""
+read (static/compute/topic_tables.js): their nodes and constants."""
 
 from __future__ import annotations
 
@@ -106,7 +106,7 @@ def _symbol(role: str) -> str:
 
 def station_parameters(params: dict[str, np.ndarray], n_layers: int) -> dict:
     """Step 25's question is about the last decoder layer's cross-attention: its tensors, as data (the page
-    counts them and says the question, static/local/exercises.js)."""
+    counts them and says the question, static/compute/exercises.js)."""
     station = at.last_cross(n_layers)
     return {
         "station": station,

@@ -1,5 +1,5 @@
 """Every sentence the article's live figures say, as data: /api/live sends the table (article/recipe.py), and
-the page fills it in (static/local/sentences.js), the one place it is filled.
+the page fills it in (static/compute/sentences.js), the one place it is filled.
 
 A template's placeholders (checked here, so that a template the page cannot fill fails at import):
 

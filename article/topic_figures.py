@@ -1,7 +1,7 @@
 """Which figures each "Go deeper" page draws for the reader's input.
 
 Two kinds. The tables read off one input's trace (its tokens, their rows of E, an attention row, …) are
-the page's: static/local/topic_tables.js computes them in the browser, and app/startup/prerender.py runs it for the
+the page's: static/compute/topic_tables.js computes them in the browser, and app/startup/prerender.py runs it for the
 default input so that the server can render them for a reader without JavaScript; PAGE_TOPICS names those
 pages (tests/page/test_deeper.py holds it equal to the module's list). The tables that come from the model's
 shapes, its config, its training log or the beam search are computed here, in Python (article/deeper_model.py).

@@ -109,7 +109,7 @@ def main() -> None:
     for k, (a, b) in rows.items():
         print(f"{k:44s} {a:10.2f} {b:10.2f}")
     for i, n in enumerate((42, LONGEST)):
-        # the figures and the scene are the page's now (static/local/page_parts.js), not the server's
+        # the figures and the scene are the page's now (static/compute/page_parts.js), not the server's
         work = sum(rows[k][i] for k in ("trace() (with that greedy)", "CachedTrace.build()"))
         print(
             f"{n}: cold trace work {work:.1f} ms = {work / rows['plain greedy, uncached'][i]:.2f}× an uncached "

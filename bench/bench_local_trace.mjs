@@ -1,10 +1,10 @@
-// bench/bench_local_trace.py's Node half: computeTrace (static/local/trace.js) for the given inputs, one after
+// bench/bench_local_trace.py's Node half: computeTrace (static/compute/trace.js) for the given inputs, one after
 // another, the program, number words and weights fetched once before (warm-up inputs), each timed whole and
 // in its parts: the engine's decoding and graph (browserTrace), and the rest (the header, the lens summary,
 // every value in the decoded form); beside it, the served way: the same input's compact trace asked of the
 // server (a new input: recorded, scene built) and decoded. Prints one JSON report.   node bench_local_trace.mjs BASE_URL N1,N2,…
 /* global process, fetch, performance */  // run by Node
-import { computeTrace, programUrl, weightsUrl } from '../static/local/trace.js';
+import { computeTrace, programUrl, weightsUrl } from '../static/compute/trace.js';
 import { browserTrace } from '../static/engine/decode.js';
 import { parseSafetensors } from '../static/engine/safetensors.js';
 import { numberWords } from '../static/js/numbers.js';

@@ -1,4 +1,4 @@
-"""The trace computed in JS (static/local/trace.js computeTrace) under Node, per input.
+"""The trace computed in JS (static/compute/trace.js computeTrace) under Node, per input.
 
     python bench/bench_local_trace.py [--url http://127.0.0.1:8000] [--count 20] [--seed 25]
 

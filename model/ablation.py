@@ -30,7 +30,7 @@ MAX_TEXT = 2000  # characters of an ablation list read at most
 QUOTED_CHARS = 80  # how much of a bad part's name a refusal repeats (as Python's repr writes it)
 STACK_NAMES = {"enc": "encoder", "dec": "decoder"}
 # parse_ablation's refusals, filled with str.format ({name} is the repr of the name's first QUOTED_CHARS);
-# `rules` sends them with the data `_why` reads, so static/local/refusals.js refuses alike
+# `rules` sends them with the data `_why` reads, so static/compute/refusals.js refuses alike
 MESSAGES = {
     "too_long": "the ablation list is {length} characters long (at most {most}); accepted: {accepted}",
     "refused": "cannot switch off {name}: {why}; accepted: {accepted}",

@@ -81,7 +81,7 @@ def _ranges(test) -> list[list[int]]:
 @functools.cache
 def unprintable() -> list[list[int]]:
     """The code points Python's repr escapes (not str.isprintable), as runs: a refusal that quotes a text with
-    repr (an ablation part, a checkpoint) is written alike by static/local/refusals.js."""
+    repr (an ablation part, a checkpoint) is written alike by static/compute/refusals.js."""
     return _ranges(lambda c: not c.isprintable())
 
 

@@ -1,6 +1,6 @@
 """The scene's structure: what the stage and the notebook draw for a trace's shape (blocks, stations,
 connectors, labels, colours, the tour's views), computed from the graph, the model's config and the tour;
-the page adds each input's own parts (static/local/scene.js).
+the page adds each input's own parts (static/compute/scene.js).
 
 What the rest of the project uses is imported from here; the modules inside are the scene's own:
 

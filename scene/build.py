@@ -2,7 +2,7 @@
 renderers, the three.js stage (static/stage/) and the pythreejs notebook view (scene/notebook.py), which
 only draw what it decides. Pure Python and numpy, so a model of another shape draws unchanged. The input's
 own parts (its words, threads, token labels, worked row, windows) are added by the page
-(static/local/scene.js), the one place they are computed."""
+(static/compute/scene.js), the one place they are computed."""
 
 from __future__ import annotations
 
@@ -30,11 +30,11 @@ from scene.words import part_name
 # A scene is mostly structure: the blocks, stations, views, rails and arcs follow from the graph's ids,
 # ops, inputs, attributes and shapes alone, and every input with the same graph shares them. Only the
 # tokens are the input's own: the axes' words, the row names, the token labels, the threads from E's
-# rows and the attention row steps 6–9 work through; the page adds those (static/local/scene.js). So the
+# rows and the attention row steps 6–9 work through; the page adds those (static/compute/scene.js). So the
 # structure is built once per graph and kept; nothing may change it.
 STRUCTURES: OrderedDict[tuple, Scene] = OrderedDict()
 STRUCTURES_KEPT = 64  # source length × output length × model: a few dozen in practice
-LOSS_OVERLAY = "loss"  # the step overlay that marks each training row's reference piece (static/local/loss.js)
+LOSS_OVERLAY = "loss"  # the step overlay that marks each training row's reference piece (static/compute/loss.js)
 
 
 def structure_of(trace, cfg: Config, params: dict[str, np.ndarray], tour: list[TourStep]) -> Scene:

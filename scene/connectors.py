@@ -53,7 +53,7 @@ ARC_SEGMENTS = 40
 
 def arc(mem: Block, w: Block) -> dict:
     """A memory arc: from z (`mem`) to a cross-attention's W^K or W^V, as a quadratic Bézier curve's ends and
-    control point; the page draws it (static/local/curves.js, which draws the input's threads too), so a
+    control point; the page draws it (static/compute/curves.js, which draws the input's threads too), so a
     curve is sampled in one place."""
     z = CONNECTOR_Z
     a = [mem.x + mem.w, mem.y - mem.rows / 2, z]

@@ -70,7 +70,7 @@ class Connector:
     kind: str  # thread | rail | arc | tie | loop
     color: str
     # polylines of [x, y, z] points; in a structure, a curve may stand as {from, control, to, segments}, which
-    # the page draws (static/local/curves.js)
+    # the page draws (static/compute/curves.js)
     lines: list
 
 

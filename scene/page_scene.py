@@ -1,4 +1,4 @@
-"""The scene of a trace as the page computes it (static/local/page_parts.js, run under Node by
+"""The scene of a trace as the page computes it (static/compute/page_parts.js, run under Node by
 scripts/page-parts.mjs), for Python's renderer, the notebook: the input's own parts (the axes' words, row
 names, threads, token labels, the worked row, the windows) are the page's, so each per-input rule is written
 once, in the page. What the page reads is written here from its sources: the shape's structure

@@ -4,7 +4,7 @@ A scene is its graph's structure (scene/build.py `structure_of`: blocks, station
 the input's own parts (the axes' words, row names, threads, token labels, the worked row and the
 steps it moves). The structure depends only on the graph's shape: the model, the source's length n and the
 decoder's rows m; not on the parts switched off (every part's gate has its place in it: scene/gates.py). So the build
-writes one structure per (model, n, m) the page may meet (`shapes_of`), and static/local/scene.js
+writes one structure per (model, n, m) the page may meet (`shapes_of`), and static/compute/scene.js
 `personalize(document, trace)` adds the input's parts to it, the one place they are computed, from what this
 document defines (`personal`): which nodes and blocks each part reads, its constants and its sentences. The
 browser knows no trace id and no fact of the model; tests/scene/test_local_scene.py holds the two equal.

@@ -7,7 +7,7 @@ draw its columns at a legible size on a phone, whatever part of the subject is f
 stand for tokens), the cells outside the run not drawn (static/stage/windowed.js). A block of pieces whose
 rows the step marks (the piece written, the reference piece) is windowed where those marks are, for each
 input; any other, from its first column. The structure says only which blocks a window keeps and which first
-columns (`first_windows`); the page frames every window (static/local/windows.js, from the constants
+columns (`first_windows`); the page frames every window (static/compute/windows.js, from the constants
 scene/structure.py sends). Each window says on the stage which columns it shows, and names the rows whose
 marked piece it leaves out. Steps 6–9's parts frame the worked head, which the page chooses too."""
 
@@ -33,7 +33,7 @@ def wide(blocks: list[Block]) -> bool:
 
 def first_windows(blocks: list[Block], azimuth: float, elevation: float) -> list[dict]:
     """Windows from the blocks' first column, largest first, each as the columns it keeps (`first`) and the
-    angles it is seen from: the page frames every window part (static/local/windows.js windowPart), these
+    angles it is seen from: the page frames every window part (static/compute/windows.js windowPart), these
     and those around an input's marks alike, so the framing is written once."""
     n = blocks[0].cols
     return [

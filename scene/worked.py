@@ -1,6 +1,6 @@
 """The worked attention row on the stage (steps 6–9): what each head's card reads (`worked_head`: the blocks
 and columns a row passes through), sent with the structure (scene/structure.py). Which row, and the step
-animations' targets that name it, are the input's own: the page chooses them (static/local/worked.js)."""
+animations' targets that name it, are the input's own: the page chooses them (static/compute/worked.js)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 // What the page shows for traces it did not compute itself, under Node: the page's own code
-// (static/local/page_parts.js withPageParts) over documents the caller hands in, so that a caller in
+// (static/compute/page_parts.js withPageParts) over documents the caller hands in, so that a caller in
 // another language (tests/in_page.py, the notebook's scene/page_scene.py) asks the one definition of every
 // per-input rule instead of keeping a copy.
 //
@@ -13,7 +13,7 @@
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { pageTrace } from "../static/js/compact.js";
-import { withPageParts } from "../static/local/page_parts.js";
+import { withPageParts } from "../static/compute/page_parts.js";
 
 const job = JSON.parse(readFileSync(0, "utf8"));
 

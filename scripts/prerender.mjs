@@ -5,13 +5,13 @@
 //
 // FOLDER holds the input's compact trace (trace.compact, as /api/trace sends it to the page) and the model's
 // live recipe (live.json, as /api/live sends it). KIND is "figures" (the article's live figures:
-// static/local/derived.js) or "topics" (the go-deeper pages' tables: static/local/topic_tables.js). Prints
+// static/compute/derived.js) or "topics" (the go-deeper pages' tables: static/compute/topic_tables.js). Prints
 // {input, weights_version, KIND: …}.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { decodeCompactTrace } from "../static/js/compact.js";
-import { derivedFigures } from "../static/local/derived.js";
-import { allTopicTables } from "../static/local/topic_tables.js";
+import { derivedFigures } from "../static/compute/derived.js";
+import { allTopicTables } from "../static/compute/topic_tables.js";
 
 const KINDS = { figures: derivedFigures, topics: allTopicTables };
 const [kind, folder] = process.argv.slice(2);

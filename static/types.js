@@ -4,9 +4,9 @@
 // name (trace.source_token) is an error of `npx tsc -p tsconfig.json` (tests/codebase/test_js_types.py).
 //
 // Where each comes from: the trace from the server (app/serving/trace_bytes.py, decoded by static/js/compact.js) or
-// from the engine in the page (static/local/trace.js computeTrace); the recipe from GET /api/live; the scene's
+// from the engine in the page (static/compute/trace.js computeTrace); the recipe from GET /api/live; the scene's
 // structure from scene/structure.py (the static build's /site/scene/… files); the live figures and the scene
-// from static/local/page_parts.js withPageParts. Fields the page does not read may be left out of a type;
+// from static/compute/page_parts.js withPageParts. Fields the page does not read may be left out of a type;
 // a field it reads must be here.
 
 /** A node's values as the page holds them: a float32 node's a Float32Array (−∞ as −Infinity), integer and
@@ -38,7 +38,7 @@
  *  @property {string} probs
  *  @property {{piece: string, p: number}[][]} [top] */
 
-/** The live figures of one trace, keyed as the server's `derived` block (static/local/derived.js).
+/** The live figures of one trace, keyed as the server's `derived` block (static/compute/derived.js).
  *  @typedef {Record<string, any>} LiveFigures */
 
 /** The trace document (app/documents/schemas.py ServedTraceHeader's fields, then the nodes), with the page's parts

@@ -1,14 +1,14 @@
 // The page's half of tests/page/test_browser_engine.py: for each case, the served page's trace (GET /api/trace in
 // the compact form, decoded by the page's own client, static/js/api.js, with the page's parts added,
-// static/local/page_parts.js) and the static page's, which the page computes itself (static/local/trace.js
+// static/compute/page_parts.js) and the static page's, which the page computes itself (static/compute/trace.js
 // computeTrace over api.js keptDocuments, the page's fetcher: the live figures and the scene included),
 // compared in the page by ./local_compare.mjs's rule. Loaded as a module into a page of the
 // running server; `window.localParity(cases)` answers only the differences, and counts.
 /* global window, performance, structuredClone */ // runs in a page of the server (browser globals)
 import { fetchCompactTrace, keptDocuments, traceUrl } from "/static/js/api.js";
-import { computeTrace, programUrl } from "/static/local/trace.js";
-import { browserScene } from "/static/local/scene_source.js";
-import { withPageParts } from "/static/local/page_parts.js";
+import { computeTrace, programUrl } from "/static/compute/trace.js";
+import { browserScene } from "/static/compute/scene_source.js";
+import { withPageParts } from "/static/compute/page_parts.js";
 import { traceProblems } from "./local_compare.mjs";
 
 /** computeTrace's scene, or what stopped it (a missing structure, a patch not offered): reported as the

@@ -81,7 +81,7 @@ def shown_tables(tables: list[dict]) -> dict:
 
 
 def module_tables(client, folder: Path, numbers) -> dict:
-    """static/local/topic_tables.js run under Node over the API's traces and recipe: number → {slug: tables}."""
+    """static/compute/topic_tables.js run under Node over the API's traces and recipe: number → {slug: tables}."""
     (folder / "recipe-2017.json").write_bytes(client.get("/api/live").content)
     cases = [{"name": str(n), "model": "2017", "trace": client.get(f"/api/trace?input={n}").json()} for n in numbers]
     (folder / "cases.json").write_text(json.dumps(cases))

@@ -1,5 +1,5 @@
 """What the page shows for a served trace — the article's live figures and the stage's scene — computed by
-the page's own code (static/local/page_parts.js) under Node, over the documents the app serves: the one
+the page's own code (static/compute/page_parts.js) under Node, over the documents the app serves: the one
 definition of every per-input rule. Tests read the figures from here and check them against numpy.
 
     page_parts(client, [PageRequest("731015"), PageRequest("42", model="modern", ablate="dec.1.cross")])

@@ -1,4 +1,4 @@
-// The parity rule between a trace static/local/trace.js computes and the server's (/api/trace as the page
+// The parity rule between a trace static/compute/trace.js computes and the server's (/api/trace as the page
 // decodes it): the header's fields equal, the lens's top pieces to the engine's rule, the nodes to
 // ./engine_compare.mjs's rule and in the page's decoded form, the article's live figures to 1e-9 of their
 // size (computed from the server's nodes) or to OWN_FIGURES (from our own), and the scene exactly.

@@ -1,11 +1,11 @@
-// Computes the live figures of each trace tests/page/test_local_derived.py wrote (static/local/derived.js), through
+// Computes the live figures of each trace tests/page/test_local_derived.py wrote (static/compute/derived.js), through
 // liveFigures (computeTrace's fetcher, each recipe asked once) and derivedFigures (the recipe handed in): the
 // two must agree. Prints one JSON report: each case's figures and problems, and the URLs asked.
 // Usage: node local_derived_parity.mjs DIR
 /* global process, URL */ // run by Node (tests/page/test_local_derived.py)
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { derivedFigures, liveFigures, liveUrl } from "../static/local/derived.js";
+import { derivedFigures, liveFigures, liveUrl } from "../static/compute/derived.js";
 import { pageTrace } from "../static/js/compact.js";
 
 const dir = process.argv[2];

@@ -1,4 +1,4 @@
-// Node's half of tests/page/test_local_trace.py: for each case, static/local/trace.js computeTrace (or computeBeam)
+// Node's half of tests/page/test_local_trace.py: for each case, static/compute/trace.js computeTrace (or computeBeam)
 // against the running server's answer to the same request — the compact trace decoded as the page decodes
 // it (static/js/compact.js), /api/beam, or the 422 and its message. Prints one JSON report.
 //   node local_trace_parity.mjs BASE_URL CASES_JSON [plant]
@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { decodeCompactTrace } from "../static/js/compact.js";
 import { COMPACT, traceUrl } from "../static/js/api.js";
-import { computeBeam, computeTrace, programUrl } from "../static/local/trace.js";
+import { computeBeam, computeTrace, programUrl } from "../static/compute/trace.js";
 import { compareBeam } from "./engine_compare.mjs";
 import { canonical, headerProblems, near, nodeProblems } from "./local_compare.mjs";
 

@@ -69,7 +69,7 @@ BEAM_TOPIC = "autoregressive-generation-and-beam-search"
 
 
 def table_of(doc: dict) -> Table:
-    """A table as static/local/topic_tables.js writes it."""
+    """A table as static/compute/topic_tables.js writes it."""
     return Table(
         doc["id"],
         doc["title"],

@@ -1,5 +1,5 @@
 """GET /api/live: the recipe of the article's live figures (article/recipe.py), for the page, which computes a
-trace's figures itself (static/local/derived.js), whether the server or the page ran the network.
+trace's figures itself (static/compute/derived.js), whether the server or the page ran the network.
 
 One document per model (?model=, checked by app/service/deps.py's `ChosenModelDep`; a bad name is a 422 JSON error),
 built on first asking and kept; its ETag is the weights version, so a client's copy is revalidated with 304.

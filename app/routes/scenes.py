@@ -2,7 +2,7 @@
 length <n>.json.gz, per shape <n>-<m>.diff.json.gz; the same whatever parts are switched off),
 answered by the served app at the very same URL with the same bytes, so that the served page, once the
 server is cut, builds a new input's scene in the browser as the static page does (static/js/api.js
-keepForOffline keeps the structure of the loaded input's shape; static/local/scene_source.js reads it).
+keepForOffline keeps the structure of the loaded input's shape; static/compute/scene_source.js reads it).
 
 Each file is made on first asking from the loaded model (40–70 ms of a core, in the model's worker threads)
 and kept in a bounded cache; a client revalidates its copy with the body's ETag. A model that is not shipped

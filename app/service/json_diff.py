@@ -1,7 +1,7 @@
 """A JSON value as its difference from another (the static build's scene structures: app/service/scenes.py writes
 each shape's structure as its difference from the structure of the same source length at one row, about 3 KB
 gzipped instead of 18). Generic: it knows nothing of scenes; exact: `json_patched(a, json_diff(a, b)) == b`,
-types, floats and key order included. static/local/json_diff.js `jsonPatched` is the same rule (tests).
+types, floats and key order included. static/compute/json_diff.js `jsonPatched` is the same rule (tests).
 
 A difference is None (equal) or one of {"v": b} (b as it is), {"d": {key: difference}} (an object with a's
 keys in a's order, only those that differ named), {"l": [[index, difference], …]} (a list of a's length).

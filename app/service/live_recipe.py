@@ -40,7 +40,7 @@ class LiveRecipe(Document):
     )
     topics: dict[str, Any] = Field(
         description="what the go-deeper pages' tables for one input read "
-        "(static/local/topic_tables.js): node ids and constants"
+        "(static/compute/topic_tables.js): node ids and constants"
     )
 
 

@@ -1,7 +1,7 @@
 """The static build's scene structures (scene/structure.py), gzipped JSON under
 /site/scene/<model>/: per source length n the structure of (n, BASE_ROWS) in full (<n>.json.gz, ~18 KB), and
 per graph shape (n source pieces, m decoder rows) its structure as a generic difference from that base
-(<n>-<m>.diff.json.gz, ~3.5 KB: app/service/json_diff.py, applied in the browser by static/local/json_diff.js). A
+(<n>-<m>.diff.json.gz, ~3.5 KB: app/service/json_diff.py, applied in the browser by static/compute/json_diff.js). A
 structure is the same whatever parts are switched off (every part's gate has its place: scene/gates.py), so
 these are all the page needs with parts off too. The served app answers the same URLs with the same bytes
 (app/routes/scenes.py).
@@ -77,7 +77,7 @@ def structure_body(service, n: int, m: int) -> bytes:
 
 def diff_body(service, n: int, m: int) -> bytes:
     """The bytes the build writes at scene_path(service.name, n, m): the structure of (n, m) as its
-    difference from the base of n (app/service/json_diff.py; the browser's static/local/json_diff.js applies it)."""
+    difference from the base of n (app/service/json_diff.py; the browser's static/compute/json_diff.js applies it)."""
     from scene.structure import structure_for_shape
 
     return _gzip(json_diff(_base(service, n), structure_for_shape(service, n, m)))

@@ -73,7 +73,7 @@ class Checkpoints:
         return int(text)
 
     def rules(self) -> dict:
-        """What `parse` reads, as data for a client that refuses alike (static/local/refusals.js)."""
+        """What `parse` reads, as data for a client that refuses alike (static/compute/refusals.js)."""
         return {
             "steps": [str(s) for s in self.steps],
             "accepted": self.accepted(),

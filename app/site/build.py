@@ -50,12 +50,12 @@ from app.site.urls import SITE_TAG, relative_urls
 SITE_FORMAT = "anatomy-site/1"
 MANIFEST = "/site/index.json"
 # The routes the static site has no copy of, and why: each answers for an input or the server itself,
-# and the static page computes what it needs in the browser instead (static/local/). (The default
+# and the static page computes what it needs in the browser instead (static/compute/). (The default
 # input's trace and beam, which pages link to, are written as the documents of those links.)
 SERVER_ONLY = {
-    "/api/trace": "one input's trace: the static page computes it (static/local/trace.js computeTrace)",
+    "/api/trace": "one input's trace: the static page computes it (static/compute/trace.js computeTrace)",
     "/api/trace/stream": "the same trace, streamed: computed in the browser as /api/trace is",
-    "/api/beam": "one input's beam search: computed in the browser (static/local/trace.js computeBeam)",
+    "/api/beam": "one input's beam search: computed in the browser (static/compute/trace.js computeBeam)",
     "/api/trace.onnx": "one input's trace as an ONNX model: made by the server's onnx package only",
     "/healthz": "the server's health: a folder of files has none",
 }
@@ -96,7 +96,7 @@ def site_documents(site: InProcess) -> Iterator[Document]:
         yield Document(f"/api/model{model_query(name)}")
         program = Document(f"/api/program{model_query(name)}")
         yield program
-        yield Document(f"/api/live{model_query(name)}")  # the live figures' recipe (static/local/derived.js)
+        yield Document(f"/api/live{model_query(name)}")  # the live figures' recipe (static/compute/derived.js)
         weights = site.json(program.url)["weights"]
         for url in (weights["trained"], *weights["checkpoints"].values()):
             yield Document(url, binary=True)

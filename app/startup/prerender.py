@@ -5,8 +5,8 @@ server sends it (its compact form) and the model's live recipe, written to a tem
 The result is kept in bundle/prerendered/KIND.json (not committed: `python -m app.prerender`, which
 scripts/setup.sh runs after `npm run build`, writes it; `npm run build` empties bundle/, so a rebuilt page
 is prerendered again). A kept file serves while its weights version and input are the service's; otherwise
-`prerendered` computes it again and keeps it. The kinds: "figures" (static/local/derived.js: the article's
-live figures, which app/main.py fills into the article at start-up) and "topics" (static/local/topic_tables.js,
+`prerendered` computes it again and keeps it. The kinds: "figures" (static/compute/derived.js: the article's
+live figures, which app/main.py fills into the article at start-up) and "topics" (static/compute/topic_tables.js,
 the go-deeper pages' tables; app/routes/deeper.py)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 // The parameters' file format, read without knowing the model: the page's fetcher (static/js/api.js, through
-// static/stage/data.js) and the computation in the page (static/local/trace.js) both read weights with it, so it
+// static/stage/data.js) and the computation in the page (static/compute/trace.js) both read weights with it, so it
 // lives below both (the engine imports nothing of the page).
 
 /** /api/weights as safetensors (an 8-byte little-endian header length, a JSON header of dtype, shape and

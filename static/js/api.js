@@ -24,7 +24,7 @@
 //
 // Where the numbers come from (traceSource(), announced as anatomy:source with detail {source}):
 //   "browser"  the static build (site.js isStaticSite): every document is a file of the folder
-//              (site.js sitePath) and every trace and beam table is computed here (../local/trace.js);
+//              (site.js sitePath) and every trace and beam table is computed here (../compute/trace.js);
 //   "server"   the served app, while the server answers;
 //   "offline"  the served app once the server cannot be reached (no answer, or a proxy's 502/503/504):
 //              the same computation here, over the documents the page kept from the server's answers
@@ -100,7 +100,7 @@ export async function fetchCompactTrace(url, { onHeader, signal } = {}) {
 
 /** One input's trace (the page; the stage on its own) with what the page shows for it: the tensors from
  *  the server in the compact form, else computed here (the static build; the served app whose server cannot
- *  be reached); the live figures and the scene always computed here, by ../local/page_parts.js.
+ *  be reached); the live figures and the scene always computed here, by ../compute/page_parts.js.
  *  @param {string | number} input
  *  @param {{ablation?: string[], checkpoint?: string | number | null, model?: string}} [options]
  *  @param {TraceCallbacks} [callbacks]  @returns {Promise<import("../types.js").Trace>} */
@@ -196,7 +196,7 @@ function fetchBytes(url) {
   return keep(`bytes ${url}`, () => get(located(url, true), "application/octet-stream").then((r) => r.arrayBuffer()));
 }
 
-/** What ../local/trace.js reads its documents through (the API's own addresses): each fetched once and
+/** What ../compute/trace.js reads its documents through (the API's own addresses): each fetched once and
  *  kept, from the server or the static folder, so that they are at hand when the server is gone. */
 export const keptDocuments = Object.freeze({
   json: (url) => keep(`json ${url}`, () => fetchJson(url)),
@@ -219,17 +219,17 @@ function setSource(next) {
 let local = null,
   parts = null;
 const localModule = () =>
-  (local ??= import("../local/trace.js").catch((e) => {
+  (local ??= import("../compute/trace.js").catch((e) => {
     local = null;
     throw e;
   }));
 const pageParts = () =>
-  (parts ??= import("../local/page_parts.js").catch((e) => {
+  (parts ??= import("../compute/page_parts.js").catch((e) => {
     parts = null;
     throw e;
   }));
 
-/** `what` (computeTrace, computeBeam) of ../local/trace.js run over the kept documents; `how` is the source said. */
+/** `what` (computeTrace, computeBeam) of ../compute/trace.js run over the kept documents; `how` is the source said. */
 async function computed(what, args, how) {
   setSource(how);
   try {

@@ -11,7 +11,7 @@
 //
 // One representation for the whole page: a float32 node's `data` is a Float32Array, −∞ as −Infinity;
 // integer and bool nodes are plain arrays, as JSON gives them. The compact form decodes to it, the
-// in-page engine's trace (static/local/trace.js) is assembled in it, and a JSON-form node (the NDJSON
+// in-page engine's trace (static/compute/trace.js) is assembled in it, and a JSON-form node (the NDJSON
 // stream, a JSON document read by a test) is brought to it by pageNode: its float32 values, written as
 // their shortest decimal (null for −∞), become the very float32s the compact form holds. Nothing on the
 // page converts float32s back to decimals to read them; the shortest decimal is the JSON form's alone.

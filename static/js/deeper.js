@@ -1,13 +1,13 @@
 // A go-deeper page's tables for the reader's input (templates/deeper.html), computed here: the input's trace
 // through ./api.js loadTrace (from the server on the served page, computed in the browser on the static
-// site), the model's recipe (GET /api/live), and ../local/topic_tables.js, the same code the server ran
+// site), the model's recipe (GET /api/live), and ../compute/topic_tables.js, the same code the server ran
 // ahead for the default input. It fills the page's slot (data-topic-tables) when the server left it to the
 // script (data-state="pending": an input other than the default); the default input's tables came rendered.
 // Drawn with DOM calls, each value as text, formatted by ./format.js as the server's `number` filter does.
 import { fetchJson, loadTrace } from "./api.js";
 import { formatNumber } from "./format.js";
-import { liveUrl } from "../local/derived.js";
-import { topicTables } from "../local/topic_tables.js";
+import { liveUrl } from "../compute/derived.js";
+import { topicTables } from "../compute/topic_tables.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const BAR_WIDTH = 40;

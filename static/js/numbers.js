@@ -18,7 +18,7 @@
 //   words.joinGerman(pieces)   // model/numbers.py join_german: the written word
 //   words.strip(text), words.pattern(source), words.decimalValue(digits)
 //                              // Python's str.strip, a pattern in Python's syntax as a RegExp, int() of
-//                              // what its \d matched: for the other rules of a request (static/local/)
+//                              // what its \d matched: for the other rules of a request (static/compute/)
 //   words.maxNumber, words.accepted
 // toEnglish, germanPieces and friends throw a RangeError outside 0…maxNumber, as Python's raise.
 //

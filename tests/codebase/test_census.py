@@ -1,12 +1,12 @@
 """The census of rules written in both languages: every function of the Python packages whose name (in
-snake_case) is also a function of the page's per-input rules (static/local/) or of the engine
+snake_case) is also a function of the page's per-input rules (static/compute/) or of the engine
 (static/engine/). A rule the page computes for one input is written once, in the page; the server keeps
 the network, the recording, the program and each shape's structure. A shared name is a twin unless it is
 one of the allowed kinds below, each with its reason; any other fails, and so does an allowance that
 no longer matches anything (so the list stays the census, not a wish).
 
 The twins the design allows are the number words (with their refusal messages: static/js/numbers.js,
-static/local/refusals.js) and number formatting (static/js/format.js), which both sides need and which
+static/compute/refusals.js) and number formatting (static/js/format.js), which both sides need and which
 exhaustive parity tests hold equal (tests/page/test_numbers_js.py: all 1 000 000 numbers; tests/page/test_format.py:
 the format table). Shared names that are not one rule written twice are listed, with what each side's
 function does."""
@@ -19,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = ("model", "recorder", "article", "scene", "app", "research")
-PAGE_RULES = ("static/local", "static/engine")
+PAGE_RULES = ("static/compute", "static/engine")
 DECLARED = re.compile(
     r"^\s*(?:export\s+)?(?:async\s+)?function\s+(\w+)"
     r"|^\s*(?:export\s+)?const\s+(\w+)\s*=\s*(?:async\s*)?(?:\([^)]*\)|\w+)\s*=>",
@@ -102,10 +102,13 @@ def test_every_allowance_still_names_a_shared_function():
 
 
 def test_a_rule_written_again_in_python_is_caught(tmp_path):
-    """A planted copy of the worked row's choice (chooseWorked, static/local/worked.js) in a Python module."""
+    """A planted copy of the worked row's choice (chooseWorked, static/compute/worked.js) in a Python module."""
     for folder in (*PYTHON, "static"):
         (tmp_path / folder).symlink_to(ROOT / folder)
     (tmp_path / "planted").mkdir()
     (tmp_path / "planted" / "copy.py").write_text("def choose_worked(t):\n    return t\n")
     assert "choose_worked" not in census(tmp_path)
-    assert census(tmp_path, (*PYTHON, "planted"))["choose_worked"] == (["planted/copy.py"], ["static/local/worked.js"])
+    assert census(tmp_path, (*PYTHON, "planted"))["choose_worked"] == (
+        ["planted/copy.py"],
+        ["static/compute/worked.js"],
+    )

@@ -60,9 +60,9 @@ def circles(graph: dict[str, list[str]]) -> list[list[str]]:
 
 def test_the_graph_covers_every_room():
     graph = import_graph(STATIC)
-    for room in ("engine", "local", "stage", "js", "js/page"):
+    for room in ("engine", "compute", "stage", "js", "js/page"):
         assert any(p.startswith(room + "/") for p in graph), f"no module of static/{room}/ in the graph"
-    assert "local/trace.js" in graph["js/api.js"], "the dynamic import of the computation is an edge"
+    assert "compute/trace.js" in graph["js/api.js"], "the dynamic import of the computation is an edge"
 
 
 def test_no_import_circle_in_the_page_code():

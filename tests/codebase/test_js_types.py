@@ -1,5 +1,5 @@
 """The page's JavaScript is type-checked: TypeScript's compiler in checkJs mode (tsconfig.json, pinned in
-package.json) over every module of the page (static/engine/, static/local/, static/stage/, static/js/ with
+package.json) over every module of the page (static/engine/, static/compute/, static/stage/, static/js/ with
 static/js/page/, and static/js/docs.js), with the documents that cross a boundary typed once (static/types.js)
 and the page's globals and events declared once (static/globals.d.ts), finds 0 errors; and a copy of a module
 that reads a field the document does not have (trace.source_token) makes it fail, so the types are doing work."""
@@ -36,10 +36,10 @@ def test_the_boundaries_are_typed():
     for module in (
         "static/types.js",
         "static/globals.d.ts",
-        "static/local/page_parts.js",
-        "static/local/derived.js",
-        "static/local/scene.js",
-        "static/local/trace.js",
+        "static/compute/page_parts.js",
+        "static/compute/derived.js",
+        "static/compute/scene.js",
+        "static/compute/trace.js",
         "static/js/compact.js",
         "static/engine/program.js",
         "static/stage/main.js",
@@ -51,11 +51,11 @@ def test_the_boundaries_are_typed():
     ):
         assert module in listed, f"{module} is not type-checked"
     for module, function in [
-        ("local/page_parts.js", "withPageParts"),
-        ("local/derived.js", "derivedFigures"),
-        ("local/scene.js", "personalize"),
+        ("compute/page_parts.js", "withPageParts"),
+        ("compute/derived.js", "derivedFigures"),
+        ("compute/scene.js", "personalize"),
         ("js/compact.js", "decodeCompactTrace"),
-        ("local/trace.js", "computeTrace"),
+        ("compute/trace.js", "computeTrace"),
         ("stage/stage.js", "setTrace"),
         ("stage/view.js", "useScene"),
         ("stage/data.js", "traceTensors"),
@@ -91,9 +91,9 @@ def project_config() -> dict:
 @pytest.mark.parametrize(
     "module, right, wrong, missing",
     [
-        ("local/scene_source.js", "trace.source_tokens.length", "trace.source_token.length", "source_token"),
-        ("local/scene.js", "structure.personal.vocab)", "structure.personal.vocabulary)", "vocabulary"),
-        ("local/page_parts.js", "ablation: trace.ablation", "ablation: trace.ablations", "ablations"),
+        ("compute/scene_source.js", "trace.source_tokens.length", "trace.source_token.length", "source_token"),
+        ("compute/scene.js", "structure.personal.vocab)", "structure.personal.vocabulary)", "vocabulary"),
+        ("compute/page_parts.js", "ablation: trace.ablation", "ablation: trace.ablations", "ablations"),
         ("stage/stage.js", "scene = trace.scene;", "scene = trace.scenes;", "scenes"),
         ("js/handout.js", "trace.input.english.join", "trace.input.englsh.join", "englsh"),
     ],

@@ -111,9 +111,12 @@ def test_eslint_keeps_the_browser_code_within_the_size_limits(path: str) -> None
 
 
 ROOM_PROBES = [  # (planted file, what it imports): each crosses a wall of eslint.config.mjs's rooms
-    ("static/local/_room_probe.js", 'import { drawnValues } from "../stage/data.js";\nexport const d = drawnValues;\n'),
-    ("static/local/_room_probe.js", 'export const s = () => import("../stage/data.js");\n'),
-    ("static/local/_room_probe.js", 'import { hidden } from "../js/page/state.js";\nexport const h = hidden;\n'),
+    (
+        "static/compute/_room_probe.js",
+        'import { drawnValues } from "../stage/data.js";\nexport const d = drawnValues;\n',
+    ),
+    ("static/compute/_room_probe.js", 'export const s = () => import("../stage/data.js");\n'),
+    ("static/compute/_room_probe.js", 'import { hidden } from "../js/page/state.js";\nexport const h = hidden;\n'),
     ("static/stage/_room_probe.js", 'import { hidden } from "../js/page/state.js";\nexport const h = hidden;\n'),
     ("static/engine/_room_probe.js", 'import { fmt } from "../js/format.js";\nexport const f = fmt;\n'),
 ]

@@ -1,9 +1,9 @@
 """Parity in Chromium against the running server, for the static build: for 300 random inputs over both models, ten
 ablations and five training snapshots (drawn from the programs' own lists, GET /api/program), typed as
 digits, grouped digits or English words, the static page's trace, which the page computes itself
-(static/local/trace.js computeTrace over static/js/api.js keptDocuments: static/engine/ over the program and
+(static/compute/trace.js computeTrace over static/js/api.js keptDocuments: static/engine/ over the program and
 the weights it names, the live figures, the scene), equals the served page's, /api/trace as the page decodes
-it with the page's parts added (static/local/page_parts.js over the server's tensors), node for node (ids,
+it with the page's parts added (static/compute/page_parts.js over the server's tensors), node for node (ids,
 ops, inputs, attributes, shapes, dtypes; values to tests/engine_compare.mjs's rule; the token lists and every
 header field equal), its live figures to tests/local_compare.mjs's OWN_FIGURES and the scene the stage draws
 exactly. One page for the whole module; the comparison runs in the page, which answers only the differences."""

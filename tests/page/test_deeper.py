@@ -4,7 +4,7 @@ weights, its LayerNorm's input, its logits), the formulas, the training log, /ap
 the page's cells must say the same, to the last printed digit. The article's links carry the input; a bad
 input gets the API's own message, beside the figures for the default input, as on the article.
 
-The tables read off one input's trace are the page's (static/local/topic_tables.js): for the default input
+The tables read off one input's trace are the page's (static/compute/topic_tables.js): for the default input
 they are checked as the server renders them for a reader without JavaScript (computed ahead by the same
 module, app/startup/prerender.py), for the other inputs as the module computes them under Node from the API's trace
 and recipe (tests/topic_tables.mjs), each cell formatted as the page formats it. tests/page/test_deeper_page.py
@@ -37,7 +37,7 @@ INPUTS = (7, DEFAULT, 305, 731015)
 @pytest.fixture(scope="module")
 def computed(client, tmp_path_factory) -> dict:
     if shutil.which("node") is None:
-        pytest.fail("needs Node to run static/local/topic_tables.js: `bash scripts/setup.sh` installs it")
+        pytest.fail("needs Node to run static/compute/topic_tables.js: `bash scripts/setup.sh` installs it")
     return module_tables(client, tmp_path_factory.mktemp("topics"), INPUTS)
 
 

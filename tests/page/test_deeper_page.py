@@ -1,5 +1,5 @@
 """The go-deeper pages' script in a browser (static/js/deeper.js): for an input other than the default the
-page computes its tables itself, from the server's trace, with static/local/topic_tables.js, and shows them;
+page computes its tables itself, from the server's trace, with static/compute/topic_tables.js, and shows them;
 the cells read from the DOM are the module's (the same module under Node, tests/topic_tables.mjs) and say the
 torch model's numbers, recomputed here on their own. With JavaScript off, the default input's tables are
 there (rendered by the server from the module run ahead), and another input's page says they need it."""

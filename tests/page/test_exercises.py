@@ -1,4 +1,4 @@
-"""Predict, then reveal: every exercise the page computes for a trace (static/local/exercises.js, run by
+"""Predict, then reveal: every exercise the page computes for a trace (static/compute/exercises.js, run by
 tests/in_page.py) is recomputed here from the served trace's tensors by another road (weights from Q and K,
 probabilities from the logits, the ReLU's zeros from its input, the parameter count from the paper's formula),
 for three inputs: its right answers, and the numbers its why-sentence quotes. `recompute` is shared with the

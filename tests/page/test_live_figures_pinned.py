@@ -1,4 +1,4 @@
-"""The article's live figures as the page computes them (static/local/derived.js, run under Node by
+"""The article's live figures as the page computes them (static/compute/derived.js, run under Node by
 tests/in_page.py) equal the figures the server computed before they moved into the page, pinned in
 tests/golden/live_figures.json.gz for 192 random inputs of the 2017 model and 40 of the modern one.
 

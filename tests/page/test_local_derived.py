@@ -1,4 +1,4 @@
-"""The article's live figures computed in the browser (static/local/derived.js), under Node: for 60 served
+"""The article's live figures computed in the browser (static/compute/derived.js), under Node: for 60 served
 traces (both models, training snapshots, ablations, one to six digits, inputs whose worked row falls to the
 "any" rule, outputs that leave the reference) every figure is computed from the trace's own nodes and the
 model's recipe (GET /api/live, article/recipe.py, as the API serves it), no sentence left unfilled, and the
@@ -252,7 +252,7 @@ def test_the_page_fills_every_sentence_of_the_table_with_the_pages_number_format
         t = table[c["entry"]]
         c["said"] = fill(t, c["values"]) if isinstance(t, str) else t["sep"].join([fill(t["item"], c["values"])] * 2)
     script = (
-        "import { sentences } from './static/local/sentences.js';\n"
+        "import { sentences } from './static/compute/sentences.js';\n"
         f"const table = {json.dumps(table)}, cases = {json.dumps(cases)};\n"
         "const s = sentences(table);\n"
         "const ours = cases.map((c) => typeof table[c.entry] === 'string' ? s.say(c.entry, c.values)\n"

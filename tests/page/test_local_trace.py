@@ -1,4 +1,4 @@
-"""The trace and the beam table computed in JS (static/local/trace.js) are the server's, under Node
+"""The trace and the beam table computed in JS (static/compute/trace.js) are the server's, under Node
 against the running server: for 30 requests (both models, ablations, training snapshots, digits and words)
 computeTrace without the page's parts (`parts: false`) gives the compact trace as the page decodes it — every
 header field equal (the lens's probabilities to the engine's rule), every node's id, op, inputs, attrs,

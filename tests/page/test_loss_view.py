@@ -1,4 +1,4 @@
-"""Step 20's loss, as the page computes it for the stage (static/local/loss.js): recomputed here from the trace's
+"""Step 20's loss, as the page computes it for the stage (static/compute/loss.js): recomputed here from the trace's
 own probabilities with numpy (the smoothed target written out) and with PyTorch's
 `cross_entropy(label_smoothing=ε)`, the loss training uses (model/train.py), for inputs whose greedy
 output is the reference and for a snapshot early in training whose output leaves it."""

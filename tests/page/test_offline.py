@@ -21,10 +21,10 @@ from tests.in_page import page_parts
 pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(not has_chromium(), reason="Debian chromium is not installed")
 
-# Until helper 4's static/local/trace.js lands, a stand-in answers computeTrace from the server's documents
+# Until helper 4's static/compute/trace.js lands, a stand-in answers computeTrace from the server's documents
 # the page kept: offline it can only give back an input kept before the cut, so the test keeps the new input
 # first. The real module computes any input from the program and the weights: then nothing is kept for it.
-STAND_IN = "export const STAND_IN = true" in (Path(__file__).parents[2] / "static/local/trace.js").read_text()
+STAND_IN = "export const STAND_IN = true" in (Path(__file__).parents[2] / "static/compute/trace.js").read_text()
 # the new input has the loaded one's shape (3 source tokens, 4 rows), so the scene structure kept for 42 serves
 NEW, REFUSED, BACK = "43", "minus three", "44"
 CUT = ("**/api/**", "**/site/**")  # what the server answers: its API and the scene structures (app/routes/scenes.py)

@@ -1,4 +1,4 @@
-"""The go-deeper pages' per-input tables (static/local/topic_tables.js), under Node, for 20 inputs of both
+"""The go-deeper pages' per-input tables (static/compute/topic_tables.js), under Node, for 20 inputs of both
 models, each checked against numbers recomputed here with numpy from the trace the API sends (the model's
 own tensors): the tokens' ids, the worked attention row's weights from its query and keys, the decoder's
 mask, the least certain row's top logits at each temperature, each position's loss. Today's recipe has no

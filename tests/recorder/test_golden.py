@@ -1,6 +1,6 @@
 """What the API sends for a trace, and what the page computes from it, is pinned: the restructurings moved
 the code that records, lays out and serves it, and must not have changed one node, one live figure or one
-block of the scene. Since the page computes the live figures and the scene itself (static/local/
+block of the scene. Since the page computes the live figures and the scene itself (static/compute/
 page_parts.js), those are the page's, computed from the served trace, against the figures and scene the
 server computed when they were pinned.
 

@@ -95,7 +95,7 @@ def test_every_parts_gate_has_its_place_named_for_its_part(shipped):
 
 def curves_drawn(connectors: list[dict]) -> list[dict]:
     """The structure's connectors with each curve it gives as ends and control point drawn (the page draws
-    them: static/local/curves.js), recomputed here from the quadratic Bézier formula."""
+    them: static/compute/curves.js), recomputed here from the quadratic Bézier formula."""
 
     def line(spec):
         if isinstance(spec, list):
@@ -108,7 +108,7 @@ def curves_drawn(connectors: list[dict]) -> list[dict]:
 
 
 def test_an_ablated_traces_scene_is_the_one_structure_with_the_inputs_parts(client, shipped, request):
-    """The page's scene of an ablated trace (tests/in_page.py: static/local/scene.js over the served structure)."""
+    """The page's scene of an ablated trace (tests/in_page.py: static/compute/scene.js over the served structure)."""
     model, params = shipped
     off = sets(model.cfg)[3]
     name = request.node.callspec.params["shipped"]

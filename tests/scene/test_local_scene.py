@@ -1,4 +1,4 @@
-"""The browser's scene (static/local/scene.js `personalize`, through page_parts.js as tests/in_page.py runs it
+"""The browser's scene (static/compute/scene.js `personalize`, through page_parts.js as tests/in_page.py runs it
 over the documents the app serves) adds each input's own parts to its shape's structure, checked against the
 trace itself: for 40 inputs over both models, training snapshots, every length, inputs whose worked row is
 chosen by the rule "any", inputs whose output departs from the reference (the loss overlay's marks) and seven
@@ -224,10 +224,10 @@ def test_every_shape_the_page_may_meet_is_listed():
 
 
 def test_the_browser_draws_curves_as_numpy_rounds_them():
-    """static/local/curves.js: quadratic Bézier curves, n + 1 points each, rounded to 3 decimals as numpy
+    """static/compute/curves.js: quadratic Bézier curves, n + 1 points each, rounded to 3 decimals as numpy
     rounds (half to even), recomputed here from their formula."""
     script = (
-        "import { beziers } from './static/local/curves.js';\n"
+        "import { beziers } from './static/compute/curves.js';\n"
         f"const c = {json.dumps(CURVES)};\n"
         "console.log(JSON.stringify(beziers(c.a, c.c, c.e, c.n)));\n"
     )

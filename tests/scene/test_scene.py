@@ -1,6 +1,6 @@
 """The scene (scene/): one description of what the stage draws, its structure computed in Python from the
 trace's graph, the config and the tour (scene/build.py structure_of), the input's own parts (axes' words,
-threads, token labels) by the page (static/local/scene.js, as tests/in_page.py runs it). For the shipped model
+threads, token labels) by the page (static/compute/scene.js, as tests/in_page.py runs it). For the shipped model
 and every research variant: every trace node and every parameter is exactly one block (a head slice is drawn
 inside the block it cuts), no two blocks overlap, the cells add up; kinds come from ops; the tour resolves;
 the colours are the published maps with legible ends; the page's parts name the trace's own tokens."""

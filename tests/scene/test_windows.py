@@ -1,4 +1,4 @@
-"""A step's parts on a phone: what the scene the page computes (static/local/windows.js, by scene.js
+"""A step's parts on a phone: what the scene the page computes (static/compute/windows.js, by scene.js
 `personalize`) gives a stage too small for a step's subject, checked against the trace for three inputs.
 Steps 6–9's parts frame the worked head (scene.worked, chosen from the trace), not the first; the wide blocks
 (the FFN's 128 hidden units, the 65 pieces of the output layer) are framed by windows of their columns, the
@@ -38,9 +38,9 @@ def windows(client) -> dict:
 
 
 def marked_windows(cases: list[tuple[list[int], int]], w: dict) -> list[list[int]]:
-    """static/local/windows.js markedWindow for each (marked columns, columns), under Node."""
+    """static/compute/windows.js markedWindow for each (marked columns, columns), under Node."""
     script = (
-        "import { markedWindow } from './static/local/windows.js';\n"
+        "import { markedWindow } from './static/compute/windows.js';\n"
         f"const cases = {json.dumps(cases)}, w = {json.dumps(w)};\n"
         "console.log(JSON.stringify(cases.map(([m, n]) => markedWindow(m, n, w))));\n"
     )

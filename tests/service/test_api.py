@@ -84,7 +84,7 @@ def test_trace_schema(client):
     doc = client.get("/api/trace", params={"input": "42"}).json()
     t = documented(Trace, doc)
     assert t.format == "anatomy-trace/2" and t.model == "2017"
-    assert "derived" not in doc and "scene" not in doc  # the page computes those (static/local/page_parts.js)
+    assert "derived" not in doc and "scene" not in doc  # the page computes those (static/compute/page_parts.js)
     assert t.input.english == ["forty", "two"] and t.input.german == "zweiundvierzig"
     assert t.source_tokens == ["forty", "two", "</s>"] and t.target_tokens[0] == "<s>"
     ids = {n.id for n in t.nodes} | set(t.parameters)

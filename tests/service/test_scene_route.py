@@ -69,7 +69,7 @@ def test_a_structure_is_its_base_and_its_difference_in_both_languages(client, tm
     (tmp_path / "in.json").write_bytes(orjson.dumps(files))
     script = (
         "import { readFileSync, writeFileSync } from 'node:fs';"
-        f"import {{ jsonPatched }} from '{ROOT / 'static/local/json_diff.js'}';"
+        f"import {{ jsonPatched }} from '{ROOT / 'static/compute/json_diff.js'}';"
         "const cases = JSON.parse(readFileSync(process.argv[1], 'utf8'));"
         "writeFileSync(process.argv[2], JSON.stringify(Object.fromEntries("
         "Object.entries(cases).map(([k, [b, d]]) => [k, jsonPatched(b, d)]))));"

@@ -11,7 +11,7 @@ the stage allows (at least 90 % of stage pixels / subject cells along the tighte
 margin) and the table says so. Where the stage frames a part of the subject instead (a phone: one
 head, one block, scene/views.py _parts, because the whole would draw cells under
 scene.camera.part_cell_px), the part must be inside the stage, whole, with cells of part_cell_px or more;
-a window of wide blocks (static/local/windows.js: a run of their columns) is measured by the columns it shows.
+a window of wide blocks (static/compute/windows.js: a run of their columns) is measured by the columns it shows.
 The table lands in test-artifacts/framing.md.
 """
 

@@ -98,7 +98,7 @@ def test_the_chosen_piece_is_outlined_at_each_row_s_argmax_and_step_20_draws_the
 
 @pytest.mark.parametrize("query", CASES[:2])
 def test_on_a_phone_every_chosen_piece_is_inside_the_step_18_view(pages, query):
-    """A phone frames a window of the 65 columns around the pieces written (static/local/windows.js); a piece the
+    """A phone frames a window of the 65 columns around the pieces written (static/compute/windows.js); a piece the
     window cannot hold as well (the last row's </s>, far to the left) is named in the window's label."""
     page = pages(query, 18, SIZES[1])
     inside = page.evaluate(IN_VIEW)

@@ -1,5 +1,5 @@
 // The live values: every [data-live] element of the article shows that figure of the input on show
-// (the trace's figures, computed by ../../local/page_parts.js, over the model's own), formatted as its
+// (the trace's figures, computed by ../../compute/page_parts.js, over the model's own), formatted as its
 // data-format says.
 import { formatNumber } from "../format.js";
 

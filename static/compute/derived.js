@@ -5,7 +5,7 @@
 //   derivedFigures(trace, recipe) → the trace's `derived` (trace: {input, source_tokens, target_tokens,
 //                                   output_tokens, lens, nodes}, as /api/trace sends it; of `input` the
 //                                   number, english and reference_pieces; of `lens` each layer's probs id)
-//   liveFigures(trace, { fetcher, model }) → Promise<the same>: static/local/trace.js computeTrace's
+//   liveFigures(trace, { fetcher, model }) → Promise<the same>: static/compute/trace.js computeTrace's
 //                                   `derived` option, the recipe asked once per fetcher at liveUrl(model)
 import { exercises } from "./exercises.js";
 import { teachingFigures } from "./lessons.js";
