@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import torch
 
 from article.format import format_number
 from model.vocab import VOCAB
+from tests.in_page import node_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -85,15 +85,7 @@ def module_tables(client, folder: Path, numbers) -> dict:
     (folder / "recipe-2017.json").write_bytes(client.get("/api/live").content)
     cases = [{"name": str(n), "model": "2017", "trace": client.get(f"/api/trace?input={n}").json()} for n in numbers]
     (folder / "cases.json").write_text(json.dumps(cases))
-    out = subprocess.run(
-        ["node", "--no-warnings", str(ROOT / "tests" / "topic_tables.mjs"), str(folder)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stderr[-3000:]
-    return {int(k): v for k, v in json.loads(out.stdout).items()}
+    return {int(k): v for k, v in node_script("topic_tables.mjs", folder).items()}
 
 
 @torch.no_grad()

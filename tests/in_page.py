@@ -74,3 +74,17 @@ def node_json(script: str):
     )
     assert run.returncode == 0, run.stderr[-2000:]
     return json.loads(run.stdout)
+
+
+def node_script(script: str, folder: Path, timeout: int = 120):
+    """One of the tests' Node scripts (tests/<script>) run over the documents written into `folder`: the JSON
+    value it prints."""
+    run = subprocess.run(
+        ["node", "--no-warnings", str(ROOT / "tests" / script), str(folder)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout)

@@ -16,6 +16,7 @@ import pytest
 from model import models
 from model.vocab import VOCAB
 from tests import program_cases as pc
+from tests.in_page import node_script
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = pc.cases(30, seed=2025)
@@ -112,15 +113,7 @@ def write(folder: Path, cases: list[pc.Case], plant: str = "", beams: list[pc.Ca
 
 
 def run_node(folder: Path) -> dict:
-    out = subprocess.run(
-        ["node", "--no-warnings", str(ROOT / "tests" / "engine_parity.mjs"), str(folder)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout)
+    return node_script("engine_parity.mjs", folder)
 
 
 def test_the_engine_computes_every_traces_nodes_and_beams_table(tmp_path):

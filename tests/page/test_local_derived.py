@@ -25,7 +25,7 @@ from article.recipe import live_recipe
 from model import models
 from model.vocab import VOCAB
 from tests import program_cases as pc
-from tests.in_page import PageRequest
+from tests.in_page import PageRequest, node_script
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = pc.cases(48, seed=2026, checkpoints=(0, 25, 100, 1000)) + [
@@ -94,15 +94,7 @@ def write(folder: Path, cases: list[pc.Case], traces: list[dict], recipes: dict[
 
 def run_node(folder: Path, asked: list[str] | None = None) -> list[dict]:
     """Each case's figures as liveFigures computes them, and where derivedFigures disagrees with it."""
-    out = subprocess.run(
-        ["node", "--no-warnings", str(ROOT / "tests" / "local_derived_parity.mjs"), str(folder)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stderr[-3000:]
-    report = json.loads(out.stdout)
+    report = node_script("local_derived_parity.mjs", folder)
     if asked is not None:
         asked += report["asked"]
     return report["cases"]

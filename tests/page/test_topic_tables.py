@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import math
 import re
-import subprocess
 
 import numpy as np
 import pytest
 
 from model.vocab import VOCAB
-from tests.deeper_pages import ROOT, softmax
+from tests.deeper_pages import softmax
+from tests.in_page import node_script
 
 INPUTS = {
     "2017": (0, 7, 12, 21, 42, 80, 305, 1000, 100_000, 555_555, 731_015, 999_999),
@@ -42,15 +42,7 @@ def cases(client, tmp_path_factory) -> list[dict]:
         for n in numbers
     ]
     (folder / "cases.json").write_text(json.dumps(rows))
-    out = subprocess.run(
-        ["node", "--no-warnings", str(ROOT / "tests" / "topic_tables.mjs"), str(folder)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert out.returncode == 0, out.stderr[-3000:]
-    tables = json.loads(out.stdout)
+    tables = node_script("topic_tables.mjs", folder, timeout=300)
     return [{**c, "tables": {slug: {t["id"]: t for t in ts} for slug, ts in tables[c["name"]].items()}} for c in rows]
 
 
