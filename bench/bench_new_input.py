@@ -20,8 +20,8 @@ is new to both pages: the served page asks the server for its trace (cold: recor
 sent compact and compressed); the static page computes the trace, its live figures and its scene in the
 browser, reading only its shape's structure files when the shape is new to the page. Bytes per input
 are the Resource Timing transfer sizes of what the page fetched for it (headers included). Beside the whole
-time, the part until the page has the trace in hand (its anatomy:trace announcement): the rest, the article's
-live numbers and the stage's drawing, is the same work on both pages.
+time, the part until the page has the trace in hand (set in the store the stage follows, static/js/store.js
+shownTrace): the rest, the article's live numbers and the stage's drawing, is the same work on both pages.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ NEW_INPUT = """async (n) => {
   const seen = performance.getEntriesByType('resource').length;
   field.value = String(n);
   let traced = 0;  // when the page has the trace in hand (announced to the stage and the article)
-  document.addEventListener('anatomy:trace', () => { traced = performance.now(); }, { once: true });
+  const stop = anatomy.stores.shownTrace.subscribe(() => { traced = performance.now(); stop(); });
   const t0 = performance.now();
   form.requestSubmit();
   await new Promise((ok, fail) => {

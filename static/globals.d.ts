@@ -1,14 +1,14 @@
 // What the page's JavaScript finds on `window` and `document` without importing it, declared once for
 // TypeScript's checker (tsconfig.json; nothing here runs or is bundled): the page's own objects, typed in
-// types.js, the libraries the templates load as classic scripts, and the page's events with their details.
+// types.js, and the libraries the templates load as classic scripts. The page's state is not here: it is
+// js/store.js's stores, imported.
 
 type PageState = import("./types.js").PageState;
 type StageApi = import("./types.js").StageApi;
-type Trace = import("./types.js").Trace;
-type CellAddress = import("./types.js").CellAddress;
 
 interface Window {
-  /** the article's or the embed view's state (js/page/state.js, js/embed.js); undefined on a page without them */
+  /** the article's or the embed view's state, read-only (js/store.js pageView), for tests and the console;
+   *  undefined on a page without them */
   anatomy: PageState;
   /** the stage (stage/main.js) */
   anatomyStage: StageApi;
@@ -25,15 +25,4 @@ interface Window {
   SwaggerUIBundle: any;
   /** the API page's Swagger UI (js/docs.js), for the console */
   ui: any;
-}
-
-interface DocumentEventMap {
-  "anatomy:trace": CustomEvent<Trace>;
-  "anatomy:step": CustomEvent<import("./types.js").StepDetail>;
-  "anatomy:compare": CustomEvent<Trace | null>;
-  "anatomy:select": CustomEvent<CellAddress>;
-  "anatomy:explain": CustomEvent<CellAddress | null>;
-  "anatomy:checkpoint": CustomEvent<{ checkpoint: string | null }>;
-  "anatomy:source": CustomEvent<{ source: string }>;
-  "anatomy:ablate": CustomEvent<{ ablation: string[] }>;
 }

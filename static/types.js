@@ -124,27 +124,30 @@
 /** The API's documents, from the server or the static folder (static/js/api.js keptDocuments, a test's).
  *  @typedef {{json: (url: string) => Promise<any>, bytes: (url: string) => Promise<ArrayBuffer>}} Fetcher */
 
-/** A cell named by its tensor coordinates (the stage's anatomy:explain and anatomy:select; `panel: false`
- *  lights its inputs with the panel left closed).
+/** A cell named by its tensor coordinates (the stage's explained cell and a cell asked of it, static/js/store.js
+ *  explainedCell and askedCell; `panel: false` lights its inputs with the panel left closed).
  *  @typedef {{id: string, row: number, col: number, panel?: boolean}} CellAddress */
 
-/** The step in view, as anatomy:step announces it.
+/** The step in view (static/js/store.js stepInView).
  *  @typedef {{step: number}} StepDetail */
 
-/** window.anatomy: what the article or the embed view holds (static/js/page/state.js, static/js/embed.js), for
- *  the other modules, the stage, the tests and the console; the page's functions are added by its modules.
+/** window.anatomy: what the article or the embed view holds, for the tests and the console: the values of
+ *  static/js/store.js's stores, read-only (store.js pageView), the stores themselves, and the page's functions,
+ *  added by its modules.
  *  @typedef {object} PageState
- *  @property {Trace | null} trace  a read-only view of static/js/store.js shownTrace
+ *  @property {Trace | null} trace  store.js shownTrace
  *  @property {number | null} step
  *  @property {StepDetail | null} stepDetail
  *  @property {Trace | null} compareTrace
- *  @property {CellAddress | null} cell
- *  @property {CellAddress | null} cellDetail
+ *  @property {CellAddress | null} cell  the cell the stage explains
+ *  @property {CellAddress | null} cellDetail  the cell last asked of the stage
  *  @property {Record<string, any> | null} model  the model's document (GET /api/model: its figures)
  *  @property {string | null} checkpoint
- *  @property {string[]} ablation
- *  @property {boolean} ready
- *  @property {string} [source]
+ *  @property {string[]} ablation  the trace's
+ *  @property {boolean} ready  a trace is on show
+ *  @property {string} source
+ *  @property {boolean} offlineReady
+ *  @property {Record<string, any>} stores
  *  @property {(step: string | number | null) => Promise<boolean>} [setCheckpoint]
  *  @property {(n: number) => void} [goTo]
  *  @property {(input: string | null) => Promise<any>} [compareWith]
@@ -153,8 +156,7 @@
  *  @property {Record<string, any>} [present]
  *  @property {() => any[]} [exercises]
  *  @property {() => {src: string, code: string}} [embedCode]
- *  @property {(input: string) => Promise<boolean>} [keepForOffline]
- *  @property {boolean} [offlineReady] */
+ *  @property {(input: string) => Promise<boolean>} [keepForOffline] */
 
 /** window.anatomyStage (static/stage/main.js; its members as static/stage/README.md lists them): the stage for
  *  the page, the tests and the console.

@@ -1,7 +1,9 @@
-// Switching parts off, in one place: the stage's switches announce `anatomy:ablate` (detail =
-// {ablation: the parts to switch off}) and buttons with data-ablate-part (step 29's table) toggle one
-// part; both end in the one `ablate(parts)` the caller gives (page.js: its input on that ablation; the
-// stage on its own: that trace fetched and drawn). An ablate= value in the address names the parts.
+// Switching parts off, in one place: the stage's switches ask for parts to switch off (./store.js askedParts)
+// and buttons with data-ablate-part (step 29's table) toggle one part; both end in the one `ablate(parts)` the
+// caller gives (page.js: its input on that ablation; the stage on its own: that trace fetched and drawn). An
+// ablate= value in the address names the parts.
+
+import { askedParts } from "./store.js";
 
 /** The parts named in an ablate= value (the server checks them). */
 export function parseAblation(text) {
@@ -20,7 +22,7 @@ export function showAblation(parts) {
 
 /** Answers the switches: ablate(parts) for each press; current() → the parts switched off now. */
 export function answerSwitches(ablate, current) {
-  document.addEventListener("anatomy:ablate", (event) => ablate(event.detail?.ablation || []));
+  askedParts.subscribe(ablate);
   document.addEventListener("click", (event) => {
     const b =
       event.target instanceof Element

@@ -22,7 +22,7 @@
 
 //   loadTrace(input, options, callbacks) → Promise<trace>;  loadBeam(number, options) → Promise<beam>
 //
-// Where the numbers come from (traceSource(), announced as anatomy:source with detail {source}):
+// Where the numbers come from (./store.js numbersSource, set here):
 //   "browser"  the static build (site.js isStaticSite): every document is a file of the folder
 //              (site.js sitePath) and every trace and beam table is computed here (../compute/trace.js);
 //   "server"   the served app, while the server answers;
@@ -32,6 +32,7 @@
 //              the server answering: it is shown as ever, and offline numbers.js gives the same words.
 import { decodeCompactTrace, pageNode } from "./compact.js";
 import { isStaticSite, sitePath, siteUrl } from "./site.js";
+import { numbersSource } from "./store.js";
 
 const STREAM = "application/x-ndjson";
 export const COMPACT = "application/vnd.anatomy.trace";
@@ -203,15 +204,10 @@ export const keptDocuments = Object.freeze({
   bytes: fetchBytes,
 });
 
-let source = STATIC ? "browser" : "server";
-
-/** Where the page's traces come from now: "browser" (the static build), "server", "offline". */
-export const traceSource = () => source;
+if (STATIC) numbersSource.set("browser");
 
 function setSource(next) {
-  if (next === source) return;
-  source = next;
-  globalThis.document?.dispatchEvent(new CustomEvent("anatomy:source", { detail: { source } }));
+  if (next !== numbersSource.get()) numbersSource.set(next);
 }
 
 // the computation in the browser, its own chunk of the bundle: loaded at need, or ahead by keepForOffline; the

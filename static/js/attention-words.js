@@ -9,6 +9,7 @@
 // is drawn (heads in the order of their x). The stage is lit through window.anatomyStage.
 
 import { formatNumber } from "./format.js";
+import { shownTrace } from "./store.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const WORD_AXES = ["source", "target"];
@@ -180,15 +181,11 @@ if (root) {
     const b = e.target instanceof Element ? /** @type {HTMLElement | null} */ (e.target.closest(".aw-word")) : null;
     if (b) choose(b.dataset.axis, Number(b.dataset.index));
   });
-  document.addEventListener("anatomy:trace", (e) => {
-    trace = e.detail;
+  shownTrace.follow((shown) => {
+    trace = shown;
     lit = []; // a new trace redraws every block: nothing is lit any more
     draw();
     if (chosen) setTimeout(draw, 0); // after the stage has taken the new trace
   });
-  if (window.anatomy?.trace) {
-    trace = window.anatomy.trace;
-    draw();
-  }
   window.anatomyWords = { choose, chosen: () => chosen }; // for tests and the console
 }

@@ -1,7 +1,8 @@
 // The live beam search (step 19 of the article): the server drew the page's input's search; each new input's
 // is redrawn here, the same way (templates/figures/beam.html).
 
-import { loadBeam, traceSource } from "./api.js";
+import { loadBeam } from "./api.js";
+import { numbersSource } from "./store.js";
 import { fixed3, h, int, table } from "./figure-kit.js";
 import { formatNumber } from "./format.js";
 
@@ -48,7 +49,7 @@ function beamStep(step, best) {
 // unreachable), the document itself as a file to save (the address would answer nothing here).
 let beamFile = null;
 function beamData(b, link) {
-  if (traceSource() === "server") return h("a", { href: link }, link);
+  if (numbersSource.get() === "server") return h("a", { href: link }, link);
   if (beamFile) URL.revokeObjectURL(beamFile);
   beamFile = URL.createObjectURL(new Blob([JSON.stringify(b, null, 1)], { type: "application/json" }));
   return h("a", { href: beamFile, download: `beam-${b.number}.json` }, `${link} as computed in your browser`);

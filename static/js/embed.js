@@ -1,14 +1,13 @@
 // The embed view (/embed, app/routes/embed.py): only the stage, drawing the state its address names, read as the
 // article reads its own (page/address.js): the input with its parts switched off and its training snapshot,
-// the step, the pinned input to compare with and the explained cell. It keeps window.anatomy as the article
-// does (page/state.js: trace, step, stepDetail, compareTrace, cell, cellDetail, ablation, checkpoint,
-// ready; source: where the traces come from, api.js), so the stage (static/stage/main.js) follows it the same
-// way. The stage's switches rerun the input.
-import { loadTrace, traceSource } from "./api.js";
+// the step, the pinned input to compare with and the explained cell. It sets the same stores as the article
+// (./store.js), so the stage (static/stage/main.js) follows it the same way, and shows them as window.anatomy.
+// The stage's switches rerun the input.
+import { loadTrace } from "./api.js";
 import { answerSwitches } from "./ablation.js";
 import { readAddress } from "./page/address.js";
 import { addressedModel, isStaticSite, siteUrl } from "./site.js";
-import { shownTrace, withShownTrace } from "./store.js";
+import { askedCell, pageView, pinnedTrace, shownTrace, snapshot, stepInView } from "./store.js";
 
 const DEFAULT_INPUT = "42";
 const main = /** @type {HTMLElement | null} */ (document.querySelector("main.embed"));
@@ -22,24 +21,10 @@ const STATIC = isStaticSite();
 const askedStep = new URLSearchParams(window.location.search).get("step") ?? "";
 const step = (STATIC ? /^\d+$/.test(askedStep) && Number(askedStep) : Number(main?.dataset.step)) || 1;
 
-/** @type {import("../types.js").PageState} */
-const anatomy = (window.anatomy = withShownTrace({
-  // its `trace` a view of shownTrace, which the stage follows
-  step,
-  stepDetail: { step },
-  compareTrace: null,
-  cell: null,
-  cellDetail: address.cell,
-  model: null,
-  checkpoint: address.checkpoint,
-  ablation: address.ablation,
-  ready: false,
-  source: traceSource(),
-}));
-document.addEventListener("anatomy:source", (e) => {
-  anatomy.source = e.detail.source;
-}); // api.js: where traces come from
-const announce = (name, detail) => document.dispatchEvent(new CustomEvent(name, { detail }));
+window.anatomy = pageView();
+stepInView.set({ step });
+snapshot.set(address.checkpoint);
+askedCell.set(address.cell); // for the stage, once its first trace is drawn
 const say = (text) => {
   if (text && !errorBox.textContent.includes(text))
     errorBox.textContent = [errorBox.textContent, text].filter(Boolean).join("; ");
@@ -47,11 +32,7 @@ const say = (text) => {
 
 async function draw(input, ablation) {
   try {
-    const trace = await loadTrace(input, { ablation, checkpoint: anatomy.checkpoint, model: MODEL });
-    shownTrace.set(trace);
-    anatomy.ablation = trace.ablation || [];
-    anatomy.ready = true;
-    announce("anatomy:trace", trace);
+    shownTrace.set(await loadTrace(input, { ablation, checkpoint: snapshot.get(), model: MODEL }));
     return true;
   } catch (err) {
     say(err.message);
@@ -67,44 +48,39 @@ function captionStep(steps) {
     last = numbers.at(-1);
   if (askedStep !== "" && !(/^\d+$/.test(askedStep) && numbers.includes(Number(askedStep)))) {
     say(`no step '${askedStep.slice(0, 20)}' (the steps are ${first}–${last}); the stage shows step ${first}`);
-    anatomy.step = first;
-    anatomy.stepDetail = { step: first };
-    announce("anatomy:step", anatomy.stepDetail);
+    stepInView.set({ step: first });
   }
-  const { title } = steps.find((s) => s.step === anatomy.step);
+  const shown = stepInView.get().step;
+  const { title } = steps.find((s) => s.step === shown);
   const query = new URLSearchParams(window.location.search);
   for (const k of ["step", "present"]) query.delete(k);
-  document.querySelector(".embed-step").textContent = `Step ${anatomy.step}`;
+  document.querySelector(".embed-step").textContent = `Step ${shown}`;
   document.querySelector(".embed-caption a").lastChild.textContent = ` ${title}`;
   /** @type {HTMLAnchorElement} */ (document.querySelector(".embed-caption a")).href =
-    `${siteUrl("/")}${query.size ? `?${query}` : ""}#step-${anatomy.step}`;
-  document.title = `Step ${anatomy.step}: ${title} · Anatomy of the Transformer`;
+    `${siteUrl("/")}${query.size ? `?${query}` : ""}#step-${shown}`;
+  document.title = `Step ${shown}: ${title} · Anatomy of the Transformer`;
 }
 
 async function start() {
   const input = address.input || DEFAULT_INPUT;
   let ok = await draw(input, address.ablation);
-  if (!ok && anatomy.checkpoint !== null) {
-    anatomy.checkpoint = null;
+  if (!ok && snapshot.get() !== null) {
+    snapshot.set(null);
     ok = await draw(input, address.ablation);
   }
-  if (!ok && !anatomy.trace) ok = await draw(DEFAULT_INPUT, []);
-  if (STATIC && anatomy.trace) captionStep(anatomy.trace.scene.steps);
+  if (!ok && !shownTrace.get()) ok = await draw(DEFAULT_INPUT, []);
+  if (STATIC && shownTrace.get()) captionStep(shownTrace.get().scene.steps);
   if (ok && address.compare) {
     try {
-      anatomy.compareTrace = await loadTrace(address.compare, { model: MODEL });
-      announce("anatomy:compare", anatomy.compareTrace);
+      pinnedTrace.set(await loadTrace(address.compare, { model: MODEL }));
     } catch (err) {
       say(`Cannot compare with “${address.compare}”: ${err.message}`);
     }
   }
 }
 
-document.addEventListener("anatomy:explain", (event) => {
-  anatomy.cell = event.detail;
-});
 answerSwitches(
-  (parts) => draw(anatomy.trace ? String(anatomy.trace.input.number) : DEFAULT_INPUT, parts),
-  () => anatomy.ablation,
+  (parts) => draw(String(shownTrace.get()?.input.number ?? DEFAULT_INPUT), parts),
+  () => shownTrace.get()?.ablation ?? [],
 );
 start();

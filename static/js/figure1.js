@@ -4,6 +4,7 @@
 // shows on hover or focus, and a click goes to the step through the page's own step navigation
 // (window.anatomy.goTo, which moves the stage's camera) instead of a plain jump. Without scripts the
 // boxes are ordinary links to #step-N.
+import { stepInView } from "./store.js";
 
 const figures = [.../** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-fig1]"))];
 const boxes = figures.flatMap((f) => [.../** @type {NodeListOf<SVGAElement>} */ (f.querySelectorAll("a.fig1-box"))]);
@@ -70,5 +71,4 @@ if (map) {
   });
 }
 
-document.addEventListener("anatomy:step", (e) => mark(e.detail.step));
-if (window.anatomy?.step) mark(window.anatomy.step);
+stepInView.follow((detail) => mark(detail.step));

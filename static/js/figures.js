@@ -15,6 +15,7 @@ import { chartLibrary } from "./charts.js";
 import { COLORS, Chart, SERIES, h, int, lineChart, slot, useChart, xy } from "./figure-kit.js";
 import { formatNumber } from "./format.js";
 import { timeMachine } from "./time-machine.js";
+import { shownTrace } from "./store.js";
 
 document.documentElement.classList.add("js"); // chart slots keep room for their charts (article.css)
 
@@ -338,8 +339,7 @@ window.matchMedia("(max-width: 760px)").addEventListener("change", observeFigure
 
 const beamFigure = document.querySelector('figure[data-figure="beam"]');
 if (beamFigure) {
-  document.addEventListener("anatomy:trace", (e) => drawBeam(beamFigure, e.detail.input.number));
-  if (window.anatomy?.trace) drawBeam(beamFigure, window.anatomy.trace.input.number);
+  shownTrace.follow((trace) => drawBeam(beamFigure, trace.input.number));
 }
 
 window.anatomyFigures = { draw: drawFigure }; // tests draw a figure without scrolling to it

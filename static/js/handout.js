@@ -10,6 +10,7 @@
 // tests and the console.
 import { formatNumber } from "./format.js";
 import { anatomy } from "./page/state.js";
+import { pinnedTrace, shownTrace, snapshot } from "./store.js";
 
 const button = document.getElementById("print-handout");
 const status = document.getElementById("handout-status");
@@ -139,8 +140,8 @@ window.addEventListener("afterprint", () => {
   opened = [];
 });
 
-for (const name of ["anatomy:trace", "anatomy:compare", "anatomy:checkpoint"])
-  document.addEventListener(name, () => {
+for (const held of [shownTrace, pinnedTrace, snapshot])
+  held.subscribe(() => {
     if (made && !fresh()) discard();
   });
 

@@ -4,35 +4,18 @@
 // (steps.js), the fact popover (facts.js), each step's exercise (exercises.js). This entry applies the
 // address at the start and same-page links in place.
 //
-// Events for the stage (static/stage/main.js), the beam figure and the progress bar:
-//   anatomy:trace    detail = the whole trace as loadTrace gives it (float32 nodes as Float32Arrays:
-//                    ./compact.js), after each new input
-//   anatomy:step     detail = {step}, when the step in view changes
-//   anatomy:compare  detail = the pinned input's trace (compare mode), or null
-//   anatomy:select   detail = {id, row, col}: a linked cell to explain
-//   anatomy:checkpoint detail = {checkpoint}: the training snapshot now shown (null: the trained model)
-// and listens for the stage's anatomy:explain (detail = the explained cell or null) to keep it in the URL,
-// and for anatomy:ablate (detail = {ablation: parts to switch off}, from the stage's switches) to fetch
-// that trace; buttons with data-ablate-part (step 29's table) toggle one part the same way.
-// window.anatomy (state.js) is for tests and the console; anatomy.setCheckpoint(n) runs the input on the
-// snapshot after n training steps (null: trained); anatomy.source says where the traces come from (api.js:
-// "server", "browser" in the static build, "offline" when the server cannot be reached), and
-// anatomy.offlineReady that what computing in the browser needs is kept (anatomy.keepForOffline(input)
-// keeps another input's too).
-import { fetchJson, keepForOffline, traceSource } from "./api.js";
+// What the page holds is ./store.js's stores, which the stage (static/stage/main.js), the figures and the
+// progress bar follow: the trace on show, the step in view, the pinned trace, the training snapshot, the cell
+// the stage explains and where the numbers come from; the stage's switches and the time machine ask through
+// them too (askedParts, askedSnapshot). window.anatomy (store.js pageView) shows their values to the tests and
+// the console, with the page's functions: anatomy.setCheckpoint(n) runs the input on the snapshot after n
+// training steps (null: trained); anatomy.keepForOffline(input) keeps what computing another input in the
+// browser needs (anatomy.offlineReady: this input's is kept).
+import { fetchJson, keepForOffline } from "./api.js";
 import { parseAblation } from "./ablation.js";
 import { fillLive } from "./page/live.js";
-import {
-  DEFAULT_INPUT,
-  MODEL,
-  anatomy,
-  announce,
-  currentInput,
-  errorBox,
-  field,
-  sections,
-  showError,
-} from "./page/state.js";
+import { DEFAULT_INPUT, MODEL, anatomy, currentInput, errorBox, field, sections, showError } from "./page/state.js";
+import { modelDocument, offlineReady, pinnedTrace, shownTrace, snapshot, stepInView } from "./store.js";
 import { bindRun, run, setCheckpoint } from "./page/run.js";
 import { bindCompare, compareWith, parseCell, selectCell } from "./page/compare.js";
 import { bindSteps, goTo, pin, setStep } from "./page/steps.js";
@@ -51,16 +34,17 @@ const LINK_KEYS = ["input", "compare", "cell", "checkpoint", "ablate"];
 async function applyLink(url) {
   const p = url.searchParams;
   const input = p.get("input");
-  if (p.has("checkpoint") && p.get("checkpoint") !== anatomy.checkpoint) await setCheckpoint(p.get("checkpoint"));
-  const ablation = parseAblation(p.get("ablate"));
+  if (p.has("checkpoint") && p.get("checkpoint") !== snapshot.get()) await setCheckpoint(p.get("checkpoint"));
+  const ablation = parseAblation(p.get("ablate")),
+    shown = shownTrace.get();
   if (
-    (input !== null && String(anatomy.trace?.input.number) !== input.trim())
-    || ablation.join(",") !== anatomy.ablation.join(",")
+    (input !== null && String(shown?.input.number) !== input.trim())
+    || ablation.join(",") !== (shown?.ablation ?? []).join(",")
   ) {
     if (input !== null) field.value = input;
     if (!(await run(input ?? field.value, ablation))) return;
   }
-  if (p.has("compare") || anatomy.compareTrace) await compareWith(p.get("compare"));
+  if (p.has("compare") || pinnedTrace.get()) await compareWith(p.get("compare"));
   goToHash(url.hash);
   if (p.has("cell")) selectCell(parseCell(p.get("cell")));
 }
@@ -70,7 +54,7 @@ async function applyLink(url) {
 function goToHash(hash) {
   const m = /^#step-(\d+)$/.exec(hash);
   const section = m && sections.find((s) => s.dataset.step === m[1]);
-  if (section && Number(m[1]) !== anatomy.step) goTo(section);
+  if (section && Number(m[1]) !== stepInView.get()?.step) goTo(section);
 }
 
 function onLink(event) {
@@ -89,15 +73,14 @@ async function runAddress(address, input) {
   const served = errorBox.textContent.trim(); // what the server said of the address (a bad model=, say)
   const { ablation } = address;
   let ok = await run(input, ablation, false);
-  if (!ok && anatomy.checkpoint !== null) {
+  if (!ok && snapshot.get() !== null) {
     // a bad checkpoint in the link: the trained model, with the message
     const message = errorBox.textContent;
-    anatomy.checkpoint = null;
+    snapshot.set(null);
     ok = await run(input, ablation, false);
     if (ok) showError(message);
   }
-  if (anatomy.checkpoint !== null) announce("anatomy:checkpoint", { checkpoint: anatomy.checkpoint });
-  if (!ok && !anatomy.trace && (input !== DEFAULT_INPUT || ablation.length)) {
+  if (!ok && !shownTrace.get() && (input !== DEFAULT_INPUT || ablation.length)) {
     const message = errorBox.textContent; // a bad link: show the default input, keep the message
     if (await run(DEFAULT_INPUT, [], false)) showError(message);
   }
@@ -111,17 +94,12 @@ async function runAddress(address, input) {
 // (not before: the first picture does not wait for it), so that the page goes on when the server goes away.
 function keepWhenIdle(started = performance.now()) {
   const waited = performance.now() - started > 60_000; // a stage that never draws (no WebGL) holds nothing up
-  if (!waited && !(window.anatomyStage?.ready && anatomy.trace)) {
+  if (!waited && !(window.anatomyStage?.ready && shownTrace.get())) {
     setTimeout(() => keepWhenIdle(started), 500);
     return;
   }
   const keepNow = () =>
-    keepForOffline(currentInput(), { checkpoint: anatomy.checkpoint, model: MODEL }).then(
-      (kept) => {
-        anatomy.offlineReady = kept;
-      },
-      () => {},
-    );
+    keepForOffline(currentInput(), { checkpoint: snapshot.get(), model: MODEL }).then(offlineReady.set, () => {});
   if (window.requestIdleCallback) requestIdleCallback(keepNow, { timeout: 10_000 });
   else setTimeout(keepNow, 1000);
 }
@@ -131,7 +109,7 @@ function start() {
   const input = address.input || DEFAULT_INPUT;
   // the address's input, as it runs: a static page was rendered with the default in the field
   if (address.input || !field.value) field.value = input;
-  anatomy.checkpoint = address.checkpoint;
+  snapshot.set(address.checkpoint);
   const first = (address.step !== null && sections.find((s) => s.dataset.step === String(address.step))) || null;
   if (first) {
     first.scrollIntoView({ block: "start" });
@@ -142,16 +120,17 @@ function start() {
   }
   fetchJson(`/api/model${MODEL ? `?model=${encodeURIComponent(MODEL)}` : ""}`)
     .then((model) => {
-      anatomy.model = model;
-      if (anatomy.trace && !MODEL) fillLive({ ...model.figures, ...anatomy.trace.derived });
+      modelDocument.set(model);
+      const trace = shownTrace.get();
+      if (trace && !MODEL) fillLive({ ...model.figures, ...trace.derived });
     })
     .catch(() => {});
   runAddress(address, input);
   keepWhenIdle();
 }
 
-anatomy.keepForOffline = (input) => keepForOffline(input, { checkpoint: anatomy.checkpoint, model: MODEL });
-bindSource(traceSource());
+anatomy.keepForOffline = (input) => keepForOffline(input, { checkpoint: snapshot.get(), model: MODEL });
+bindSource();
 bindCompare();
 bindRun();
 bindSteps();

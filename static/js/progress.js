@@ -1,7 +1,8 @@
-// The progress bar of the 29 steps: marks the step in view (from page.js's anatomy:step event) and
+// The progress bar of the 29 steps: marks the step in view (./store.js stepInView) and
 // the steps already passed; each mark is a deep link (#step-N).
 
 import { formatNumber } from "./format.js";
+import { stepInView } from "./store.js";
 
 const nav = document.querySelector("nav.progress");
 const links = nav ? [.../** @type {NodeListOf<HTMLAnchorElement>} */ (nav.querySelectorAll("a[data-step]"))] : [];
@@ -22,5 +23,4 @@ function mark(step) {
   if (part && current) part.textContent = current.dataset.part;
 }
 
-document.addEventListener("anatomy:step", (e) => mark(e.detail.step));
-if (window.anatomy?.step) mark(window.anatomy.step);
+stepInView.follow((detail) => mark(detail.step));

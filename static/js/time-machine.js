@@ -7,6 +7,7 @@
 
 import { COLORS, Chart, slot, xy } from "./figure-kit.js";
 import { formatNumber } from "./format.js";
+import { askedSnapshot, shownTrace, snapshot } from "./store.js";
 
 // A dashed vertical line at the step the scrubber shows (markerStep(): null when it shows the trained model,
 // drawn at the last step).
@@ -145,7 +146,7 @@ export function timeMachine(fig, d) {
   const say = () => {
     const s = stepAt(Number(range.value)),
       row = s === null ? d.averaged : d.snapshots[Number(range.value)];
-    readout.textContent = readoutText(s, row, window.anatomy?.trace);
+    readout.textContent = readoutText(s, row, shownTrace.get());
     range.setAttribute("aria-valuetext", s === null ? "trained model" : `step ${s}`);
   };
   const show = (checkpoint) => {
@@ -162,15 +163,15 @@ export function timeMachine(fig, d) {
     chart?.update("none");
     say();
     clearTimeout(timer); // while dragging, only the position the hand rests on is fetched
-    timer = setTimeout(() => window.anatomy?.setCheckpoint(marker), 150);
+    timer = setTimeout(() => askedSnapshot.set(marker), 150);
   });
   reset?.addEventListener("click", () => {
     show(null);
-    window.anatomy?.setCheckpoint(null);
+    askedSnapshot.set(null);
   });
-  document.addEventListener("anatomy:checkpoint", (e) => show(e.detail.checkpoint));
-  document.addEventListener("anatomy:trace", say);
+  snapshot.subscribe(show);
+  shownTrace.subscribe(say);
   range.disabled = false;
   if (reset) reset.disabled = false;
-  show(window.anatomy?.checkpoint ?? null);
+  show(snapshot.get());
 }

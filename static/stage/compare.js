@@ -6,6 +6,7 @@
 import { ABSENT } from "./cells.js";
 import { tensorIndex } from "./cellmap.js";
 import { drawnValues, traceTensors } from "./data.js";
+import { askedParts, askedSnapshot } from "../js/store.js";
 
 /** B's element at A's tensor coordinates (row, col), or undefined where B has no such element. */
 export function otherValue(tb, row, col) {
@@ -81,9 +82,7 @@ function stateLine(s) {
       Object.assign(document.createElement("strong"), { textContent: "Switched off: " }),
       parts.map((p) => `${names.get(p) || p} (${p})`).join(", "),
       " ",
-      back("every part on", () =>
-        document.dispatchEvent(new CustomEvent("anatomy:ablate", { detail: { ablation: [] } })),
-      ),
+      back("every part on", () => askedParts.set([])),
     );
   }
   if (snapshot !== null) {
@@ -91,7 +90,7 @@ function stateLine(s) {
       parts.length ? " · " : "",
       Object.assign(document.createElement("strong"), { textContent: `Snapshot: step ${snapshot} of training` }),
       " ",
-      back("trained model", () => window.anatomy?.setCheckpoint?.(null)),
+      back("trained model", () => askedSnapshot.set(null)),
     );
   }
   return line;

@@ -7,6 +7,7 @@ import { ExplainPanel } from "./panel.js";
 import { otherValue } from "./compare.js";
 import { indexCoords, tensorIndex } from "./cellmap.js";
 import { copyText } from "./export.js";
+import { explainedCell } from "../js/store.js";
 
 const DIM_UNRELATED = 0.55;
 
@@ -42,7 +43,7 @@ function atMostTwo(rects, cells) {
 }
 
 const cellOf = (ex) => ({ id: ex.id, row: ex.row, col: ex.col });
-const announce = (detail) => document.dispatchEvent(new CustomEvent("anatomy:explain", { detail }));
+const announce = (cell) => explainedCell.set(cell);
 
 export class Explanation {
   constructor(stage) {

@@ -4,7 +4,7 @@
 // server's alone (Python writes it for each input): where the browser computes the trace (the static
 // build, or the server out of reach) the button stays, marked unavailable, and says why.
 import { float32Decimal, formatNumber } from "../js/format.js";
-import { traceSource } from "../js/api.js";
+import { numbersSource } from "../js/store.js";
 
 const quote = (s) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 const label = (i, tokens) => (tokens && tokens[i] !== undefined ? `${i} ${tokens[i]}` : String(i));
@@ -75,7 +75,7 @@ export function onnxUrl(trace, model = document.getElementById("input-form")?.da
 
 const ONNX_TITLE = "Download the whole trace as an ONNX model (open it in Netron)";
 /** Why there is no ONNX file to download, or null when the server is there to build it. */
-export function onnxMissing(source = traceSource()) {
+export function onnxMissing(source = numbersSource.get()) {
   if (source === "browser")
     return (
       "The ONNX file is built by the server, in Python, for each input: this copy of the site has no server "
@@ -148,8 +148,7 @@ export class Exports {
       if (why) onnx.setAttribute("aria-disabled", "true");
       else onnx.removeAttribute("aria-disabled");
     };
-    mark();
-    document.addEventListener("anatomy:source", mark);
+    numbersSource.follow(mark);
     this.tools.dataset.coversStage = "";
   }
 

@@ -6,7 +6,7 @@ import { fetchWeights, parseWeights } from "./data.js";
 import { loadTrace } from "../js/api.js";
 import { pageTrace } from "../js/compact.js";
 import { answerSwitches } from "../js/ablation.js";
-import { shownTrace } from "../js/store.js";
+import { askedCell, pinnedTrace, shownTrace, stepInView } from "../js/store.js";
 import { overlayRects } from "./overlay.js";
 import { stepPictures } from "./pictures.js";
 
@@ -83,14 +83,14 @@ async function start() {
   const styled = injectStyles();
   const stage = new Stage(container),
     show = traceShower(stage, styled),
-    early = window.anatomy;
+    paged = !!window.anatomy; // an article or an embed view holds the input (else the stage holds its own)
   api.stage = stage;
   api.stats = stage.stats;
-  // page.js may have announced the trace, a deep-linked step, a pinned input and a cell to explain
-  // before this module loaded; the comparison and the cell wait for the first drawn trace
-  let lastStep = early?.stepDetail || null,
-    pendingCompare = early?.compareTrace ?? undefined,
-    pendingSelect = early?.cellDetail || null;
+  // the page may have set the trace, a deep-linked step, a pinned input and a cell to explain before this
+  // module loaded; the comparison and the cell wait for the first drawn trace
+  let lastStep = stepInView.get(),
+    pendingCompare = pinnedTrace.get() ?? undefined,
+    pendingSelect = askedCell.get();
   const flush = () => {
     if (!api.ready) return;
     if (pendingCompare !== undefined) {
@@ -114,20 +114,20 @@ async function start() {
   shownTrace.subscribe(async (trace) => {
     if (await show(trace)) drawn();
   });
-  document.addEventListener("anatomy:step", (e) => {
-    lastStep = e.detail;
-    stage.applyStep(e.detail, api.ready ? {} : { animate: false });
+  stepInView.subscribe((detail) => {
+    lastStep = detail;
+    stage.applyStep(detail, api.ready ? {} : { animate: false });
   });
-  document.addEventListener("anatomy:compare", (e) => {
-    pendingCompare = e.detail || null;
+  pinnedTrace.subscribe((trace) => {
+    pendingCompare = trace || null;
     flush();
   });
-  document.addEventListener("anatomy:select", (e) => {
-    pendingSelect = e.detail;
+  askedCell.subscribe((cell) => {
+    pendingSelect = cell;
     flush();
   });
   if (lastStep) stage.applyStep(lastStep, { animate: false });
-  const first = early ? shownTrace.get() : await ownTrace(stage, show); // a trace set before this loaded
+  const first = paged ? shownTrace.get() : await ownTrace(stage, show); // a trace set before this loaded
   if (first && (await show(first))) drawn();
 }
 

@@ -1,10 +1,11 @@
 // Switches on the stage: one button per part the scene lists as switchable (scene.switches: a head
 // beside its label, a sub-layer beside its station's title), placed at the scene's (x, y) as projected
-// now. A press announces `anatomy:ablate` (detail = {ablation: the parts to switch off}); the page
-// fetches that trace and the stage draws it like any other. Nothing here knows which parts exist.
+// now. A press asks for the parts to switch off (../js/store.js askedParts); the page fetches that trace and
+// the stage draws it like any other. Nothing here knows which parts exist.
 import { overlayRects } from "./overlay.js";
 import { labelRects, switchLabel } from "./labelroom.js";
 import { projector } from "./screenboxes.js";
+import { askedParts } from "../js/store.js";
 
 const MIN_STATION_PX = 110; // a sub-layer's station narrower than this on screen shows no switch
 const LABEL_GAP = 4; // CSS px between a head's label and its switch
@@ -56,7 +57,7 @@ export class Switches {
     if (off.has(id)) off.delete(id);
     else off.add(id);
     const ablation = this.buttons.map((x) => x.s.id).filter((p) => off.has(p));
-    document.dispatchEvent(new CustomEvent("anatomy:ablate", { detail: { ablation } }));
+    askedParts.set(ablation);
   }
 
   /** Each button at its projected point; hidden while its head or station is too small to aim at. */

@@ -81,34 +81,77 @@ def test_a_planted_circle_is_found(tmp_path):
 
 
 STORE_CHECK = """
-import { store, withShownTrace, shownTrace } from "./static/js/store.js";
+import { store, pageView, shownTrace, stepInView, snapshot } from "./static/js/store.js";
 const s = store(1), heard = [];
 const stop = s.subscribe((v) => heard.push(["a", v]));
 s.subscribe((v) => heard.push(["b", v]));
 s.set(2); s.set(2); stop(); s.set(3);
-const view = withShownTrace({ step: 4 }), trace = { input: { number: 42 } };
-shownTrace.set(trace);
-let refused = false;
-try { view.trace = null; } catch { refused = true; }
-console.log(JSON.stringify({ got: s.get(), heard, same: view.trace === trace, refused, keys: Object.keys(view) }));
+const followed = [];
+s.follow((v) => followed.push(v)); s.set(4);
+const empty = store(null), none = [];
+empty.follow((v) => none.push(v));
+const view = pageView(), trace = { input: { number: 42 }, ablation: ["enc.1.ffn"] };
+const before = [view.trace, view.ready, view.ablation, view.step];
+shownTrace.set(trace); stepInView.set({ step: 7 }); snapshot.set("50");
+const refused = ["trace", "step", "checkpoint", "ready", "ablation"].filter((name) => {
+  try { view[name] = null; return false; } catch { return true; }
+});
+console.log(JSON.stringify({ got: s.get(), heard, followed, none, before, same: view.trace === trace,
+  after: [view.ready, view.ablation, view.step, view.checkpoint], refused }));
 """
 
 
-def test_the_trace_on_show_is_one_store_that_the_stage_follows():
-    """static/js/store.js: get, set (every listener told, in order, each time), subscribe (→ unsubscribe);
-    window.anatomy.trace is a read-only view of shownTrace; the stage reads the trace from the store only."""
+def test_the_page_state_is_stores_that_the_page_and_the_stage_follow():
+    """static/js/store.js: get, set (every listener told, in order, each time), subscribe (→ unsubscribe), follow
+    (the value held now, unless null, then every later one); window.anatomy's fields are read-only views of the
+    stores (ready and ablation the trace's own); the stage reads the trace from the store only."""
     run = subprocess.run(
         ["node", "--input-type=module", "-e", STORE_CHECK], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout) == {
-        "got": 3,
-        "heard": [["a", 2], ["b", 2], ["a", 2], ["b", 2], ["b", 3]],
+        "got": 4,
+        "heard": [["a", 2], ["b", 2], ["a", 2], ["b", 2], ["b", 3], ["b", 4]],
+        "followed": [3, 4],
+        "none": [],
+        "before": [None, False, [], None],
         "same": True,
-        "refused": True,
-        "keys": ["step", "trace"],
+        "after": [True, ["enc.1.ffn"], 7, "50"],
+        "refused": ["trace", "step", "checkpoint", "ready", "ablation"],
     }
     for path in sorted((STATIC / "stage").glob("*.js")):
         text = path.read_text(encoding="utf-8")
-        assert not re.search(r"anatomy\??\.trace\b|early\??\.trace\b|'anatomy:trace'", text), path.name
+        assert not re.search(r"anatomy\??\.(trace|step|compareTrace|cellDetail|checkpoint)\b", text), path.name
     assert "shownTrace.subscribe" in (STATIC / "stage" / "main.js").read_text(encoding="utf-8")
+
+
+# what the page holds travels through the stores only: no DOM event carries it, and no module writes a field of
+# window.anatomy but the page's functions
+STATE_WRITE = re.compile(r"\banatomy\.(\w+)\s*=(?!=)")
+FUNCTIONS = {"goTo", "setCheckpoint", "ablate", "compareWith", "exercises", "handout", "present", "embedCode"}
+FUNCTIONS |= {"keepForOffline"}
+
+
+def state_travel(root):
+    """(file, what) for each page event dispatched and each value written to window.anatomy under `root`."""
+    found = []
+    for path in sorted(root.rglob("*.js")):
+        if "bundle" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        name = path.relative_to(root).as_posix()
+        found += [(name, e) for e in re.findall(r"new CustomEvent\(\s*[\"'`](anatomy:[\w-]+)", text)]
+        found += [(name, f"anatomy.{w}") for w in STATE_WRITE.findall(text) if w not in FUNCTIONS]
+    return found
+
+
+def test_no_page_state_travels_by_event_or_global():
+    assert state_travel(STATIC) == []
+
+
+def test_a_planted_event_and_a_planted_write_are_found(tmp_path):
+    (tmp_path / "one.js").write_text(
+        'document.dispatchEvent(new CustomEvent("anatomy:step", { detail }));\n'
+        "anatomy.step = 3;\nanatomy.goTo = (n) => n;\nif (anatomy.step == 3) go();\n"
+    )
+    assert state_travel(tmp_path) == [("one.js", "anatomy:step"), ("one.js", "anatomy.step")]

@@ -86,9 +86,8 @@ INTERACTIONS = {
     "a bad input": lambda page, n: submit(page, "1234567"),
     "pinning 42 and running 24": lambda page, n: (click(page, "#pin-input"), submit(page, "24")),
     "unpinning": lambda page, n: click(page, "#pin-input"),
-    "switching a part off": lambda page, n: page.evaluate(
-        "document.dispatchEvent(new CustomEvent('anatomy:ablate', {detail: {ablation: ['dec.1.cross']}}))"
-    ),
+    # what the stage's switch asks when pressed
+    "switching a part off": lambda page, n: page.evaluate("anatomy.stores.askedParts.set(['dec.1.cross'])"),
     # what the time machine's scrubber calls when the hand rests on a snapshot
     "the time machine at step 1 000": lambda page, n: page.evaluate("anatomy.setCheckpoint(1000)"),
     "following a link to 305": lambda page, n: follow_link(page, n, "305"),

@@ -150,12 +150,13 @@ def test_the_static_build_asks_every_document_of_the_folder(browser, live_server
     out = page.evaluate(
         """async (refused) => {
         const api = await import('/static/js/api.js');
+        const { numbersSource } = await import('/static/js/store.js');
         const facts = await api.fetchJson('/api/facts');
         const weights = await api.fetchWeightBytes('/api/weights?model=modern');
         let message = null;
         try { await api.loadTrace(refused); } catch (e) { message = e.message; }
         const beam = await api.loadBeam(43);
-        return {source: api.traceSource(), facts: facts.facts.length, weights: weights.byteLength, message,
+        return {source: numbersSource.get(), facts: facts.facts.length, weights: weights.byteLength, message,
                 beam: [beam.number, beam.best.tokens, beam.german, beam.steps.length]};
     }""",
         REFUSED,

@@ -163,7 +163,7 @@ def test_the_page_loads_with_no_console_errors(tab, live_server):
 
 def test_typing_a_number_updates_the_live_values_and_the_url(tab, live_server):
     page = tab.open(live_server + "/#step-2")
-    page.evaluate("() => { window.traces = 0; document.addEventListener('anatomy:trace', () => window.traces++); }")
+    page.evaluate("() => { window.traces = 0; anatomy.stores.shownTrace.subscribe(() => window.traces++); }")
     page.fill("#number-input", "731 015")
     with page.expect_response(lambda r: "/api/trace" in r.url) as answered:
         page.press("#number-input", "Enter")
@@ -218,7 +218,7 @@ def test_a_link_restores_input_and_step_and_arrows_move_between_steps(tab, live_
     page.wait_for_function("() => window.anatomy.step === 7")
     assert tab.live("german") == "zwölf"
     page.evaluate(
-        "() => { window.steps = []; document.addEventListener('anatomy:step', e => window.steps.push(e.detail)); }"
+        "() => { window.steps = []; anatomy.stores.stepInView.subscribe((detail) => window.steps.push(detail)); }"
     )
     page.focus("#article")
     page.keyboard.press("ArrowRight")

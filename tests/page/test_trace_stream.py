@@ -4,7 +4,6 @@ rebuilds the trace /api/trace sends, calls back per header and node, and passes 
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 from pathlib import Path
 
@@ -62,9 +61,7 @@ def test_the_reader_passes_on_the_servers_refusal(live_server):
     assert got["status"] == 422 and "accepted" in got["error"].lower()
 
 
-def test_the_page_has_one_ndjson_reader_and_no_unheard_trace_events():
+def test_the_page_has_one_ndjson_reader():
     scripts = {p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8") for p in (ROOT / "static").rglob("*.js")}
     readers = [name for name, text in scripts.items() if "x-ndjson" in text]
     assert readers == ["static/js/api.js"], readers
-    dispatched = {e for text in scripts.values() for e in re.findall(r"CustomEvent\(['\"](anatomy:[\w-]+)", text)}
-    assert not dispatched & {"anatomy:trace-header", "anatomy:trace-node"}

@@ -5,6 +5,7 @@
 // selected in a box to copy by hand. Both are plain buttons: they work by keyboard and say what they did.
 import { embedAddress, embedCode } from "./address.js";
 import { anatomy } from "./state.js";
+import { stepInView } from "../store.js";
 import { enter } from "./present.js";
 
 const DONE_MS = 2000;
@@ -18,11 +19,12 @@ const more = (text) => el("span", { className: "classroom-more", textContent: te
 
 /** The embed code for the state now: the embed view's address, titled by the step. */
 export function currentEmbedCode() {
-  const view = embedAddress(new URL(window.location.href), anatomy.step);
-  const title = document.getElementById(`step-${anatomy.step}-title`)?.textContent.trim();
+  const step = stepInView.get()?.step;
+  const view = embedAddress(new URL(window.location.href), step);
+  const title = document.getElementById(`step-${step}-title`)?.textContent.trim();
   return {
     src: view.href,
-    code: embedCode(view.href, `Anatomy of the Transformer${title ? `, step ${anatomy.step}: ${title}` : ""}`),
+    code: embedCode(view.href, `Anatomy of the Transformer${title ? `, step ${step}: ${title}` : ""}`),
   };
 }
 

@@ -1,15 +1,16 @@
 // Pinning an input to compare with, and the explained cell in the address: the Pin button, compareWith
-// (anatomy:compare with the pinned trace, or null), and anatomy:select for a linked cell.
+// (../store.js pinnedTrace: the pinned trace, or null), and a linked cell asked of the stage (askedCell).
 import { formatNumber } from "../format.js";
 import { loadTrace } from "../api.js";
-import { MODEL, anatomy, announce, errorBox, updateUrl } from "./state.js";
+import { MODEL, anatomy, errorBox, updateUrl } from "./state.js";
+import { askedCell, explainedCell, pinnedTrace, shownTrace } from "../store.js";
 import { keepPlace } from "./place.js";
 
 const pinButton = document.getElementById("pin-input");
 
 export function showPin() {
   if (!pinButton) return;
-  const n = anatomy.compareTrace?.input.number;
+  const n = pinnedTrace.get()?.input.number;
   pinButton.setAttribute("aria-pressed", n === undefined ? "false" : "true");
   // the words in .pin-more give way on narrower screens (site.css): "Pin", "731 015 ✕"
   const more = (text) => Object.assign(document.createElement("span"), { className: "pin-more", textContent: text });
@@ -21,29 +22,29 @@ export function showPin() {
       : `Comparing with ${n}: run another input to see the difference; press to unpin`;
 }
 
-function announceCompare() {
+function pinTrace(trace) {
   keepPlace(); // the pin's label and the compare banner must not move the article
+  pinnedTrace.set(trace);
   showPin();
   updateUrl();
-  announce("anatomy:compare", anatomy.compareTrace);
 }
 
 // Pins an input to compare with (its trace is fetched), or unpins (null); false for a refused input.
 export async function compareWith(input) {
   keepPlace();
   if (input === null || input === undefined || String(input).trim() === "") {
-    anatomy.compareTrace = null;
-    announceCompare();
+    pinTrace(null);
     return true;
   }
+  let trace;
   try {
-    anatomy.compareTrace = await loadTrace(input, { model: MODEL });
+    trace = await loadTrace(input, { model: MODEL });
   } catch (err) {
     errorBox.textContent = `Cannot compare with “${input}”: ${err.message}`; // the field itself is fine
     updateUrl();
     return false;
   }
-  announceCompare();
+  pinTrace(trace);
   return true;
 }
 
@@ -56,23 +57,14 @@ export function parseCell(text) {
   return { id: parts.slice(0, -2).join(":"), row: num(parts.at(-2)), col: num(parts.at(-1)) };
 }
 
-export function selectCell(detail) {
-  anatomy.cellDetail = detail;
-  announce("anatomy:select", detail);
-}
+export const selectCell = (detail) => askedCell.set(detail);
 
 export function bindCompare() {
   anatomy.compareWith = compareWith;
   pinButton?.addEventListener("click", () => {
-    if (anatomy.compareTrace) compareWith(null);
-    else if (anatomy.trace) {
-      anatomy.compareTrace = anatomy.trace;
-      announceCompare();
-    }
+    if (pinnedTrace.get()) compareWith(null);
+    else if (shownTrace.get()) pinTrace(shownTrace.get());
   });
-  document.addEventListener("anatomy:explain", (event) => {
-    anatomy.cell = event.detail;
-    updateUrl();
-  });
+  explainedCell.subscribe(updateUrl);
   showPin();
 }

@@ -3,12 +3,13 @@
 // questions and their answers from the trace; this module knows nothing of the model: it shows them, compares
 // an answer with the shipped one (a cell's "row:col" or a choice's key in `right`, a number within
 // `tolerance` of `answer`), says right or not and why (in a role=status line, which screen readers announce),
-// and has the stage explain the evidence cell (anatomy:select). A cell is answered by choosing it from the
+// and has the stage explain the evidence cell (../store.js askedCell). A cell is answered by choosing it from the
 // list beside the question, or on the stage: press "Answer on the stage", then click it (or reach it with the
 // stage's keyboard cursor and press Enter); unarmed, a click on the stage only explains the cell, as
 // everywhere. Progress stays in this browser (localStorage): which exercises were answered right, for which
 // inputs. anatomy.exercises() lists the boxes shown, for tests and the console.
 import { MODEL, anatomy } from "./state.js";
+import { explainedCell, shownTrace } from "../store.js";
 import { selectCell } from "./compare.js";
 import { siteUrl } from "../site.js";
 
@@ -228,8 +229,7 @@ function show(trace) {
 }
 
 /** A cell explained on the stage answers the armed cell question, if it lies in the question's block. */
-function onExplain(event) {
-  const cell = event.detail;
+function onExplain(cell) {
   if (revealing || !cell) return;
   for (const box of boxes.values()) {
     if (box.arm?.getAttribute("aria-pressed") !== "true" || cell.id !== box.ex.block) continue;
@@ -248,8 +248,8 @@ function injectStyles() {
 
 export function bindExercises() {
   injectStyles();
-  document.addEventListener("anatomy:trace", (e) => show(e.detail));
-  document.addEventListener("anatomy:explain", onExplain);
+  shownTrace.follow(show);
+  explainedCell.subscribe(onExplain);
   anatomy.exercises = () =>
     [...boxes.values()].map((b) => ({
       id: b.ex.id,
@@ -259,5 +259,4 @@ export function bindExercises() {
       answered: b.answered,
       verdict: b.el.dataset.verdict || null,
     }));
-  if (anatomy.trace) show(anatomy.trace);
 }

@@ -6,7 +6,8 @@
 // bar's size, and every scroll the reader did not make, puts the section back. It lets go when the reader
 // scrolls (wheel, touch, a paging key, the scroll bar), follows a link to a place or goes to another step, or
 // once nothing has moved for QUIET_MS.
-import { anatomy, sections } from "./state.js";
+import { sections } from "./state.js";
+import { stepInView } from "../store.js";
 
 const QUIET_MS = 2500,
   MAX_MS = 20000;
@@ -61,7 +62,7 @@ export const holdingPlace = () => held !== null;
 
 /** Holds the current step's section at its present height on screen until the page settles. */
 export function keepPlace() {
-  const section = sections.find((s) => Number(s.dataset.step) === anatomy.step);
+  const section = sections.find((s) => Number(s.dataset.step) === stepInView.get()?.step);
   if (!section) return;
   const box = scroller();
   if (held && held.section === section) {

@@ -9,6 +9,7 @@ import { formatNumber } from "../format.js";
 import { fitFormulas } from "../math.js";
 import { readAddress } from "./address.js";
 import { anatomy, sections } from "./state.js";
+import { explainedCell, shownTrace, stepInView } from "../store.js";
 import { pin, setStep, unpinStep } from "./steps.js";
 
 const NEXT = new Set([" ", "PageDown", "ArrowRight"]),
@@ -35,7 +36,7 @@ const button = (cls, text, label, act) => {
   b.addEventListener("click", act);
   return b;
 };
-const current = () => sections.find((s) => Number(s.dataset.step) === anatomy.step) || sections[0];
+const current = () => sections.find((s) => Number(s.dataset.step) === stepInView.get()?.step) || sections[0];
 
 /** The step's key sentence as the article shows it now (live values filled, formulas typeset), without
  *  the citation marks and ledger hooks a slide has no use for; the display formula it introduces, if any. */
@@ -207,8 +208,8 @@ function onKey(event) {
 export function bindPresent() {
   anatomy.present = { enter, leave, move, on: () => !!bar };
   window.addEventListener("keydown", onKey, true);
-  document.addEventListener("anatomy:step", render);
-  document.addEventListener("anatomy:trace", render); // its live values, refilled
-  document.addEventListener("anatomy:explain", (event) => dockPanel(event.detail));
+  stepInView.subscribe(render);
+  shownTrace.subscribe(render); // its live values, refilled
+  explainedCell.subscribe(dockPanel);
   if (readAddress(new URL(window.location.href)).present) enter();
 }

@@ -1,13 +1,14 @@
 // Running an input: its trace fetched in the compact form (with the parts switched off and the training
-// snapshot now shown), the live values filled, the address kept, and anatomy:trace announced; the form's submit,
-// switching parts off (static/js/ablation.js) and the time machine of step 21 all end here.
+// snapshot now shown), the live values filled, the trace set in ../store.js shownTrace for the stage and the
+// figures, the address kept; the form's submit, switching parts off (static/js/ablation.js) and the time
+// machine of step 21 (../store.js askedSnapshot) all end here.
 import { fetchWeightBytes, loadTrace } from "../api.js";
 import { answerSwitches, showAblation } from "../ablation.js";
 import { fillLive } from "./live.js";
-import { MODEL, anatomy, announce, clearError, currentInput, field, form, showError, updateUrl } from "./state.js";
+import { MODEL, anatomy, clearError, currentInput, field, form, showError, updateUrl } from "./state.js";
 import { bindPlace, keepPlace } from "./place.js";
 import { showState } from "./status.js";
-import { shownTrace } from "../store.js";
+import { askedSnapshot, modelDocument, shownTrace, snapshot } from "../store.js";
 
 let requestSeq = 0;
 
@@ -21,26 +22,24 @@ const warmWeights = (header) => {
 // true when it worked. A failure keeps the last good trace. What the reader does keeps their place
 // (the new numbers, or the message, change heights above the step being read); the address's own
 // first run (keep = false) does not, since the page is still finding the linked step.
-export async function run(input, ablation = anatomy.ablation, keep = true) {
+export async function run(input, ablation = shownTrace.get()?.ablation ?? [], keep = true) {
   const seq = ++requestSeq;
   if (keep) keepPlace();
   form.setAttribute("aria-busy", "true");
   try {
     const trace = await loadTrace(
       input,
-      { ablation, checkpoint: anatomy.checkpoint, model: MODEL },
+      { ablation, checkpoint: snapshot.get(), model: MODEL },
       { onHeader: warmWeights },
     );
     if (seq !== requestSeq) return; // a newer input won
-    shownTrace.set(trace); // anatomy.trace reads it; the stage follows it
-    anatomy.ablation = trace.ablation || [];
-    showAblation(anatomy.ablation);
-    showState();
+    showAblation(trace.ablation || []);
     clearError();
-    if (!MODEL) fillLive({ ...(anatomy.model?.figures || {}), ...trace.derived }); // the article is the 2017 model's
+    // the article is the 2017 model's
+    if (!MODEL) fillLive({ ...(modelDocument.get()?.figures || {}), ...trace.derived });
+    shownTrace.set(trace); // after the live values: presenter mode copies its key sentence with them
+    showState();
     updateUrl();
-    anatomy.ready = true;
-    announce("anatomy:trace", trace);
     return true;
   } catch (err) {
     if (seq === requestSeq) showError(err.message); // the last good trace stays
@@ -53,16 +52,15 @@ export async function run(input, ablation = anatomy.ablation, keep = true) {
 // Shows the current input on the snapshot after `step` training steps (null: the trained model); true
 // when it worked. A refused checkpoint keeps the last good one, and the message says what is accepted.
 export async function setCheckpoint(step) {
-  const previous = anatomy.checkpoint;
-  anatomy.checkpoint = step === null || step === undefined || String(step).trim() === "" ? null : String(step).trim();
+  const previous = snapshot.get();
+  snapshot.set(step === null || step === undefined || String(step).trim() === "" ? null : String(step).trim());
   const ok = await run(currentInput());
   // overtaken by a newer input or snapshot (undefined): that run says the state, and putting back this
   // one's previous snapshot would leave the page naming a snapshot other than the one on show
   if (ok === undefined) return ok;
-  if (!ok) anatomy.checkpoint = previous;
+  if (!ok) snapshot.set(previous);
   showState();
   updateUrl();
-  announce("anatomy:checkpoint", { checkpoint: anatomy.checkpoint });
   return ok;
 }
 
@@ -72,7 +70,8 @@ export const ablate = (ablation) => run(currentInput(), ablation);
 export function bindRun() {
   anatomy.setCheckpoint = setCheckpoint;
   anatomy.ablate = ablate;
-  answerSwitches(ablate, () => anatomy.ablation);
+  askedSnapshot.subscribe(setCheckpoint);
+  answerSwitches(ablate, () => shownTrace.get()?.ablation ?? []);
   bindPlace(field);
   form.addEventListener("submit", (event) => {
     event.preventDefault();

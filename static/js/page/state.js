@@ -1,11 +1,10 @@
-// What the page holds and the address keeps. window.anatomy = {trace, step, stepDetail, compareTrace,
-// cell, cellDetail, model, checkpoint, ablation, ready} for the other modules, tests and the console.
-// The address keeps the input, the parts switched off (ablate=), the step (#step-N), the pinned input
-// (compare=), the explained cell (cell=id:row:col) and the training snapshot (checkpoint=N), so a link
-// reproduces the picture.
+// The article's elements, its messages, and the address. What the page holds is ../store.js's stores
+// (window.anatomy shows their values to the tests and the console). The address keeps the input, the parts
+// switched off (ablate=), the step (#step-N), the pinned input (compare=), the explained cell
+// (cell=id:row:col) and the training snapshot (checkpoint=N), so a link reproduces the picture.
 
 import { addressedModel } from "../site.js";
-import { withShownTrace } from "../store.js";
+import { explainedCell, pageView, pinnedTrace, shownTrace, snapshot, stepInView } from "../store.js";
 
 export const DEFAULT_INPUT = "42";
 // ?model=: the server names the miniature the stage draws (data-model, absent for the default); a page of
@@ -16,22 +15,8 @@ export const field = /** @type {HTMLInputElement} */ (document.getElementById("n
 export const errorBox = document.getElementById("input-error");
 export const sections = [.../** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("section.step"))];
 
-// its `trace` a read-only view of the store the stage follows (../store.js shownTrace)
-/** @type {import("../../types.js").PageState} */
-export const anatomy = (window.anatomy = withShownTrace({
-  step: null,
-  stepDetail: null,
-  compareTrace: null,
-  cell: null,
-  cellDetail: null,
-  model: null,
-  checkpoint: null,
-  ready: false,
-  ablation: [],
-}));
-
-/** Announces a page event to the stage, the figures and the progress bar. */
-export const announce = (name, detail) => document.dispatchEvent(new CustomEvent(name, { detail }));
+/** The page's functions, for the tests and the console (the values are the stores'). */
+export const anatomy = (window.anatomy = pageView());
 
 export function showError(message) {
   errorBox.textContent = message;
@@ -44,22 +29,31 @@ export function clearError() {
 }
 
 /** The input on show now (or the one typed, or the default). */
-export const currentInput = () => (anatomy.trace ? String(anatomy.trace.input.number) : field.value || DEFAULT_INPUT);
+export const currentInput = () => {
+  const trace = shownTrace.get();
+  return trace ? String(trace.input.number) : field.value || DEFAULT_INPUT;
+};
 
 export function updateUrl() {
   const url = new URL(window.location.href);
-  if (anatomy.trace) url.searchParams.set("input", String(anatomy.trace.input.number));
-  if (anatomy.ablation.length) url.searchParams.set("ablate", anatomy.ablation.join(","));
+  const trace = shownTrace.get(),
+    pinned = pinnedTrace.get(),
+    cell = explainedCell.get(),
+    checkpoint = snapshot.get(),
+    ablation = trace?.ablation ?? [];
+  if (trace) url.searchParams.set("input", String(trace.input.number));
+  if (ablation.length) url.searchParams.set("ablate", ablation.join(","));
   else url.searchParams.delete("ablate");
-  if (anatomy.compareTrace) url.searchParams.set("compare", String(anatomy.compareTrace.input.number));
+  if (pinned) url.searchParams.set("compare", String(pinned.input.number));
   else url.searchParams.delete("compare");
-  if (anatomy.cell) url.searchParams.set("cell", `${anatomy.cell.id}:${anatomy.cell.row}:${anatomy.cell.col}`);
+  if (cell) url.searchParams.set("cell", `${cell.id}:${cell.row}:${cell.col}`);
   else url.searchParams.delete("cell");
-  if (anatomy.checkpoint !== null) url.searchParams.set("checkpoint", String(anatomy.checkpoint));
+  if (checkpoint !== null) url.searchParams.set("checkpoint", String(checkpoint));
   else url.searchParams.delete("checkpoint");
-  url.hash = anatomy.step ? `step-${anatomy.step}` : url.hash;
+  const step = stepInView.get()?.step;
+  url.hash = step ? `step-${step}` : url.hash;
   history.replaceState(null, "", url);
-  if (anatomy.trace) deeperLinks(String(anatomy.trace.input.number));
+  if (trace) deeperLinks(String(trace.input.number));
 }
 
 /** The "Go deeper" links carry the input on show, so that a topic page computes its figures for it. */

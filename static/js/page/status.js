@@ -4,7 +4,7 @@
 // model). The parts are named as the scene's switches name them (the trace's scene.switches: id and label);
 // nothing here parses ids.
 import { formatNumber } from "../format.js";
-import { anatomy } from "./state.js";
+import { askedParts, askedSnapshot, numbersSource, shownTrace, snapshot } from "../store.js";
 
 // the live values that are the model's output
 const OUTPUT = '[data-live="german"], [data-live="german_pieces"], [data-live="output_tokens"]';
@@ -35,23 +35,24 @@ function button(text, act) {
 
 /** The note's content for the state now, or null when the model is the trained one with every part on. */
 function noteContent() {
-  const parts = anatomy.ablation || [],
-    snapshot = anatomy.checkpoint;
-  if (!parts.length && (snapshot === null || snapshot === undefined)) return null;
+  const trace = shownTrace.get(),
+    parts = trace?.ablation ?? [],
+    step = snapshot.get();
+  if (!parts.length && step === null) return null;
   const said = [];
   if (parts.length) {
     const which = parts.length === 1 ? "One part is" : `${parts.length} parts are`;
-    const names = partNames(anatomy.trace, parts).join(", ");
+    const names = partNames(trace, parts).join(", ");
     said.push(
       `${which} switched off: ${names}; this is the model's output without ${parts.length === 1 ? "it" : "them"}. `,
-      button("Switch every part on", () => anatomy.ablate?.([])),
+      button("Switch every part on", () => askedParts.set([])),
     );
   }
-  if (snapshot !== null && snapshot !== undefined) {
+  if (step !== null) {
     if (said.length) said.push(" ");
     said.push(
-      `This is the snapshot after ${formatNumber(Number(snapshot), "int")} training steps, not the trained model. `,
-      button("Back to the trained model", () => anatomy.setCheckpoint?.(null)),
+      `This is the snapshot after ${formatNumber(Number(step), "int")} training steps, not the trained model. `,
+      button("Back to the trained model", () => askedSnapshot.set(null)),
     );
   }
   return said;
@@ -76,9 +77,8 @@ export function showState() {
   }
 }
 
-// Where the numbers on show come from (api.js traceSource: the server, or this browser), said at the start of
-// the progress bar's line (a live region, so a change is read out), kept in anatomy.source for tests and the
-// console.
+// Where the numbers on show come from (../store.js numbersSource, which api.js sets: the server, or this
+// browser), said at the start of the progress bar's line (a live region, so a change is read out).
 const SOURCE_SAID = {
   server: ["Server", "Every tensor on show was computed by the server."],
   browser: [
@@ -91,18 +91,16 @@ const SOURCE_SAID = {
   ],
 };
 
-export function bindSource(initial) {
+export function bindSource() {
   const line = document.querySelector(".progress-label");
   const said = line && Object.assign(document.createElement("span"), { id: "trace-source", className: "trace-source" });
   if (said) line.prepend(said);
   const show = (source) => {
-    anatomy.source = source;
     if (!said) return;
     const [text, title] = SOURCE_SAID[source] || [source, source];
     said.dataset.source = source;
     said.title = title;
     said.textContent = `${text} · `;
   };
-  show(initial);
-  document.addEventListener("anatomy:source", (e) => show(e.detail.source));
+  numbersSource.follow(show);
 }

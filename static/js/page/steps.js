@@ -1,8 +1,9 @@
 // Which step is in view: a step is current when it crosses a line 40% down the viewport (or down the
 // article's own scroller on a phone); the arrow keys go to the previous or next step; a linked step is
-// held at the top while the page settles. Each change announces anatomy:step (detail = {step}): what
-// the stage shows for it is the scene's (the tour).
-import { anatomy, announce, sections, updateUrl } from "./state.js";
+// held at the top while the page settles. Each change is set in ../store.js stepInView ({step}): what the
+// stage shows for it is the scene's (the tour).
+import { anatomy, sections, updateUrl } from "./state.js";
+import { stepInView } from "../store.js";
 import { holdingPlace, releasePlace } from "./place.js";
 
 const article = document.getElementById("article");
@@ -10,12 +11,10 @@ const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 
 export function setStep(section) {
   const detail = { step: Number(section.dataset.step) };
-  if (detail.step === anatomy.step) return;
-  anatomy.step = detail.step;
-  anatomy.stepDetail = detail; // for a stage that loads after this event
+  if (detail.step === stepInView.get()?.step) return;
   for (const s of sections) s.classList.toggle("current", s === section);
+  stepInView.set(detail);
   updateUrl();
-  announce("anatomy:step", detail);
 }
 
 // A step chosen with the arrow keys stays the current one while the smooth scroll runs (a figure drawn
@@ -77,7 +76,7 @@ export function pin(section) {
   const hold = () => {
     if (!pinned) return;
     pinned.scrollIntoView({ block: "start" });
-    if (anatomy.step !== Number(pinned.dataset.step)) setStep(pinned);
+    if (stepInView.get()?.step !== Number(pinned.dataset.step)) setStep(pinned);
     settle();
   };
   // only a step above the held one moves it: those below come and go from layout as the page scrolls (they
@@ -135,7 +134,7 @@ function onArrow(event) {
   if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
   const t = event.target;
   if (t instanceof HTMLElement && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
-  const i = sections.findIndex((s) => Number(s.dataset.step) === anatomy.step);
+  const i = sections.findIndex((s) => Number(s.dataset.step) === stepInView.get()?.step);
   const next =
     sections[Math.min(sections.length - 1, Math.max(0, (i < 0 ? 0 : i) + (event.key === "ArrowRight" ? 1 : -1)))];
   event.preventDefault();
