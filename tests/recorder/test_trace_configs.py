@@ -9,14 +9,17 @@ own forward pass and re-executed node by node by tests/onnx_numpy.py, without to
 from __future__ import annotations
 
 import dataclasses
+import random
 
 import numpy as np
 import orjson
 import pytest
 import torch
 
+import recorder.record as record_module
 from model.ablation import ablated
 from model.decode import EXTRA_LENGTH, greedy
+from model.train import load
 from model.transformer import Config, EncoderDecoder, count_parameters, parameter_breakdown
 from model.vocab import VOCAB
 from recorder import FOLLOWED_OPTIONS, check_traceable, parameters, trace
@@ -247,3 +250,18 @@ def test_the_pages_worked_parameter_count_equals_get_num_params(name):
 
 def test_the_count_by_hand_is_48_896_at_d_k_4():
     assert count_parameters(Config(vocab_size=len(VOCAB), d_k=4)) == 48_896 == model_of("d_k_4").get_num_params()
+
+
+def test_a_model_that_writes_the_german_is_recorded_once_on_it_and_reads_greedys_rows(monkeypatch):
+    """The shipped model writes the correct German: its trace is one recording over it, checked by its own
+    choices (no greedy pass first), and its rows are greedy's. An untrained model writes something else: greedy
+    goes first, and its rows are greedy's too."""
+    decoded = []
+    checking = record_module.greedy_checking
+    monkeypatch.setattr(record_module, "greedy_checking", lambda *a: decoded.append(a) or checking(*a))
+    numbers = [0, 7, 100_000, 999_999, *random.Random(4).sample(range(1_000_000), 24)]
+    for model, first in ((load(), 0), (model_of("heads_1"), len(numbers))):
+        for number in numbers:
+            out = VOCAB.tokens_of(greedy(model, [VOCAB.ids(VOCAB.source_tokens(number))])[0])
+            assert trace(model, number, lens=False).target_tokens == decoder_rows(out, number), number
+        assert len(decoded) == first  # greedy went first for each of the untrained model's inputs only
