@@ -5,8 +5,13 @@ worked row's blocks by the same ids (scene/structure.py)."""
 from __future__ import annotations
 
 from model import ids
+from model.numbers import EN_ONES, EN_TENS
+from model.vocab import EOS
 
 WORKED_STATION = ids.sublayer_id("enc", 0, "self")  # the sub-layer steps 6–9 show: encoder layer 1's self-attention
+# the words the worked row's rule reads (static/compute/worked.js chooseWorked): a tens word asking about the unit
+# after it is the question German's order raises (zweiundvierzig says the unit first); the end token last
+WORKED_WORDS = {"eos": EOS, "tens": EN_TENS[2:], "units": EN_ONES[1:]}
 FIRST_SUM = ids.join(WORKED_STATION, "sum")  # its residual sum: the sub-layer's input plus its output
 FIRST_LN = ids.join(WORKED_STATION, "ln")  # post-LN only: that sum's LayerNorm
 FIRST_PROJ = ids.join(WORKED_STATION, "proj")  # the sub-layer's output (W_o), before the sum

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from article import live_nodes as at
-from article.live_nodes import worked_blocks
+from article.live_nodes import WORKED_WORDS, worked_blocks
 from article.sentence_table import SENTENCES
 from model import ids
 from model.train import TrainConfig
@@ -136,6 +136,7 @@ def live_recipe(model: EncoderDecoder) -> dict:
             "eos": EOS,
             "und": UND,
             "units_before_und": UNITS_BEFORE_UND,
+            "worked_words": WORKED_WORDS,
             "vocabulary": list(VOCAB.tokens),
         },
         "parameters": station_parameters(parameters(model), cfg.n_layers),

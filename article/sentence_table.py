@@ -30,13 +30,22 @@ SENTENCES: dict[str, str | dict[str, str]] = {
     "lens_layers": {"item": "after decoder {layer}: {pieces}", "sep": "; "},
     "lens_pieces": {"item": "{piece} ({p:.2f})", "sep": " "},
     # ---- steps 6–9: the worked attention row (lessons.py) ----
+    "reason_tens": (
+        "{row_token} (row {row}) is a tens word, and in head {head} it puts {weight:.3m} on {key_token}, the unit "
+        "right after it: the very question German's order raises"
+    ),
+    "reason_word": (
+        "no tens word here rests mostly on the unit after it, so of its {rows} rows ({heads} heads × {tokens} "
+        "tokens) this is the word that puts the largest weight on another word: {row_token} (row {row}) puts "
+        "{weight:.3m} on {key_token}"
+    ),
+    "reason_end": (
+        "no word here rests most on another word, so this is the end token's row, the one of its {rows} that "
+        "puts the largest weight on a word: {row_token} (row {row}) puts {weight:.3m} on {key_token}"
+    ),
     "reason_any": (
         "no row of its {rows} rests most on another word, so this is the row with the largest weight "
         "of all: {row_token} (row {row}) puts {weight:.3m} on {key_token}"
-    ),
-    "reason_word": (
-        "of its {rows} rows ({heads} heads × {tokens} tokens), this is the one that puts the largest "
-        "weight on another word of the input: {row_token} (row {row}) puts {weight:.3m} on {key_token}"
     ),
     "blend": {"item": "{weight:.3m}·V[{token}]", "sep": " + "},
     "claim_head": "{token} took the most weight, {weight:.3m}",

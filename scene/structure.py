@@ -23,12 +23,12 @@ from dataclasses import asdict
 
 import numpy as np
 
-from article.live_nodes import WORKED_STATION, head_weight_ids
+from article.live_nodes import WORKED_STATION, WORKED_WORDS, head_weight_ids
 from article.tour import TourStep
 from model import ids, models
 from model.decode import EXTRA_LENGTH
 from model.transformer import Config
-from model.vocab import EOS, VOCAB
+from model.vocab import VOCAB
 from recorder.documents import Trace
 from recorder.program import _pieces
 from recorder.record import record
@@ -100,7 +100,7 @@ def _worked(trace, by_id: dict[str, Block]) -> dict | None:
     if not weights:
         return None
     return {
-        "eos": EOS,
+        "words": WORKED_WORDS,
         "weights": weights,
         "heads": heads,
         "phases": dict(PHASES),

@@ -23,7 +23,7 @@ export const workedChoice = (trace, t, recipe) =>
   chooseWorked(
     trace.source_tokens,
     recipe.nodes.worked_heads.map((ids) => t.node(ids.weights)),
-    recipe.constants.eos,
+    recipe.constants.worked_words,
   );
 
 function claim(say, toks, weights, v, out) {
@@ -63,7 +63,8 @@ function workedRow(trace, t, recipe, say) {
   const unscaled = softmax(scores.map((x) => x / alpha)),
     toks = trace.source_tokens,
     top = argmax(weights);
-  const reason = say.say(c.rule === "any" ? "reason_any" : "reason_word", {
+  const reason = say.say(`reason_${c.rule}`, {
+    head: c.head + 1,
     rows: c.rows,
     heads: c.heads,
     tokens: toks.length,

@@ -2,34 +2,47 @@
 // figures of ./lessons.js and the stage's card both read it) and the stage's part of it; the structure
 // document (scene/structure.py) names every node read.
 //
-//   chooseWorked(tokens, heads, eos) → {head, row, key, rule, rows, heads}
+//   chooseWorked(tokens, heads, words) → {head, row, key, rule, rows, heads}
 //   workedOf(definition, trace, node) → scene.worked ({} for a graph without the sub-layer)
 //   withWorked(steps, worked, definition, tokenCount) → the steps with the row's targets put in
 //
 // `definition` is the document's personal.worked; `node(id)` a trace node ({data, shape}).
 import { argmax } from "./reductions.js";
 
-/** Of every row of every head (`heads`: each head's weights node, {data, shape}), the row whose largest weight
- * falls on another word of the input (not its own position, not the end token `eos`), the largest such weight;
- * ties to the first head, then row. No such row: the row with the largest weight of all (rule "any"). */
-export function chooseWorked(tokens, heads, eos) {
+// The kinds of row, best first: a tens word resting mostly on the unit right after it (the question German's
+// order raises: zweiundvierzig says the unit first); a word resting most on another word; the end token resting
+// on a word; any row.
+const RULES = ["tens", "word", "end", "any"];
+
+/** Which kind of row (RULES) a row is: its token, its largest weight `peak` and the key `key` it falls on. */
+function ruleOf(tokens, row, key, peak, words) {
+  const onWord = key !== row && tokens[key] !== words.eos;
+  if (onWord && key === row + 1 && peak > 0.5 && words.tens.includes(tokens[row]) && words.units.includes(tokens[key]))
+    return "tens";
+  if (onWord) return tokens[row] === words.eos ? "end" : "word";
+  return "any";
+}
+
+/** Of every row of every head (`heads`: each head's weights node, {data, shape}), the row steps 6–9 follow:
+ * of the best kind of row (RULES) the input has, the one with the largest weight; ties to the first head,
+ * then row. `words`: {eos, tens, units} (article/live_nodes.py WORKED_WORDS). */
+export function chooseWorked(tokens, heads, words) {
   const rows = [];
   heads.forEach(({ data, shape: [count, keys] }, head) => {
     for (let row = 0; row < count; row++) {
       const weights = data.slice(row * keys, (row + 1) * keys),
         key = argmax(weights);
-      rows.push({ head, row, key, peak: weights[key], word: key !== row && tokens[key] !== eos });
+      rows.push({ head, row, key, peak: weights[key], rule: ruleOf(tokens, row, key, weights[key], words) });
     }
   });
-  const rule = rows.some((r) => r.word) ? "word" : "any";
-  const score = (r) => (rule === "any" || r.word ? r.peak : -1);
-  const best = rows.reduce((a, r) => (score(r) > score(a) ? r : a), rows[0]);
-  return { head: best.head, row: best.row, key: best.key, rule, rows: rows.length, heads: heads.length };
+  const better = (r, a) => RULES.indexOf(r.rule) < RULES.indexOf(a.rule) || (r.rule === a.rule && r.peak > a.peak);
+  const best = rows.reduce((a, r) => (better(r, a) ? r : a), rows[0]);
+  return { head: best.head, row: best.row, key: best.key, rule: best.rule, rows: rows.length, heads: heads.length };
 }
 
 export function workedOf(definition, trace, node) {
   if (!definition) return {};
-  const c = chooseWorked(trace.source_tokens, definition.weights.map(node), definition.eos);
+  const c = chooseWorked(trace.source_tokens, definition.weights.map(node), definition.words);
   return { ...definition.heads[c.head], row: c.row, key: c.key, rule: c.rule };
 }
 

@@ -54,7 +54,6 @@ NOT_TWINS = {
     "row": "a tensor's row (tensors.js)",
     "cell": "an exercise's evidence cell; research/views.py's is a table cell",
     "table": "a topic table; research/views.py's is a results table",
-    "score": "a head's score for the worked row (worked.js); the research harness scores runs",
     "parameter_count": "step 25's question counts a station's tensors (exercises.js); article/figures.py counts "
     "the paper's base and big models",
     "weights_url": "which of the program's weights a request runs (trace.js); app/documents/schemas.py makes the URLs",

@@ -238,11 +238,23 @@ REPINNED_PAGE = "the page computes the figures and the scene; the scene's hash o
 # the blocks above a head's gate stand higher (a sub-layer's stands beside its output), and with them the
 # labels, connectors, switches and views move (the scene's hash, taken from the page's scene)
 REPINNED_GATES = "every part's gate keeps its place in the structure, drawn only while the part is off"
+# Pinned again when the worked row's rule began to prefer a word asking about another word (a tens word resting
+# mostly on its unit first; `</s>` only where no word row rests on a word): every node, the header, the blocks and
+# every figure but derived.worked_* and the worked row's exercises equal to the pin before (25 of 25); the worked
+# figures of all 25 moved (the reason's words), the scene's hash of the 8 whose row moved (its animation targets)
+REPINNED_WORKED_RULE = "the worked row prefers a word asking about another word"
 REPINNED = {
     case_key(*c): "; ".join(
         filter(
             None,
-            (REPINNED.get(case_key(*c)), REPINNED_WORKED_ROW, REPINNED_HEADS_OVER_V, REPINNED_PAGE, REPINNED_GATES),
+            (
+                REPINNED.get(case_key(*c)),
+                REPINNED_WORKED_ROW,
+                REPINNED_HEADS_OVER_V,
+                REPINNED_PAGE,
+                REPINNED_GATES,
+                REPINNED_WORKED_RULE,
+            ),
         )
     )
     for c in CASES

@@ -27,6 +27,7 @@ from model import train
 from model.train import ARTIFACTS, learning_rate
 from model.vocab import VOCAB
 from tests.deeper_pages import check, figures_of, forward, module_tables, shown, shown_tables, softmax
+from tests.scene.test_worked import KINDS, kind
 
 ROOT = Path(__file__).resolve().parents[2]
 TOPICS = sorted(p.stem for p in (ROOT / "content" / "topics").glob("*.md"))
@@ -210,15 +211,11 @@ def test_positional_encoding_rows(pages, runs, model, n):
 
 
 def worked(w: np.ndarray, src: list[str]) -> tuple[int, int]:
-    """The article's worked row (steps 6–9), by its rule written out: of all heads' rows of encoder 1's
-    self-attention, the one resting most on another word (not itself, not </s>); else the largest weight."""
-    best, found = (0, 0), -1.0
-    for h, rows in enumerate(w):
-        for i, row in enumerate(rows):
-            j = int(row.argmax())
-            if j != i and src[j] != "</s>" and row[j] > found:
-                best, found = (h, i), row[j]
-    return best if found >= 0 else np.unravel_index(int(w.max(-1).argmax()), w.shape[:2])
+    """The article's worked row (steps 6–9), by its rule (tests/scene/test_worked.py `kind`): of all heads' rows
+    of encoder 1's self-attention, the best kind of row the input has, and of those the largest weight."""
+    rows = [(h, i, int(row.argmax()), float(row.max())) for h, hw in enumerate(w) for i, row in enumerate(hw)]
+    best = min(rows, key=lambda x: (KINDS.index(kind(src, x[1], x[2], x[3])), -x[3]))
+    return best[0], best[1]
 
 
 @pytest.mark.parametrize("n", INPUTS)

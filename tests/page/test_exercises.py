@@ -45,7 +45,7 @@ def recompute(t) -> dict[str, dict]:
     q, k, v = g("enc.0.self.q"), g("enc.0.self.k"), g("enc.0.self.v")
     cols = lambda a, h: a[:, h * dk : (h + 1) * dk]  # noqa: E731
     attn = lambda h, r: softmax(cols(q, h)[r] @ cols(k, h).T / math.sqrt(dk))  # noqa: E731
-    h, r = brute_force(t)
+    h, r, _ = brute_force(t)
     e = {}
     emb = g("src.emb")[0, 0]
     e["step-4-scale"] = {"answer": emb * math.sqrt(d), "numbers": [n3(emb), n3(math.sqrt(d)), n3(emb * math.sqrt(d))]}

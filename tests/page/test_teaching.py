@@ -303,19 +303,19 @@ def test_the_inspector_names_rows_from_0_and_decoder_rows_by_what_they_read_and_
         assert "row 0, column 3 (reads “<s>”, writes “zwei”)" in inspected("tgt.x0", 0, 3)
         assert "row 3, column 0 (reads “vierzig”, writes “</s>”)" in inspected("dec.1.ffn.ln", 3, 0)
         assert "row 1, column 5 (token “two”)" in inspected("src.x0", 1, 5)
-        # step 9 ends with the worked row framed: for 42 (chosen from its weights) row 2 of head 4's scores,
-        # weights and output, and head 4's columns of V
+        # step 9 ends with the worked row framed: for 42 (chosen from its weights: "forty" resting on "two")
+        # row 0 of head 1's scores, weights and output, and head 1's columns of V
         page.evaluate("anatomyStage.step(9)")
         page.evaluate("anatomyStage.idle()")
-        rects = page.evaluate("""() => Object.fromEntries(['enc.0.self.h3.scores', 'enc.0.self.h3.weights',
-            'enc.0.self.h3.out', 'enc.0.self.v', 'enc.0.self.h0.weights']
+        rects = page.evaluate("""() => Object.fromEntries(['enc.0.self.h0.scores', 'enc.0.self.h0.weights',
+            'enc.0.self.h0.out', 'enc.0.self.v', 'enc.0.self.h3.weights']
             .map(id => [id, anatomyStage.stage.cells.focusRects(id)]))""")
         assert rects == {
-            "enc.0.self.h3.scores": [[2, 2, 0, 2]],
-            "enc.0.self.h3.weights": [[2, 2, 0, 2]],
-            "enc.0.self.h3.out": [[2, 2, 0, 7]],
-            "enc.0.self.v": [[0, 2, 24, 31]],
-            "enc.0.self.h0.weights": [],
+            "enc.0.self.h0.scores": [[0, 0, 0, 2]],
+            "enc.0.self.h0.weights": [[0, 0, 0, 2]],
+            "enc.0.self.h0.out": [[0, 0, 0, 7]],
+            "enc.0.self.v": [[0, 2, 0, 7]],
+            "enc.0.self.h3.weights": [],
         }
         assert page.errors == []
     finally:

@@ -155,7 +155,12 @@ def _worked_problems(worked: dict, t: dict, nodes: dict, own: dict) -> list[str]
     if worked["rule"] == "any":
         return [] if cell == max(h.max() for h in heads) else ["worked row 'any': not the largest weight"]
     word = k != r and t["source_tokens"][k] != EOS and w[r].argmax() == k
-    return [] if word else ["worked row 'word': not a row resting most on another word"]
+    if not word:
+        return [f"worked row '{worked['rule']}': not a row resting most on another word"]
+    end = t["source_tokens"][r] == EOS
+    if (worked["rule"] == "end") != end or (worked["rule"] == "tens" and (k != r + 1 or w[r, k] <= 0.5)):
+        return [f"worked row '{worked['rule']}': not a row of that kind"]
+    return []
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case_name(*c) for c in CASES])
@@ -168,7 +173,7 @@ def test_the_cases_meet_every_rule_and_overlay(shown):
     scenes = [p["scene"] for p in shown.values()]
     rules = {s["worked"]["rule"] for s in scenes}
     rows = {len(s["axes"]["target"]) for s in scenes}
-    assert rules == {"word", "any"} and 1 in rows and max(rows) > 50
+    assert rules == {"tens", "word", "end", "any"} and 1 in rows and max(rows) > 50
     loss = [
         p
         for s in scenes
