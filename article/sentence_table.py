@@ -43,6 +43,14 @@ SENTENCES: dict[str, str | dict[str, str]] = {
         "no word here rests most on another word, so this is the end token's row, the one of its {rows} that "
         "puts the largest weight on a word: {row_token} (row {row}) puts {weight:.3m} on {key_token}"
     ),
+    "reason_chosen": (
+        "this is the row chosen on the stage, not the rule's: {row_token} (row {row}) of head {head}, which puts "
+        "{weight:.3m} on {key_token}"
+    ),
+    "reason_missing": (
+        "this input has no row {asked_row} in head {asked_head}, the row chosen on the stage, and the rule's row "
+        "stands in for it — {reason}"
+    ),
     "reason_any": (
         "no row of its {rows} rests most on another word, so this is the row with the largest weight "
         "of all: {row_token} (row {row}) puts {weight:.3m} on {key_token}"

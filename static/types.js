@@ -59,7 +59,8 @@
  *  @property {string} [weights_url]
  *  @property {TraceNode[]} nodes
  *  @property {LiveFigures} [derived]
- *  @property {Scene} [scene] */
+ *  @property {Scene} [scene]
+ *  @property {{head: number, row: number} | null} [worked_asked]  the worked row the reader chose (page_parts.js) */
 
 /** What the live figures read (GET /api/live): which nodes, the model's constants, the sentence table.
  *  @typedef {object} Recipe

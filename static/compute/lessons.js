@@ -24,6 +24,7 @@ export const workedChoice = (trace, t, recipe) =>
     trace.source_tokens,
     recipe.nodes.worked_heads.map((ids) => t.node(ids.weights)),
     recipe.constants.worked_words,
+    trace.worked_asked,
   );
 
 function claim(say, toks, weights, v, out) {
@@ -63,7 +64,7 @@ function workedRow(trace, t, recipe, say) {
   const unscaled = softmax(scores.map((x) => x / alpha)),
     toks = trace.source_tokens,
     top = argmax(weights);
-  const reason = say.say(`reason_${c.rule}`, {
+  let reason = say.say(`reason_${c.rule}`, {
     head: c.head + 1,
     rows: c.rows,
     heads: c.heads,
@@ -73,6 +74,8 @@ function workedRow(trace, t, recipe, say) {
     weight: weights[top],
     key_token: toks[j],
   });
+  if (c.missing)
+    reason = say.say("reason_missing", { asked_head: c.missing.head + 1, asked_row: c.missing.row, reason });
   const products = q.map((x, i) => x * k[i]);
   return {
     worked_head: c.head + 1,

@@ -1,7 +1,7 @@
 // One input's whole trace, and its beam search, computed in the page instead of asked of the server: the
 // very objects static/js/api.js `loadTrace` and GET /api/beam give for the same request.
 //
-//   computeTrace(input, { ablation, checkpoint, model, parts }, fetcher) → Promise<trace>
+//   computeTrace(input, { ablation, checkpoint, model, parts, worked }, fetcher) → Promise<trace>
 //   computeBeam(input, { model }, fetcher) → Promise</api/beam's document>
 //
 // `fetcher` = { json(url), bytes(url) } answers the API's own URLs ("/api/program?model=modern",
@@ -142,11 +142,12 @@ function assemble(program, words, request, computed, weights, url) {
 /** One input's trace, computed here: what loadTrace(input, { ablation, checkpoint, model }) resolves to. With
  *  `parts: false`, the trace alone, as /api/trace sends it (without the page's figures and scene).
  *  @param {string} input
- *  @param {{ablation?: string[], checkpoint?: number | string | null, model?: string, parts?: boolean}} [options]
+ *  @param {{ablation?: string[], checkpoint?: number | string | null, model?: string, parts?: boolean,
+ *    worked?: {head: number, row: number} | null}} [options]
  *  @param {import("../types.js").Fetcher} [fetcher]
  *  @returns {Promise<import("../types.js").Trace>} */
 export async function computeTrace(input, options = {}, fetcher) {
-  const { ablation = [], checkpoint = null, model = "", parts = true } = options;
+  const { ablation = [], checkpoint = null, model = "", parts = true, worked = null } = options;
   const program = await programOf(fetcher, model),
     words = await wordsOf(fetcher);
   const request = readRequest(program, words, { input, ablation, checkpoint });
@@ -161,7 +162,7 @@ export async function computeTrace(input, options = {}, fetcher) {
     draft,
   );
   const trace = assemble(program, words, request, computed, weights, url);
-  return parts ? withPageParts(trace, model, fetcher) : trace;
+  return parts ? withPageParts(trace, model, fetcher, worked) : trace;
 }
 
 /** Beam search over one input with the trained model: GET /api/beam's document

@@ -2,7 +2,7 @@
 // figures of ./lessons.js and the stage's card both read it) and the stage's part of it; the structure
 // document (scene/structure.py) names every node read.
 //
-//   chooseWorked(tokens, heads, words) → {head, row, key, rule, rows, heads}
+//   chooseWorked(tokens, heads, words, asked) → {head, row, key, rule, rows, heads, missing?}
 //   workedOf(definition, trace, node) → scene.worked ({} for a graph without the sub-layer)
 //   withWorked(steps, worked, definition, tokenCount) → the steps with the row's targets put in
 //
@@ -25,8 +25,10 @@ function ruleOf(tokens, row, key, peak, words) {
 
 /** Of every row of every head (`heads`: each head's weights node, {data, shape}), the row steps 6–9 follow:
  * of the best kind of row (RULES) the input has, the one with the largest weight; ties to the first head,
- * then row. `words`: {eos, tens, units} (article/live_nodes.py WORKED_WORDS). */
-export function chooseWorked(tokens, heads, words) {
+ * then row. `words`: {eos, tens, units} (article/live_nodes.py WORKED_WORDS). A row the reader chose (`asked`:
+ * {head, row}, counted from 0) is followed instead (rule "chosen"), where the input has it; where it has not,
+ * the rule's row, with `missing` the row asked for. */
+export function chooseWorked(tokens, heads, words, asked = null) {
   const rows = [];
   heads.forEach(({ data, shape: [count, keys] }, head) => {
     for (let row = 0; row < count; row++) {
@@ -36,14 +38,24 @@ export function chooseWorked(tokens, heads, words) {
     }
   });
   const better = (r, a) => RULES.indexOf(r.rule) < RULES.indexOf(a.rule) || (r.rule === a.rule && r.peak > a.peak);
-  const best = rows.reduce((a, r) => (better(r, a) ? r : a), rows[0]);
-  return { head: best.head, row: best.row, key: best.key, rule: best.rule, rows: rows.length, heads: heads.length };
+  const picked = asked && rows.find((r) => r.head === asked.head && r.row === asked.row);
+  const best = picked ? { ...picked, rule: "chosen" } : rows.reduce((a, r) => (better(r, a) ? r : a), rows[0]);
+  const missing = asked && !picked ? { missing: { head: asked.head, row: asked.row } } : {};
+  return {
+    head: best.head,
+    row: best.row,
+    key: best.key,
+    rule: best.rule,
+    rows: rows.length,
+    heads: heads.length,
+    ...missing,
+  };
 }
 
 export function workedOf(definition, trace, node) {
   if (!definition) return {};
-  const c = chooseWorked(trace.source_tokens, definition.weights.map(node), definition.words);
-  return { ...definition.heads[c.head], row: c.row, key: c.key, rule: c.rule };
+  const c = chooseWorked(trace.source_tokens, definition.weights.map(node), definition.words, trace.worked_asked);
+  return { ...definition.heads[c.head], heads: c.heads, row: c.row, key: c.key, rule: c.rule };
 }
 
 // A step animation's targets with the row put in: the query cell's animation points at the row's query (its

@@ -103,7 +103,8 @@ export async function fetchCompactTrace(url, { onHeader, signal } = {}) {
  *  the server in the compact form, else computed here (the static build; the served app whose server cannot
  *  be reached); the live figures and the scene always computed here, by ../compute/page_parts.js.
  *  @param {string | number} input
- *  @param {{ablation?: string[], checkpoint?: string | number | null, model?: string}} [options]
+ *  @param {{ablation?: string[], checkpoint?: string | number | null, model?: string,
+ *    worked?: {head: number, row: number} | null}} [options]  `worked`: the worked row the reader chose
  *  @param {TraceCallbacks} [callbacks]  @returns {Promise<import("../types.js").Trace>} */
 export async function loadTrace(input, options = {}, callbacks = {}) {
   if (STATIC) return computedTrace(input, options, callbacks, "browser");
@@ -116,7 +117,7 @@ export async function loadTrace(input, options = {}, callbacks = {}) {
     return computedTrace(input, options, callbacks, "offline");
   }
   setSource("server");
-  return (await pageParts()).withPageParts(trace, options.model || "", keptDocuments);
+  return (await pageParts()).withPageParts(trace, options.model || "", keptDocuments, options.worked ?? null);
 }
 
 /** The beam search of step 19 for a number (the /api/beam document), from the server or computed here. */
@@ -245,8 +246,8 @@ async function computed(what, args, how) {
 /** @param {string | number} input  @param {Record<string, any>} options  @param {TraceCallbacks} callbacks
  *  @param {string} how  @returns {Promise<import("../types.js").Trace>} */
 async function computedTrace(input, options, { onHeader } = {}, how) {
-  const { ablation = [], checkpoint = null, model = "" } = options;
-  const trace = await computed("computeTrace", [String(input), { ablation, checkpoint, model }], how);
+  const { ablation = [], checkpoint = null, model = "", worked = null } = options;
+  const trace = await computed("computeTrace", [String(input), { ablation, checkpoint, model, worked }], how);
   const { nodes, ...head } = trace;
   onHeader?.({ ...head, node_count: nodes.length });
   return trace;

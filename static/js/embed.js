@@ -7,7 +7,7 @@ import { loadTrace } from "./api.js";
 import { answerSwitches } from "./ablation.js";
 import { readAddress } from "./page/address.js";
 import { addressedModel, isStaticSite, siteUrl } from "./site.js";
-import { askedCell, pageView, pinnedTrace, shownTrace, snapshot, stepInView } from "./store.js";
+import { askedCell, chosenWorked, pageView, pinnedTrace, shownTrace, snapshot, stepInView } from "./store.js";
 
 const DEFAULT_INPUT = "42";
 const main = /** @type {HTMLElement | null} */ (document.querySelector("main.embed"));
@@ -25,6 +25,7 @@ window.anatomy = pageView();
 stepInView.set({ step });
 snapshot.set(address.checkpoint);
 askedCell.set(address.cell); // for the stage, once its first trace is drawn
+chosenWorked.set(address.worked);
 const say = (text) => {
   if (text && !errorBox.textContent.includes(text))
     errorBox.textContent = [errorBox.textContent, text].filter(Boolean).join("; ");
@@ -32,7 +33,8 @@ const say = (text) => {
 
 async function draw(input, ablation) {
   try {
-    shownTrace.set(await loadTrace(input, { ablation, checkpoint: snapshot.get(), model: MODEL }));
+    const options = { ablation, checkpoint: snapshot.get(), model: MODEL, worked: chosenWorked.get() };
+    shownTrace.set(await loadTrace(input, options));
     return true;
   } catch (err) {
     say(err.message);
@@ -79,6 +81,9 @@ async function start() {
   }
 }
 
+chosenWorked.subscribe(() =>
+  draw(String(shownTrace.get()?.input.number ?? DEFAULT_INPUT), shownTrace.get()?.ablation ?? []),
+);
 answerSwitches(
   (parts) => draw(String(shownTrace.get()?.input.number ?? DEFAULT_INPUT), parts),
   () => shownTrace.get()?.ablation ?? [],

@@ -15,7 +15,7 @@ import { fetchJson, keepForOffline } from "./api.js";
 import { parseAblation } from "./ablation.js";
 import { fillLive } from "./page/live.js";
 import { DEFAULT_INPUT, MODEL, anatomy, currentInput, errorBox, field, sections, showError } from "./page/state.js";
-import { modelDocument, offlineReady, pinnedTrace, shownTrace, snapshot, stepInView } from "./store.js";
+import { chosenWorked, modelDocument, offlineReady, pinnedTrace, shownTrace, snapshot, stepInView } from "./store.js";
 import { bindRun, run, setCheckpoint } from "./page/run.js";
 import { bindCompare, compareWith, parseCell, selectCell } from "./page/compare.js";
 import { bindSteps, goTo, pin, setStep } from "./page/steps.js";
@@ -104,8 +104,7 @@ function keepWhenIdle(started = performance.now()) {
   else setTimeout(keepNow, 1000);
 }
 
-function start() {
-  const address = readAddress(new URL(window.location.href)); // the one reading of the address (address.js)
+function start(address) {
   const input = address.input || DEFAULT_INPUT;
   // the address's input, as it runs: a static page was rendered with the default in the field
   if (address.input || !field.value) field.value = input;
@@ -130,6 +129,8 @@ function start() {
 }
 
 anatomy.keepForOffline = (input) => keepForOffline(input, { checkpoint: snapshot.get(), model: MODEL });
+const address = readAddress(new URL(window.location.href)); // the one reading of the address (address.js)
+chosenWorked.set(address.worked); // before the page follows the store: the first run reads it
 bindSource();
 bindCompare();
 bindRun();
@@ -140,6 +141,6 @@ for (const box of [document.getElementById("stage"), document.querySelector("nav
 bindExercises();
 document.addEventListener("click", onLink);
 window.addEventListener("hashchange", () => goToHash(window.location.hash));
-start();
+start(address);
 bindClassroom();
 bindPresent(); // after start(): presenter mode opens at the address's step

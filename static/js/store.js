@@ -69,6 +69,10 @@ export const askedParts = store([]);
 export const askedSnapshot = store(null);
 /** A cell to explain (a link's, an exercise's). @type {Store<CellAddress | null>} */
 export const askedCell = store(null);
+/** The worked row of steps 6–9 a reader chose on the stage ({head, row}, from 0), or null for the rule's: the
+ *  page runs the input again with it and keeps it in the address (worked=head:row).
+ *  @type {Store<{head: number, row: number} | null>} */
+export const chosenWorked = store(null);
 
 const STORES = {
   shownTrace,
@@ -82,6 +86,7 @@ const STORES = {
   askedParts,
   askedSnapshot,
   askedCell,
+  chosenWorked,
 };
 
 // window.anatomy's names for the stores' values, read-only

@@ -6,6 +6,7 @@
 // the key it rests on most, the head's columns, the scale; step.animation.worked: the phase a step
 // shows); every number is read from the trace's tensors, none is known here. R replays it.
 import { formatNumber } from "../js/format.js";
+import { chosenWorked } from "../js/store.js";
 
 const STEP_MS = 420; // one key (or one value row) at a time
 const QK_MS = 1700; // step 6: after its one cell of Q has risen (animations.js one-cell), the row's query and keys
@@ -133,8 +134,40 @@ export class WorkedCard {
     this.el.dataset.key = String(w.key);
     this.el.classList.toggle("wk-closed", !this.open);
     this.fold(step);
-    this.el.replaceChildren(this.title(`${w.name} · row ${w.row} (${tok(w.row)}) asks`), ...this[phase](d, w, tok));
+    const title = this.title(`${w.name} · row ${w.row} (${tok(w.row)}) asks`);
+    this.el.replaceChildren(title, ...this[phase](d, w, tok), this.chooser(w, d.n, tok));
     this.rows = [...this.el.querySelectorAll(".wk-step")];
+  }
+
+  /** A teacher's choice of the row to follow: the head and the row (the page runs the input again with it and
+   *  keeps it in the address), and the way back to the rule's row. */
+  chooser(w, n, tok) {
+    const line = el("div", "wk-choose");
+    const pick = (name, options, value) => {
+      const s = /** @type {HTMLSelectElement} */ (el("select"));
+      s.dataset.choose = name;
+      s.setAttribute("aria-label", `the worked row's ${name}`);
+      s.append(...options.map(([v, text]) => Object.assign(el("option", "", text), { value: String(v) })));
+      s.value = String(value);
+      s.addEventListener("keydown", (e) => e.stopPropagation()); // its arrows, not the stage's
+      return s;
+    };
+    const heads = Array.from({ length: w.heads || 1 }, (_, h) => [h, `head ${h + 1}`]);
+    const head = pick("head", heads, w.head - 1),
+      row = pick(
+        "row",
+        Array.from({ length: n }, (_, r) => [r, `row ${r} (${tok(r)})`]),
+        w.row,
+      );
+    const ask = () => chosenWorked.set({ head: Number(head.value), row: Number(row.value) });
+    head.addEventListener("change", ask);
+    row.addEventListener("change", ask);
+    const back = el("button", "wk-rule", "the rule's row");
+    back.type = "button";
+    back.disabled = w.rule !== "chosen";
+    back.addEventListener("click", () => chosenWorked.set(null));
+    line.append(el("span", "wk-key", w.rule === "chosen" ? "chosen row" : "follow another"), head, row, back);
+    return line;
   }
 
   qk(d, w, tok) {

@@ -100,6 +100,11 @@ for (const [name, rows] of Object.entries(cases)) {
   const c = chooseWorked(toks, [head(rows)], words);
   out[name] = [c.rule, c.row, c.key];
 }
+// a row the reader chose: followed where the input has it; else the rule's, with the row asked for
+const chosen = chooseWorked(toks, [head(cases.tens)], words, { head: 0, row: 2 });
+const absent = chooseWorked(toks, [head(cases.tens)], words, { head: 1, row: 0 });
+out.chosen = [chosen.rule, chosen.row, chosen.key, chosen.missing ?? null];
+out.absent = [absent.rule, absent.row, absent.key, absent.missing];
 console.log(JSON.stringify(out));
 """
     run = subprocess.run(
@@ -112,6 +117,8 @@ console.log(JSON.stringify(out));
         "word": ["word", 1, 0],
         "end": ["end", 2, 1],
         "any": ["any", 0, 0],
+        "chosen": ["chosen", 2, 1, None],
+        "absent": ["tens", 0, 1, {"head": 1, "row": 0}],
     }
 
 
@@ -258,6 +265,50 @@ def test_r_replays_the_card_and_a_phone_folds_it(browser, live_server):
         assert page.evaluate(state)["hidden"] > 0  # the keys start over
         page.evaluate("anatomyStage.idle()")
         assert page.evaluate(state)["hidden"] == 0
+        assert page.errors == []
+    finally:
+        page.context.close()
+
+
+def test_a_teacher_chooses_the_row_on_the_card_and_the_address_keeps_it(browser, live_server):
+    """The card's head and row choosers: the page runs the input again on the chosen row (its figures, its card,
+    its address worked=head:row); a link with that address opens on it; an input without that row shows the
+    rule's row, and step 6 says so."""
+    from tests.browser import has_chromium, open_stage_page, until
+
+    if not has_chromium():
+        pytest.skip("Debian's chromium is not installed")
+    page = open_stage_page(
+        browser, f"{live_server}/?input=713#step-7", {"width": 1440, "height": 900}, reduced_motion="reduce"
+    )
+    try:
+        rule = page.evaluate("[anatomy.trace.derived.worked_head, anatomy.trace.derived.worked_row]")
+        page.evaluate("anatomyStage.idle()")
+        page.select_option("#stage .stage-worked select[data-choose=head]", "1")
+        until(page, "anatomy.trace.worked_asked?.head === 1")
+        page.select_option("#stage .stage-worked select[data-choose=row]", "2")
+        until(page, "anatomy.trace.worked_asked?.row === 2 && anatomy.stores.shownTrace.get().scene.worked.row === 2")
+        d = page.evaluate("anatomy.trace.derived")
+        assert (d["worked_head"], d["worked_row"], d["worked_token"]) == (2, 2, "thirteen")
+        assert [2, 2] != rule  # not the rule's row
+        assert "chosen on the stage" in d["worked_reason"]
+        assert "worked=1%3A2" in page.url or "worked=1:2" in page.url
+        page.evaluate("anatomyStage.idle()")
+        assert page.evaluate(CARD)["row"] == 2
+        # the link reproduces it; the rule's row is one press away
+        page.goto(f"{live_server}/?input=713&worked=1:2#step-7")
+        until(page, "window.anatomyStage?.ready && anatomy.trace?.worked_asked?.row === 2")
+        assert page.evaluate("[anatomy.trace.derived.worked_head, anatomy.trace.derived.worked_row]") == [2, 2]
+        page.evaluate("anatomyStage.idle()")
+        page.click("#stage .stage-worked .wk-rule")
+        until(page, "anatomy.trace.worked_asked === null && !location.search.includes('worked')")
+        assert page.evaluate("[anatomy.trace.derived.worked_head, anatomy.trace.derived.worked_row]") == rule
+        # an input of two tokens has no row 2: the rule's row, said
+        page.goto(f"{live_server}/?input=7&worked=1:2#step-7")
+        until(page, "window.anatomyStage?.ready && anatomy.trace?.input.number === 7")
+        reason = page.evaluate("anatomy.trace.derived.worked_reason")
+        assert reason.startswith("this input has no row 2 in head 2, the row chosen on the stage"), reason
+        assert page.evaluate("anatomy.trace.derived.worked_row") < 2
         assert page.errors == []
     finally:
         page.context.close()

@@ -1,15 +1,22 @@
 // One reading of the address for every view of one state: the article (page.js), presenter mode
 // (present.js) and the embed view (embed.js). The query keeps input=, ablate=, compare=, cell=id:row:col,
-// checkpoint=N and model= (state.js writes them); the step is #step-N on the article, step=N in an embed's
-// address (a slide or a course page may keep the fragment for itself); present=1 opens presenter mode.
+// checkpoint=N, worked=head:row (both from 0) and model= (state.js writes them); the step is #step-N on the
+// article, step=N in an embed's address (a slide or a course page may keep the fragment for itself); present=1
+// opens presenter mode.
 import { parseAblation } from "../ablation.js";
 import { parseCell } from "./compare.js";
 import { siteUrl } from "../site.js";
 
 // what an embed keeps of the article's query: the state, not the mode
-const STATE_KEYS = ["input", "ablate", "compare", "cell", "checkpoint", "model"];
+const STATE_KEYS = ["input", "ablate", "compare", "cell", "checkpoint", "worked", "model"];
 
-/** The state an address names: {input, ablation, compare, cell, checkpoint, model, step, present};
+/** A worked=head:row value (both counted from 0) as {head, row}; null for anything else. */
+export function parseWorked(text) {
+  const m = /^(\d{1,3}):(\d{1,3})$/.exec(String(text || "").trim());
+  return m ? { head: Number(m[1]), row: Number(m[2]) } : null;
+}
+
+/** The state an address names: {input, ablation, compare, cell, checkpoint, worked, model, step, present};
  *  null (or []) for what it leaves out. The server checks the values; nothing is checked here. */
 export function readAddress(url) {
   const p = url.searchParams,
@@ -22,6 +29,7 @@ export function readAddress(url) {
     compare: get("compare"),
     cell: get("cell") ? parseCell(get("cell")) : null,
     checkpoint: get("checkpoint"),
+    worked: parseWorked(get("worked")),
     model: get("model"),
     step: step ? Number(step) : null,
     present: p.get("present") === "1",

@@ -8,7 +8,7 @@ import { fillLive } from "./live.js";
 import { MODEL, anatomy, clearError, currentInput, field, form, showError, updateUrl } from "./state.js";
 import { bindPlace, keepPlace } from "./place.js";
 import { showState } from "./status.js";
-import { askedSnapshot, modelDocument, shownTrace, snapshot } from "../store.js";
+import { askedSnapshot, chosenWorked, modelDocument, shownTrace, snapshot } from "../store.js";
 
 let requestSeq = 0;
 
@@ -29,7 +29,7 @@ export async function run(input, ablation = shownTrace.get()?.ablation ?? [], ke
   try {
     const trace = await loadTrace(
       input,
-      { ablation, checkpoint: snapshot.get(), model: MODEL },
+      { ablation, checkpoint: snapshot.get(), model: MODEL, worked: chosenWorked.get() },
       { onHeader: warmWeights },
     );
     if (seq !== requestSeq) return; // a newer input won
@@ -71,6 +71,7 @@ export function bindRun() {
   anatomy.setCheckpoint = setCheckpoint;
   anatomy.ablate = ablate;
   askedSnapshot.subscribe(setCheckpoint);
+  chosenWorked.subscribe(() => run(currentInput())); // the same input, the row the reader chose
   answerSwitches(ablate, () => shownTrace.get()?.ablation ?? []);
   bindPlace(field);
   form.addEventListener("submit", (event) => {

@@ -1,10 +1,11 @@
 // The article's elements, its messages, and the address. What the page holds is ../store.js's stores
 // (window.anatomy shows their values to the tests and the console). The address keeps the input, the parts
 // switched off (ablate=), the step (#step-N), the pinned input (compare=), the explained cell
-// (cell=id:row:col) and the training snapshot (checkpoint=N), so a link reproduces the picture.
+// (cell=id:row:col), the training snapshot (checkpoint=N) and the worked row chosen on the stage
+// (worked=head:row, from 0), so a link reproduces the picture.
 
 import { addressedModel } from "../site.js";
-import { explainedCell, pageView, pinnedTrace, shownTrace, snapshot, stepInView } from "../store.js";
+import { chosenWorked, explainedCell, pageView, pinnedTrace, shownTrace, snapshot, stepInView } from "../store.js";
 
 export const DEFAULT_INPUT = "42";
 // ?model=: the server names the miniature the stage draws (data-model, absent for the default); a page of
@@ -50,6 +51,9 @@ export function updateUrl() {
   else url.searchParams.delete("cell");
   if (checkpoint !== null) url.searchParams.set("checkpoint", String(checkpoint));
   else url.searchParams.delete("checkpoint");
+  const worked = chosenWorked.get();
+  if (worked) url.searchParams.set("worked", `${worked.head}:${worked.row}`);
+  else url.searchParams.delete("worked");
   const step = stepInView.get()?.step;
   url.hash = step ? `step-${step}` : url.hash;
   history.replaceState(null, "", url);
