@@ -120,10 +120,39 @@ def test_step_16s_und_row_splits_for_42_and_1234(client):
         row, src = head_mean(t)[r], list(t.source_tokens)
         assert f"{row[src.index(tens)]:.3f}" == on_tens and f"{row[-1]:.3f}" == on_end, number
         assert set(np.argsort(row)[-2:]) == {src.index(tens), len(src) - 1}  # split between the two
-    assert "for 42 it puts 0.500 on *forty* and 0.500 on `</s>`" in said
-    assert "for 1234, 0.492 on *thirty* and 0.489 on `</s>`" in said
+    assert "for the input 42 ([show 42](/?input=42#step-16)) it puts 0.500 on *forty* and 0.500 on `</s>`" in said
+    assert "for the input 1234 ([show 1234](/?input=1234#step-16)), 0.492 on *thirty* and 0.489 on `</s>`" in said
     assert "in longer inputs it looks back to the tens word" not in said  # the old, wider claim
     assert 'data-live="und_rows"' in said and 'data-live="units_on_their_word"' in said
+
+
+def test_step_16s_diagonal_steps_off_for_34_and_keeps_to_it_for_713(client):
+    """What step 16 says of the outlined cells (each row's largest weight, in each head of the last decoder layer's
+    cross-attention) for its two fixed inputs, which it names as such."""
+    said = step_text(16)
+    (t34, _), (t713, _) = traced_many(client, [34, 713])
+    last = max(int(n.id.split(".")[1]) for n in t34.nodes if n.id.startswith("dec.") and ".cross.h" in n.id)
+    for h in range(4):
+        top = [t34.source_tokens[j] for j in t34.node(f"dec.{last}.cross.h{h}.weights").value.argmax(-1)]
+        assert (t34.target_tokens[0], top[0], t34.target_tokens[2], top[2]) == ("<s>", "four", "und", "thirty")
+    diagonal = sum(
+        list(t713.node(f"dec.{last}.cross.h{h}.weights").value.argmax(-1)) == list(range(len(t713.source_tokens)))
+        for h in range(4)
+    )
+    assert diagonal == 3 and "keeps to the diagonal in three of its four heads" in said
+    assert "Take the input 34 ([show 34](/?input=34#step-16)): row 0" in said
+
+
+def test_a_sentence_about_a_fixed_input_says_so_and_links_to_it():
+    """In steps 1–25 a number the text works through is named as "the input N", with a link that sets it in the
+    same paragraph (the reader's own input is on the stage); "for 42," alone reads as if it were the picture's."""
+    for step in range(1, 26):
+        (path,) = (ROOT / "content" / "steps").glob(f"{step:02d}-*.md")
+        for paragraph in split_front_matter(path.read_text(encoding="utf-8"))[1].split("\n\n"):
+            bare = re.findall(r"(?:^|[.;:] |, )[Ff]or (\d+)\b", paragraph)  # "…: for 34, row 0 …", "For 42, the …"
+            assert not bare, (step, bare, paragraph[:120])
+            for number in re.findall(r"\bthe input (\d+)", paragraph):
+                assert re.search(rf"\]\(/\?input={number}[&#]", paragraph), (step, number)
 
 
 def test_the_reordering_figures_hold_for_200_random_inputs(client):
