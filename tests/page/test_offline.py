@@ -95,7 +95,8 @@ def test_with_the_server_cut_a_new_input_is_computed_in_the_browser(page, live_s
         # a refusal is still the API's own message, and the stage keeps the last good trace
         run_input(page, REFUSED)
         until(page, "document.getElementById('input-error').textContent.length > 0", 30_000)
-        assert page.evaluate("document.getElementById('input-error').textContent") == message
+        said = page.evaluate("document.getElementById('input-error').textContent")
+        assert said == f"{message} — the stage and the article show {NEW}"
         assert page.evaluate("anatomyStage.input.number") == int(NEW)
         assert source_line(page)["source"] == "offline"
     finally:

@@ -180,6 +180,16 @@ def test_typing_a_number_updates_the_live_values_and_the_url(tab, live_server):
     assert tab.errors == []
 
 
+def test_a_refused_link_says_which_input_the_page_shows(tab, live_server):
+    """?input=-5: the field keeps -5 to be mended, the message says why, and that the stage and the article show
+    the default input meanwhile, which the article names."""
+    page = tab.open(live_server + "/?input=-5#step-2")
+    page.wait_for_function("() => document.getElementById('input-error').textContent.length > 0")
+    message = page.text_content("#input-error")
+    assert "negative" in message and message.endswith(" — the stage and the article show 42")
+    assert tab.live("number") == "42" and page.input_value("#number-input") == "-5"
+
+
 def test_a_bad_input_shows_the_servers_message_and_keeps_the_last_good_one(tab, live_server):
     page = tab.open(live_server + "/?input=300")
     url = page.url
@@ -188,6 +198,7 @@ def test_a_bad_input_shows_the_servers_message_and_keeps_the_last_good_one(tab, 
     page.wait_for_function("() => document.getElementById('input-error').textContent.length > 0")
     message = page.text_content("#input-error")
     assert "banana" in message and "a whole number from 0 to 999 999" in message
+    assert message.endswith(" — the stage and the article show 300")  # the field keeps "forty banana"
     assert page.get_attribute("#number-input", "aria-invalid") == "true"
     assert page.evaluate("() => window.anatomy.trace.input.number") == 300
     assert tab.live("german") == "dreihundert"

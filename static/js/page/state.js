@@ -4,6 +4,7 @@
 // (cell=id:row:col), the training snapshot (checkpoint=N) and the worked row chosen on the stage
 // (worked=head:row, from 0), so a link reproduces the picture.
 
+import { formatNumber } from "../format.js";
 import { addressedModel } from "../site.js";
 import { chosenWorked, explainedCell, pageView, pinnedTrace, shownTrace, snapshot, stepInView } from "../store.js";
 
@@ -19,8 +20,12 @@ export const sections = [.../** @type {NodeListOf<HTMLElement>} */ (document.que
 /** The page's functions, for the tests and the console (the values are the stores'). */
 export const anatomy = (window.anatomy = pageView());
 
+/** The message for a refused input or link, with the input the stage and the article show meanwhile (the field
+ *  keeps what was typed, to be mended, so without it a reader could take the numbers for the refused input's). */
 export function showError(message) {
-  errorBox.textContent = message;
+  const shown = shownTrace.get()?.input.number;
+  errorBox.textContent =
+    shown === undefined ? message : `${message} — the stage and the article show ${formatNumber(shown, "text")}`;
   field.setAttribute("aria-invalid", "true");
 }
 
