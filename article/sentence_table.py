@@ -112,6 +112,49 @@ SENTENCES: dict[str, str | dict[str, str]] = {
         "its softmax weights, or choose it."
     ),
     "weights_other": "key",
+    # ---- the concept questions: why, not how much (static/compute/exercises.js concepts) ----
+    "concept_scale_question": "Why are the scores divided by √d_k before the softmax, rather than left as they are?",
+    "concept_scale_wide": "Scores of d_k terms spread √d_k wide, and a too sharp softmax barely learns",
+    "concept_scale_sum": "So that each row of weights adds up to 1, as a probability must",
+    "concept_scale_positive": "So that every score is positive before the exponential is taken",
+    "concept_scale_why": (
+        "The softmax alone makes every weight positive and each row add up to 1, whatever the scores. The division "
+        "keeps the scores' spread near 1 whatever d_k is: for this input, head {head}'s row of “{token}” puts "
+        "{scaled:.3m} on its top key with it and {unscaled:.3m} without (step 8's card)."
+    ),
+    "concept_heads_question": (
+        "Why does each attention layer run {heads} heads of width {d_k} rather than one head of width {d_model}?"
+    ),
+    "concept_heads_params": "{heads} heads hold {heads} times the parameters of one, so the layer stores more",
+    "concept_heads_several": "Each head makes its own weights, so different heads can rest on different words",
+    "concept_heads_order": "The heads run one after another, each refining the previous head's output",
+    "concept_heads_why": (
+        "The {heads} heads together have exactly the parameters of one head of width {d_model} (W^Q, W^K and W^V "
+        "are only split by columns), but each has its own row of weights. For this input the row of “{token}” "
+        "rests most on: {tops}."
+    ),
+    "concept_heads_top": {"item": "head {head}, “{token}” ({weight:.3m})", "sep": "; "},
+    "concept_residual_question": (
+        "Why is each sub-layer's output added to its input, x + Sublayer(x), rather than used in its place?"
+    ),
+    "concept_residual_norm": "So that the LayerNorm after it has a larger number to divide by",
+    "concept_residual_path": "So a sub-layer only adds a correction, and the signal passes straight on",
+    "concept_residual_sum": "So that the attention weights of each row still add up to 1",
+    "concept_residual_why": (
+        "Without the sum a layer must rebuild everything it passes on; with it, it adds what it found. For this "
+        "input the first sub-layer adds {proj:.3m} to the first cell of its input, {x:.3m}: the sum is {sum:.3m}."
+    ),
+    "concept_mask_question": (
+        "Why are the scores above the diagonal of the decoder's self-attention masked (set to −∞) before the softmax?"
+    ),
+    "concept_mask_speed": "To save computation, since the masked scores need no exponential at all",
+    "concept_mask_english": "So that the decoder reads the English only through cross-attention",
+    "concept_mask_future": "So that in training a row cannot read the piece it has to predict",
+    "concept_mask_why": (
+        "Each row predicts the next piece. Training feeds the whole correct German at once (teacher forcing), and "
+        "the mask lets row i see pieces 0 to i only, as at inference, where the later pieces do not exist yet. For "
+        "this input row 0 (“{token}”) may read only itself: its weight on itself is {weight:.3m}."
+    ),
     "unscaled_question": (
         "Step 7's row (row 0 of {block}) has a largest weight of {top:.3m}. Without the division "
         "by √d_k, would its largest weight be larger, smaller or the same?"

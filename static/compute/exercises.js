@@ -5,52 +5,8 @@ import { formatNumber } from "../js/format.js";
 import { workedChoice } from "./lessons.js";
 import { lossFigures } from "./loss.js";
 import { argmax, argmin, max, norm, softmax, sum } from "./reductions.js";
-
-const cell = (id, row, col) => ({ id, row, col });
-const indices = (values, keep) => values.flatMap((x, i) => (keep(x) ? [i] : []));
-
-function exercise(say, step, key, kind, question, why, answerText, evidence, more = {}) {
-  return {
-    id: say.say("exercise_id", { step, key }),
-    step,
-    kind,
-    question,
-    block: null,
-    choices: [],
-    right: [],
-    answer: null,
-    tolerance: null,
-    answer_text: answerText,
-    why,
-    evidence,
-    ...more,
-  };
-}
-
-function options(say, step, key, question, why, choices, right, evidence) {
-  const label = Object.fromEntries(choices);
-  return exercise(
-    say,
-    step,
-    key,
-    "choice",
-    question,
-    why,
-    say.listed(
-      "or",
-      right.map((r) => ({ label: label[r] })),
-    ),
-    evidence,
-    { choices: choices.map(([value, text]) => ({ value, label: text })), right },
-  );
-}
-
-function numberQuestion(say, step, key, question, why, answer, tolerance, evidence, text = null) {
-  return exercise(say, step, key, "number", question, why, text ?? say.say("answer_number", { answer }), evidence, {
-    answer,
-    tolerance,
-  });
-}
+import { cell, exercise, indices, numberQuestion, options } from "./exercise_forms.js";
+import { whyHeads, whyMask, whyResidual, whyScale } from "./concepts.js";
 
 /** A cell question on one row of a weight block: right are its largest weight and any within the tie. */
 function rowPeak(ctx, step, key, block, row, cols, weights, question, other) {
@@ -331,9 +287,13 @@ export function exercises(trace, t, recipe, say) {
     queryPeak(ctx, worked),
     weightsPeak(ctx, worked),
     unscaled(ctx, worked),
+    whyScale(ctx, worked),
     nearestValue(ctx, worked),
+    whyHeads(ctx, worked),
+    whyResidual(ctx),
     reluZero(ctx),
     maskFirst(ctx),
+    whyMask(ctx),
     crossFirst(ctx),
     firstProbability(ctx),
     turns(ctx),

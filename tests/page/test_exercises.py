@@ -89,6 +89,17 @@ def recompute(t) -> dict[str, dict]:
     e["step-22-dropout"] = {"answer": proj / 0.9, "numbers": [n3(proj), n3(proj / 0.9)]}
     count = 4 * (d * d + d) + 2 * d  # the paper's §3.2.2: four maps with biases, and one LayerNorm's γ and β
     e["step-25-parameters"] = {"answer": count, "numbers": [f"{count // 1000}\u2009{count % 1000:03d} in all"]}
+    # the concept questions: a fixed right reason, this input's numbers in the answer
+    scaled, plain = attn(h, r), softmax(cols(q, h)[r] @ cols(k, h).T)
+    e["step-8-why-scale"] = {"right": {"wide"}, "numbers": [n3(scaled.max()), n3(plain.max()), f"“{src[r]}”"]}
+    tops = [attn(x, r) for x in range(n_heads)]
+    e["step-10-why-heads"] = {
+        "right": {"several"},
+        "numbers": [f"head {x + 1}, “{src[int(w.argmax())]}” ({n3(w.max())})" for x, w in enumerate(tops)],
+    }
+    total, proj1 = g("enc.0.self.sum")[0, 0], g("enc.0.self.proj")[0, 0]
+    e["step-11-why-residual"] = {"right": {"path"}, "numbers": [n3(proj1), n3(total - proj1), n3(total)]}
+    e["step-15-why-mask"] = {"right": {"future"}, "numbers": [f"row 0 (“{tgt[0]}”)", "itself is 1.000"]}
     return e
 
 
@@ -99,9 +110,25 @@ def shipped(client):
 
 def test_at_least_twelve_exercises_along_the_path_one_per_step(shipped):
     for number, (_, d) in shipped.items():
-        ex = d["exercises"]
+        ex = [e for e in d["exercises"] if not e.get("concept")]
         assert len(ex) >= 12 and {e["step"] for e in ex} == PATH_STEPS and len({e["step"] for e in ex}) == len(ex)
         assert {e["kind"] for e in ex} == {"cell", "choice", "number"}, number
+
+
+def test_four_concept_questions_ask_why_beside_the_numeric_ones(shipped):
+    """Why divide by √d_k, why several heads, why the residual, why the mask: each a choice among reasons, the
+    right one not always first, in the step that explains it."""
+    for _, d in shipped.values():
+        concepts = {e["id"]: e for e in d["exercises"] if e.get("concept")}
+        assert {e["step"] for e in concepts.values()} == {8, 10, 11, 15} and len(concepts) == 4
+        assert {e["kind"] for e in concepts.values()} == {"choice"}
+        assert all(e["question"].startswith("Why") and len(e["choices"]) == 3 for e in concepts.values())
+        firsts = {[c["value"] for c in e["choices"]].index(e["right"][0]) for e in concepts.values()}
+        assert len(firsts) > 1
+        # no tell in the lengths: the choices of a question within 25 % of each other's length
+        for e in concepts.values():
+            lengths = [len(c["label"]) for c in e["choices"]]
+            assert max(lengths) <= 1.25 * min(lengths), (e["id"], lengths)
     ids_per_input = [[e["id"] for e in d["exercises"]] for _, d in shipped.values()]
     assert all(x == ids_per_input[0] for x in ids_per_input), "an exercise keeps its id across inputs"
 

@@ -3,10 +3,10 @@ at steps 2, 7 and 16, each placed with its top just above the line 40 % down the
 article decides which step is current), seven things a reader does leave the step unchanged: a bad
 input, pinning and comparing with another input, switching a part off (what a stage switch does),
 scrubbing the time machine to a snapshot, following a same-page link with another input, and the focus
-on a control of the (sticky) stage, as Tab gives it; a bad input, pinning and unpinning leave it within 10 px
-of where it sat on screen (measured: under 1 px; with the held place switched off, they fail). Then a shared link with ablate=dec.1.cross marks every
-place that shows the output (step 2's German among them, and the stage) with the part switched off and a
-button back, which works; a snapshot likewise.
+on a control of the (sticky) stage, as Tab gives it; a bad input, pinning and unpinning leave it within
+10 px of where it sat on screen (measured: under 1 px; with the held place switched off, they fail).
+Then a shared link with ablate=dec.1.cross marks every place that shows the output (step 2's German among
+them, and the stage) with the part switched off and a button back, which works; a snapshot likewise.
 One page."""
 
 from __future__ import annotations

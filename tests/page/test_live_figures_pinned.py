@@ -2,8 +2,8 @@
 tests/in_page.py) equal the figures the server computed before they moved into the page, pinned in
 tests/golden/live_figures.json.gz for 192 random inputs of the 2017 model and 40 of the modern one. The worked
 row's figures (derived.worked_*) and its four exercises (steps 6-9) were pinned again, from the page, when the
-row's rule began to prefer a word asking about another word: every other figure of the 232 cases was checked
-equal to the pin first.
+row's rule began to prefer a word asking about another word, and the exercises again when four concept questions
+joined them: every other figure, and every earlier exercise, of the 232 cases was checked equal to the pin first.
 
 Strings must match exactly and numbers to 1e-7 absolute + 1e-5 relative: the served nodes may differ from
 the pin in their last float32 bits. The one allowance: a number printed in a sentence that sits on a
