@@ -84,6 +84,19 @@ def test_the_articles_go_deeper_links_carry_the_input(client):
     assert 'href="/topics/attention?input=42"' in client.get("/").text  # the default without an input
 
 
+def test_each_go_deeper_link_says_its_topics_title(client):
+    """ "Go deeper: Recurrent networks and their limits →", not the page's slug ("Go deeper: rnns")."""
+    from app.main import app
+
+    topics = app.state.content.topics
+    said = re.findall(
+        r'<p class="go-deeper"><a href="/topics/([a-z0-9-]+)\?input=\d+">Go deeper: ([^<]*) →</a>', client.get("/").text
+    )
+    assert len(said) >= 10
+    for slug, text in said:
+        assert html.unescape(text) == topics[slug].title, slug
+
+
 @pytest.mark.parametrize("bad", ["-3", "forty banana", "1000000", " "])
 def test_a_bad_input_says_the_apis_message_and_shows_the_default(client, bad):
     api = client.get("/api/trace", params={"input": bad})
