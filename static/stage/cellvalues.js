@@ -12,9 +12,10 @@ export const CONDENSED = 0.82; // numbers are drawn this much narrower than the 
 const MAX_PX = 13,
   FILL = 0.95; // the widest number may fill this share of the cell
 
-/** A weight (0…1) at two decimals, the leading zero dropped: .40 (and 1.0 for one of .995 or more). */
+/** A weight (0…1) at two decimals, the leading zero dropped: .40 (and 1 for one of .995 or more: 1.00 would be
+ *  wider than the others, and a small "1.0" loses its point and reads as 10). */
 export function formatWeight(v) {
-  if (v >= 0.995) return "1.0"; // two decimals would be 1.00: one wider than the others
+  if (v >= 0.995) return "1";
   const s = formatNumber(v, "fixed2");
   return s.startsWith("0.") ? s.slice(1) : s === "-0.00" ? ".00" : s;
 }

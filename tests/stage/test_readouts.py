@@ -29,6 +29,7 @@ from tests.stage.test_stage import pytestmark  # noqa: F401  (skip without Chrom
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
 
+ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 VIEWPORTS = {"1440×900": ({"width": 1440, "height": 900}, 11.0), "390×844": ({"width": 390, "height": 844}, 9.0)}
 INPUTS = ["42", "777777"]
@@ -235,10 +236,10 @@ def tensor_value(node: dict, r: int, c: int) -> float:
 
 
 def printed_unit(kind: str, text: str, block: list[float]) -> float:
-    """Half a unit in the last place printed: a weight at two decimals (1.0 at one), any other value at the
-    decimals that give its block's largest |value| two significant digits."""
+    """Half a unit in the last place printed: a weight at two decimals (1 standing for .995 or more), any other
+    value at the decimals that give its block's largest |value| two significant digits."""
     if kind == "bar":
-        return 0.05 if text == "1.0" else 0.005
+        return 0.005
     top = max(abs(v) for v in block if math.isfinite(v))
     return 0.5 * 10 ** -max(0, 1 - math.floor(math.log10(float(f"{top:.2g}"))))
 
@@ -298,3 +299,18 @@ def test_numbers_toggle_with_the_button_and_n(page, measured):
     assert after(click) == (0, "false")
     n, pressed = after(click)
     assert n > 0 and pressed == "true" and not page.errors
+
+
+def test_a_weight_of_one_is_printed_as_1_which_cannot_read_as_10():
+    """A small "1.0" loses its point and reads as 10: a weight that rounds to one is printed 1, the others at
+    two decimals without the leading zero."""
+    import json
+    import subprocess
+
+    script = (
+        'import { formatWeight } from "./static/stage/cellvalues.js";'
+        "console.log(JSON.stringify([0.994, 0.995, 0.999, 1, 0.4, 0.004, 0].map(formatWeight)));"
+    )
+    run = subprocess.run(["node", "--input-type=module", "-e", script], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == [".99", "1", "1", "1", ".40", ".00", ".00"]
