@@ -73,6 +73,10 @@ export const askedCell = store(null);
  *  page runs the input again with it and keeps it in the address (worked=head:row).
  *  @type {Store<{head: number, row: number} | null>} */
 export const chosenWorked = store(null);
+/** The cells the open exercises ask about ({id, rows: [r0, r1], cols: [c0, c1]}, tensor coordinates), which the
+ *  stage draws veiled (no colour, value or outline) until they are answered (page/exercises.js).
+ *  @type {Store<{id: string, rows: number[], cols: number[]}[]>} */
+export const veiledCells = store([]);
 
 const STORES = {
   shownTrace,
@@ -87,6 +91,7 @@ const STORES = {
   askedSnapshot,
   askedCell,
   chosenWorked,
+  veiledCells,
 };
 
 // window.anatomy's names for the stores' values, read-only

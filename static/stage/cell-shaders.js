@@ -8,7 +8,7 @@ export const vertexShader = /* glsl */ `
   attribute vec2 aVal;      // value now, value before
   attribute vec2 aRC;       // drawn row, column
   attribute float aBlock;   // row of the state texture
-  attribute float aMark;    // 1: the largest probability of its row (bar blocks)
+  attribute float aMark;    // 1: the largest probability of its row (bar blocks); 2: veiled (an open question's)
   uniform sampler2D uState, uDiverging, uSequential;
   uniform float uH, uFootprint, uFlatH, uMaskedH, uMinH;  // scene.cell's heights
   uniform vec3 uMasked, uReluZero, uBoolTrue, uIds, uAbsent;
@@ -46,6 +46,8 @@ export const vertexShader = /* glsl */ `
     if (kind == 3.0 && aVal.x == 0.0 && t >= 1.0) c = uReluZero;
     if (s1.y > 0.0 && hash(aRC, s1.y) < 0.1) { h = 0.0; c = vec3(0.08); }     // dropout mask (illustration)
     if (aRC.x >= s1.x) { h = 0.0; c = mix(c, vec3(0.12, 0.13, 0.15), 0.85); }  // not computed yet
+    bool veiled = aMark > 1.5;  // what an open exercise asks about: no colour, no height, no outline
+    if (veiled) { h = uFlatH; c = uAbsent; }
     if (abs(h) < uMinH) h = h < 0.0 ? -uMinH : uMinH;
     float lit = s0.w;
     if (s1.w > 0.5) {
@@ -66,7 +68,8 @@ export const vertexShader = /* glsl */ `
     vec3 n = normal * vec3(1.0, 1.0, sign(h));
     vShade = kind == 1.0 ? 1.0 : 0.62 + 0.38 * max(dot(normalize(n), normalize(vec3(0.35, 0.55, 0.75))), 0.0);
     vColor = c; vLit = lit; vGlow = glow; vUv = uv;
-    vMark = kind == 1.0 && aMark > 0.5 && t >= 1.0 && !inf && !absent && aRC.x < s1.x && n.z > 0.5 ? 1.0 : 0.0;
+    vMark = kind == 1.0 && aMark > 0.5 && !veiled && t >= 1.0 && !inf && !absent && aRC.x < s1.x && n.z > 0.5
+      ? 1.0 : 0.0;
     gl_Position = projectionMatrix * modelViewMatrix * vec4(p, 1.0);
   }`;
 

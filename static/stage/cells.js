@@ -228,6 +228,37 @@ export class CellField {
     this.count = n;
   }
 
+  /** Veils the cells of `rects` ({id, rows: [r0, r1], cols: [c0, c1]}, tensor coordinates, ends included):
+   *  drawn flat and grey, without an outline (an open exercise's answer); every other cell as its values say.
+   *  Kept across builds: stage.js applies it to each new trace's cells. */
+  veil(rects) {
+    const mark = /** @type {THREE.InstancedBufferAttribute | undefined} */ (this.mesh.geometry.getAttribute("aMark"));
+    if (!mark) return;
+    const marks = /** @type {Float32Array} */ (mark.array);
+    for (const { block: b, start, drawn } of this.index.values()) marks.set(rowMaxMarks(b, drawn), start);
+    this.veiled = new Map();
+    for (const { id, rows, cols } of rects) {
+      const e = this.index.get(id);
+      if (!e) continue;
+      const b = e.block,
+        cells = new Set(this.veiled.get(id));
+      // tensor coordinates; a block drawn transposed has the tensor's rows as its drawn columns
+      const [tRows, tCols] = b.transposed ? [b.cols, b.rows] : [b.rows, b.cols];
+      for (let r = Math.max(0, rows[0]); r <= Math.min(rows[1], tRows - 1); r++)
+        for (let c = Math.max(0, cols[0]); c <= Math.min(cols[1], tCols - 1); c++) {
+          marks[e.start + (b.transposed ? c * b.cols + r : r * b.cols + c)] = 2;
+          cells.add(`${r}:${c}`);
+        }
+      this.veiled.set(id, cells);
+    }
+    mark.needsUpdate = true;
+  }
+
+  /** Whether the cell (tensor row, column) of block `id` is veiled. */
+  isVeiled(id, row, col) {
+    return !!this.veiled?.get(id)?.has(`${row}:${col}`);
+  }
+
   has(id) {
     return this.index.has(id);
   }

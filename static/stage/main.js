@@ -6,7 +6,7 @@ import { fetchWeights, parseWeights } from "./data.js";
 import { loadTrace } from "../js/api.js";
 import { pageTrace } from "../js/compact.js";
 import { answerSwitches } from "../js/ablation.js";
-import { askedCell, pinnedTrace, shownTrace, stepInView } from "../js/store.js";
+import { askedCell, pinnedTrace, shownTrace, stepInView, veiledCells } from "../js/store.js";
 import { overlayRects } from "./overlay.js";
 import { stepPictures } from "./pictures.js";
 
@@ -122,6 +122,7 @@ async function start() {
     pendingCompare = trace || null;
     flush();
   });
+  veiledCells.follow((rects) => stage.setVeils(rects));
   askedCell.subscribe((cell) => {
     pendingSelect = cell;
     flush();

@@ -108,8 +108,10 @@ export class Readouts {
       for (const b of subject) {
         const got = blockValues(s, b, this.blockValues(b), px);
         const [c0, c1] = cols(b) || [0, Infinity];
+        // an open exercise's cells (veiled: tensor coordinates) print nothing until it is answered
+        const veiled = (c) => (b.transposed ? s.cells.isVeiled(b.id, c.c, c.r) : s.cells.isVeiled(b.id, c.r, c.c));
         for (const c of got?.cells || [])
-          if (c.x >= 0 && c.x <= W && c.y >= 0 && c.y <= H && c.c >= c0 && c.c <= c1)
+          if (c.x >= 0 && c.x <= W && c.y >= 0 && c.y <= H && c.c >= c0 && c.c <= c1 && !veiled(c))
             numbers.push({ ...c, size: got.size, id: b.id });
       }
     }

@@ -50,6 +50,8 @@ export class Stage {
     });
     this.scene = null; // the scene document (trace.scene)
     this.cells = null; // the one instanced mesh of all cells
+    /** @type {{id: string, rows: number[], cols: number[]}[]} */
+    this.veils = []; // cells an open exercise asks about (setVeils)
     this.blockById = new Map();
     this.tensors = new Map(); // id → {shape, data}
     this.params = new Map();
@@ -182,6 +184,16 @@ export class Stage {
     const cmp = this.comparing,
       blocks = [...this.blockById.values()].map((b) => (cmp && !b.param ? { ...b, kind: "value" } : b));
     this.cells.build(blocks, (b) => this.compare.values(b, this.tensors));
+    this.cells.veil(this.veils);
+  }
+
+  /** Veils cells (an open exercise's answer: {id, rows, cols} in tensor coordinates), on this trace's cells and
+   *  on every later trace's until veiled again; [] shows them all. */
+  setVeils(rects) {
+    this.veils = rects;
+    if (!this.cells) return;
+    this.cells.veil(rects);
+    this.invalidate(); // the next frame places the readouts without the veiled cells' values
   }
 
   rebuildDecor() {

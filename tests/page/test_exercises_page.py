@@ -169,3 +169,32 @@ def test_axe_finds_nothing_serious_in_answered_exercises(page):
         {resultTypes: ['violations']})).violations.map(v => ({id: v.id, impact: v.impact,
         nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))""")
     assert [v for v in violations if v["impact"] in ("serious", "critical")] == []
+
+
+def test_an_open_question_veils_its_cells_on_the_stage_until_it_is_answered(page):
+    """At step 7 the question asks which key row 0 of a head's weights rests on most: until it is answered the
+    stage draws that row veiled (no value printed, no colour, no outline: the drawn aMark 2), and answering it
+    shows the row again; other rows of the block keep their numbers throughout."""
+    show_input(page, INPUTS[0])
+    page.evaluate("anatomy.goTo(7)")
+    page.wait_for_function("anatomy.step === 7 && anatomy.stores.veiledCells.get().length === 1")
+    page.evaluate("anatomyStage.idle()")
+    (rect,) = page.evaluate("anatomy.stores.veiledCells.get()")
+    ex = next(e for e in page.evaluate("anatomy.trace.derived.exercises") if e["id"] == "step-7-weights")
+    assert rect["id"] == ex["block"] and rect["rows"] == [0, 0] and rect["cols"] == [0, len(ex["choices"]) - 1]
+    state = f"""() => {{ const s = anatomyStage.stage, e = s.cells.entry('{rect["id"]}'),
+      marks = s.cells.mesh.geometry.getAttribute('aMark').array, b = e.block;
+      return {{ marks: Array.from({{length: b.cols}}, (_, c) => marks[e.start + c]),
+        printed: s.readouts.shown.numbers.filter((n) => n.id === '{rect["id"]}').map((n) => [n.r, n.c]) }}; }}"""
+    veiled = page.evaluate(state)
+    assert veiled["marks"] == [2] * len(ex["choices"])
+    assert veiled["printed"] and all(r != 0 for r, _ in veiled["printed"])  # the other rows keep their numbers
+    right = ex["right"][0]
+    page.evaluate(ANSWER.replace("el.querySelector('.exercise-again').click();", ""), ["step-7-weights", right, "list"])
+    page.wait_for_function("anatomy.stores.veiledCells.get().length === 0")
+    page.evaluate("anatomyStage.idle()")
+    shown = page.evaluate(state)
+    assert 2 not in shown["marks"] and 1 in shown["marks"]  # the row's largest weight outlined again
+    assert any(r == 0 for r, _ in shown["printed"])
+    page.evaluate("document.querySelector('#exercise-step-7-weights .exercise-again').click()")
+    page.wait_for_function("anatomy.stores.veiledCells.get().length === 1")  # asked again: veiled again

@@ -9,7 +9,7 @@
 // everywhere. Progress stays in this browser (localStorage): which exercises were answered right, for which
 // inputs. anatomy.exercises() lists the boxes shown, for tests and the console.
 import { MODEL, anatomy } from "./state.js";
-import { explainedCell, shownTrace } from "../store.js";
+import { explainedCell, shownTrace, stepInView, veiledCells } from "../store.js";
 import { selectCell } from "./compare.js";
 import { siteUrl } from "../site.js";
 
@@ -68,6 +68,25 @@ function showProgress(box) {
     : "Not yet answered right in this browser.";
 }
 
+/** The cells the open questions of the step in view ask about (a cell question's choices, a number question's
+ *  evidence cell), which the stage veils until each is answered: predict first, then see. */
+function veilOpen() {
+  const step = stepInView.get()?.step,
+    rects = [];
+  for (const { ex, answered } of boxes.values()) {
+    if (answered || ex.step !== step || ex.concept) continue;
+    if (ex.kind === "cell") {
+      const cells = ex.choices.map((c) => c.value.split(":").map(Number));
+      const span = (i) => [Math.min(...cells.map((x) => x[i])), Math.max(...cells.map((x) => x[i]))];
+      rects.push({ id: ex.block, rows: span(0), cols: span(1) });
+    } else if (ex.kind === "number") {
+      const e = ex.evidence;
+      rects.push({ id: e.id, rows: [e.row, e.row], cols: [e.col, e.col] });
+    }
+  }
+  if (JSON.stringify(rects) !== JSON.stringify(veiledCells.get())) veiledCells.set(rects);
+}
+
 function answer(box, value) {
   const ok = judge(box.ex, value);
   const unread =
@@ -82,6 +101,7 @@ function answer(box, value) {
   if (ok === null) return;
   arm(box, false);
   box.answered = true;
+  veilOpen();
   box.again.hidden = box.explain.hidden = false;
   if (ok) remember(box.ex.id, box.input);
   showProgress(box);
@@ -101,6 +121,7 @@ function reveal(box, panel) {
 
 function again(box) {
   box.answered = false;
+  veilOpen();
   box.again.hidden = box.explain.hidden = true;
   box.verdict.textContent = "";
   delete box.el.dataset.verdict;
@@ -226,6 +247,7 @@ function show(trace) {
     body.append(box.el);
     boxes.set(ex.id, box);
   }
+  veilOpen();
 }
 
 /** A cell explained on the stage answers the armed cell question, if it lies in the question's block. */
@@ -249,6 +271,7 @@ function injectStyles() {
 export function bindExercises() {
   injectStyles();
   shownTrace.follow(show);
+  stepInView.subscribe(veilOpen);
   explainedCell.subscribe(onExplain);
   anatomy.exercises = () =>
     [...boxes.values()].map((b) => ({
