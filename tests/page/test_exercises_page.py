@@ -176,11 +176,12 @@ def test_an_open_question_veils_its_cells_on_the_stage_until_it_is_answered(page
     stage draws that row veiled (no value printed, no colour, no outline: the drawn aMark 2), and answering it
     shows the row again; other rows of the block keep their numbers throughout."""
     show_input(page, INPUTS[0])
-    page.evaluate("anatomy.goTo(7)")
-    page.wait_for_function("anatomy.step === 7 && anatomy.stores.veiledCells.get().length === 1")
-    page.evaluate("anatomyStage.idle()")
-    (rect,) = page.evaluate("anatomy.stores.veiledCells.get()")
     ex = next(e for e in page.evaluate("anatomy.trace.derived.exercises") if e["id"] == "step-7-weights")
+    page.evaluate("anatomy.goTo(7)")
+    veiled = "anatomy.stores.veiledCells.get()"
+    page.wait_for_function(f"anatomy.step === 7 && {veiled}.length === 1 && {veiled}[0].id === '{ex['block']}'")
+    page.evaluate("anatomyStage.idle()")
+    (rect,) = page.evaluate(veiled)
     assert rect["id"] == ex["block"] and rect["rows"] == [0, 0] and rect["cols"] == [0, len(ex["choices"]) - 1]
     state = f"""() => {{ const s = anatomyStage.stage, e = s.cells.entry('{rect["id"]}'),
       marks = s.cells.mesh.geometry.getAttribute('aMark').array, b = e.block;

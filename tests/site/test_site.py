@@ -447,7 +447,8 @@ def test_a_refused_input_shows_the_apis_message_and_keeps_the_last_trace(static_
     page.fill("#number-input", "forty banana")
     page.press("#number-input", "Enter")
     until(page, "document.getElementById('input-error').textContent.length > 0")
-    assert page.text_content("#input-error") == refused.json()["detail"]["message"]
+    said = f"{refused.json()['detail']['message']} — the stage and the article show {number}"
+    assert page.text_content("#input-error") == said
     assert page.evaluate("anatomy.trace.input.number") == number and live_text(page, "german") == german
     show(page, "42", 42)  # a good one clears it
     assert page.text_content("#input-error") == "" and page.errors == []
