@@ -177,25 +177,34 @@ def test_an_open_question_veils_its_cells_on_the_stage_until_it_is_answered(page
     shows the row again; other rows of the block keep their numbers throughout."""
     show_input(page, INPUTS[0])
     ex = next(e for e in page.evaluate("anatomy.trace.derived.exercises") if e["id"] == "step-7-weights")
-    page.evaluate("anatomy.goTo(7)")
-    veiled = "anatomy.stores.veiledCells.get()"
-    page.wait_for_function(f"anatomy.step === 7 && {veiled}.length === 1 && {veiled}[0].id === '{ex['block']}'")
-    page.evaluate("anatomyStage.idle()")
-    (rect,) = page.evaluate(veiled)
-    assert rect["id"] == ex["block"] and rect["rows"] == [0, 0] and rect["cols"] == [0, len(ex["choices"]) - 1]
-    state = f"""() => {{ const s = anatomyStage.stage, e = s.cells.entry('{rect["id"]}'),
+    block = ex["block"]
+    # the row's drawn marks and the numbers printed on the block, read once the stage is still
+    state = f"""async () => {{ await anatomyStage.idle(); const s = anatomyStage.stage, e = s.cells.entry('{block}'),
       marks = s.cells.mesh.geometry.getAttribute('aMark').array, b = e.block;
-      return {{ marks: Array.from({{length: b.cols}}, (_, c) => marks[e.start + c]),
-        printed: s.readouts.shown.numbers.filter((n) => n.id === '{rect["id"]}').map((n) => [n.r, n.c]) }}; }}"""
-    veiled = page.evaluate(state)
+      return {{ step: anatomy.step, veiled: anatomy.stores.veiledCells.get(),
+        marks: Array.from({{length: b.cols}}, (_, c) => marks[e.start + c]),
+        printed: s.readouts.shown.numbers.filter((n) => n.id === '{block}').map((n) => [n.r, n.c]) }}; }}"""
+
+    def at_step_7(check) -> dict:
+        """The state at step 7 once `check` holds of it (the article may settle on another step meanwhile)."""
+        for _ in range(20):
+            page.evaluate("anatomy.step === 7 || anatomy.goTo(7)")
+            got = page.evaluate(state)
+            if got["step"] == 7 and check(got):
+                return got
+            page.wait_for_timeout(250)
+        raise AssertionError(got)
+
+    veiled = at_step_7(lambda g: [v["id"] for v in g["veiled"]] == [block])
+    (rect,) = veiled["veiled"]
+    assert rect["rows"] == [0, 0] and rect["cols"] == [0, len(ex["choices"]) - 1]
     assert veiled["marks"] == [2] * len(ex["choices"])
     assert veiled["printed"] and all(r != 0 for r, _ in veiled["printed"])  # the other rows keep their numbers
-    right = ex["right"][0]
-    page.evaluate(ANSWER.replace("el.querySelector('.exercise-again').click();", ""), ["step-7-weights", right, "list"])
-    page.wait_for_function("anatomy.stores.veiledCells.get().length === 0")
-    page.evaluate("anatomyStage.idle()")
-    shown = page.evaluate(state)
+    page.evaluate(
+        ANSWER.replace("el.querySelector('.exercise-again').click();", ""), ["step-7-weights", ex["right"][0], "list"]
+    )
+    shown = at_step_7(lambda g: g["veiled"] == [])
     assert 2 not in shown["marks"] and 1 in shown["marks"]  # the row's largest weight outlined again
     assert any(r == 0 for r, _ in shown["printed"])
     page.evaluate("document.querySelector('#exercise-step-7-weights .exercise-again').click()")
-    page.wait_for_function("anatomy.stores.veiledCells.get().length === 1")  # asked again: veiled again
+    at_step_7(lambda g: [v["id"] for v in g["veiled"]] == [block])  # asked again: veiled again
