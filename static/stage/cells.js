@@ -225,6 +225,7 @@ export class CellField {
     tex.needsUpdate = true;
     this.material.uniforms.uState.value = tex;
     this.index = index;
+    this.veiled = new Map(); // fresh marks: nothing veiled until veil() (stage.js applies its veils next)
     this.count = n;
   }
 
@@ -235,7 +236,11 @@ export class CellField {
     const mark = /** @type {THREE.InstancedBufferAttribute | undefined} */ (this.mesh.geometry.getAttribute("aMark"));
     if (!mark) return;
     const marks = /** @type {Float32Array} */ (mark.array);
-    for (const { block: b, start, drawn } of this.index.values()) marks.set(rowMaxMarks(b, drawn), start);
+    // only the blocks veiled before get their outlines back (build() leaves every block's marks fresh)
+    for (const id of this.veiled?.keys() || []) {
+      const e = this.index.get(id);
+      if (e) marks.set(rowMaxMarks(e.block, e.drawn), e.start);
+    }
     this.veiled = new Map();
     for (const { id, rows, cols } of rects) {
       const e = this.index.get(id);
