@@ -47,7 +47,7 @@ export const vertexShader = /* glsl */ `
     if (s1.y > 0.0 && hash(aRC, s1.y) < 0.1) { h = 0.0; c = vec3(0.08); }     // dropout mask (illustration)
     if (aRC.x >= s1.x) { h = 0.0; c = mix(c, vec3(0.12, 0.13, 0.15), 0.85); }  // not computed yet
     bool veiled = aMark > 1.5;  // what an open exercise asks about: no colour, no height, no outline
-    if (veiled) { h = uFlatH; c = uAbsent; }
+    if (veiled) { h = uFlatH; c = vec3(0.34, 0.35, 0.38); }  // a grey no scale uses: not read as any value
     if (abs(h) < uMinH) h = h < 0.0 ? -uMinH : uMinH;
     float lit = s0.w;
     if (s1.w > 0.5) {
