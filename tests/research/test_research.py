@@ -180,6 +180,7 @@ def test_every_experiment_has_a_record_with_claim_hypothesis_design_and_verdict(
 OTHER_RESULTS = {
     "part_ablation.json": "tests/recorder/test_ablation.py",
     "time_machine.json": "tests/page/test_time_machine.py",
+    "beam_agreement.json": "tests/research/test_claim_scope.py",
 }
 
 
