@@ -6,6 +6,7 @@ content/topics/SLUG.md     the "go deeper" pages (front matter: title, blocks)
 content/references.tsv     n, text          -> the references list, <li id="ref-N">
 content/facts.tsv          id, value, what, source  -> the fact ledger
 content/extras.md          what follows the references (optional)
+content/modern.md          per step, where its text is not true of the modern miniature (?model=modern)
 
 Formulas are left for KaTeX's auto-render in the browser (arithmatex wraps them in \\( \\) and
 \\[ \\]). `data-live` slots are pre-filled with the start-up values, so the page reads right
@@ -75,6 +76,7 @@ class Content:
     facts: list[Fact] = field(default_factory=list)
     extras_html: str = ""
     unused_facts: dict[str, str] = field(default_factory=dict)  # id -> why the article does not quote it
+    model_notes: dict[int, str] = field(default_factory=dict)  # step -> where its text is not the modern model's
 
     def references_in(self, fragment: str) -> list[tuple[str, str]]:
         """The references a fragment cites (`href="#ref-N"`), in the list's order: a topic page's own list."""
@@ -177,7 +179,20 @@ def load_content(root: Path = CONTENT, live: dict | None = None) -> Content:
         ],
         extras_html=render(split_front_matter(extras.read_text(encoding="utf-8"))[1]) if extras.is_file() else "",
         unused_facts=read_unused(root / "facts_unused.txt"),
+        model_notes=read_model_notes(root / "modern.md", render),
     )
+
+
+NOTE_HEADING = re.compile(r"^## Step (\d+)\s*$", re.M)
+
+
+def read_model_notes(path: Path, render: Renderer) -> dict[int, str]:
+    """content/modern.md: per step ("## Step N"), what its text says that the modern miniature does not do,
+    shown at the top of that step while the stage draws that model."""
+    if not path.is_file():
+        return {}
+    parts = NOTE_HEADING.split(path.read_text(encoding="utf-8"))
+    return {int(n): render(body.strip()) for n, body in zip(parts[1::2], parts[2::2], strict=True)}
 
 
 def read_unused(path: Path) -> dict[str, str]:

@@ -117,11 +117,16 @@ function start(address) {
   } else if (sections.length) {
     setStep(sections[0]); // the top of the page is step 1, even before its section reaches the 40% line
   }
+  // each step's note on where its text is not the modern model's (the server shows them itself; the static
+  // folder knows the model only from the address)
+  if (MODEL === "modern")
+    for (const note of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".model-step-note")))
+      note.hidden = false;
   fetchJson(`/api/model${MODEL ? `?model=${encodeURIComponent(MODEL)}` : ""}`)
     .then((model) => {
       modelDocument.set(model);
       const trace = shownTrace.get();
-      if (trace && !MODEL) fillLive({ ...model.figures, ...trace.derived });
+      if (trace) fillLive({ ...model.figures, ...trace.derived });
     })
     .catch(() => {});
   runAddress(address, input);

@@ -326,3 +326,23 @@ def test_axe_finds_no_serious_or_critical_violation(browser, live_server, path):
     assert "color-contrast" in page.evaluate("() => axe.getRules().map(r => r.ruleId)")
     assert [v for v in violations if v["impact"] in ("serious", "critical")] == []
     ctx.close()
+
+
+def test_with_the_modern_model_the_live_numbers_are_its_own(browser, live_server):
+    """The live numbers follow the model on show: the modern model's d_ff and parameter count, and a dash
+    where a figure is of a block it has not (LayerNorm's β); each step's note on the modern model shows."""
+    from tests.browser import until
+
+    ctx = browser.new_context(viewport={"width": 1000, "height": 700})
+    page = ctx.new_page()
+    page.goto(f"{live_server}/?input=713&model=modern#step-12")
+    until(page, "window.anatomy && window.anatomy.trace && window.anatomy.trace.input.number === 713")
+    until(page, "!document.body.classList.contains('live-pending')")
+    live = page.evaluate(
+        """() => Object.fromEntries(['d_ff', 'param_count', 'ln_row_mean'].map((k) =>
+             [k, [...document.querySelectorAll(`[data-live="${k}"]`)].map((e) => e.textContent)]))"""
+    )
+    assert set(live["d_ff"]) == {"84"} and set(live["param_count"]) == {"61\u2009376"}, live
+    assert set(live["ln_row_mean"]) == {"–"}, live
+    assert page.evaluate("[...document.querySelectorAll('.model-step-note')].every((n) => !n.hidden)")
+    ctx.close()

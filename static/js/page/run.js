@@ -35,8 +35,8 @@ export async function run(input, ablation = shownTrace.get()?.ablation ?? [], ke
     if (seq !== requestSeq) return; // a newer input won
     showAblation(trace.ablation || []);
     clearError();
-    // the article is the 2017 model's
-    if (!MODEL) fillLive({ ...(modelDocument.get()?.figures || {}), ...trace.derived });
+    // the live numbers are the model's on show; where the text is the 2017 model's, a step's note says so
+    fillLive({ ...(modelDocument.get()?.figures || {}), ...trace.derived });
     shownTrace.set(trace); // after the live values: presenter mode copies its key sentence with them
     showState();
     updateUrl();
