@@ -96,7 +96,7 @@ def dropout_draw(r: Reader) -> list[Table]:
     after = np.where(keep, x / (1 - p), 0.0)
     d = x.shape[1]
     rows = [
-        [f"{i}: {tok}", int(d - keep[i].sum()), float(x[i].sum()), float(after[i].sum())]
+        [f"{i + 1}: {tok}", int(d - keep[i].sum()), float(x[i].sum()), float(after[i].sum())]
         for i, tok in enumerate(r.trace.source_tokens)
     ]
     rows.append(["all rows", int(keep.size - keep.sum()), float(x.sum()), float(after.sum())])

@@ -92,7 +92,7 @@ SENTENCES: dict[str, str | dict[str, str]] = {
     "peak_why": "Row {row} puts {weight:.3m} on “{token}”, more than on any other {other}: {pairs}.",
     "peak_answer": "“{token}” (column {col}), weight {weight:.3m}",
     "scale_question": (
-        "Row 0 of E[x], the row of “{token}”, holds {a:.3m} in column 0. What will E[x]·√{d_model} "
+        "Row 1 of E[x], the row of “{token}”, holds {a:.3m} in column 1. What will E[x]·√{d_model} "
         "hold in that cell? Type it to two decimals."
     ),
     "scale_why": "E[x]·√{d_model} multiplies every entry by √{d_model} = {s:.3m}: {a:.3m} × {s:.3m} = {ans:.3m}.",
@@ -108,7 +108,7 @@ SENTENCES: dict[str, str | dict[str, str]] = {
     ),
     "query_answer": "column {col} ({top:.3m})",
     "weights_question": (
-        "In {block}, which token will the row of “{token}” (row 0) weigh most? Click the cell in "
+        "In {block}, which token will the row of “{token}” (row 1) weigh most? Click the cell in "
         "its softmax weights, or choose it."
     ),
     "weights_other": "key",
@@ -153,10 +153,10 @@ SENTENCES: dict[str, str | dict[str, str]] = {
     "concept_mask_why": (
         "Each row predicts the next piece. Training feeds the whole correct German at once (teacher forcing), and "
         "the mask lets row i see pieces 0 to i only, as at inference, where the later pieces do not exist yet. For "
-        "this input row 0 (“{token}”) may read only itself: its weight on itself is {weight:.3m}."
+        "this input row 1 (“{token}”) may read only itself: its weight on itself is {weight:.3m}."
     ),
     "unscaled_question": (
-        "Step 7's row (row 0 of {block}) has a largest weight of {top:.3m}. Without the division "
+        "Step 7's row (row 1 of {block}) has a largest weight of {top:.3m}. Without the division "
         "by √d_k, would its largest weight be larger, smaller or the same?"
     ),
     "unscaled_wider": "Without the division the scores lie {times:.2m} times wider apart",
@@ -183,7 +183,7 @@ SENTENCES: dict[str, str | dict[str, str]] = {
     ),
     "nearest_choice": "V[{token}] (row {row})",
     "relu_question": (
-        "In {block}, click a hidden unit that the ReLU {asked} in the row of “{token}” (row 0), or choose its unit."
+        "In {block}, click a hidden unit that the ReLU {asked} in the row of “{token}” (row 1), or choose its unit."
     ),
     "relu_zeroes": "sets to zero",
     "relu_passes": "lets through",
@@ -198,27 +198,27 @@ SENTENCES: dict[str, str | dict[str, str]] = {
     "relu_choice": "unit {unit}",
     "relu_answer": "any of the {count} such units, for example unit {unit}",
     "mask_question": (
-        "Row 0 of {block} reads “{token}”. What weight will it put on position 0, itself? Type a number."
+        "Row 1 of {block} reads “{token}”. What weight will it put on position 1, itself? Type a number."
     ),
-    "mask_hidden_many": "every score after position 0 ({count} of them)",
-    "mask_hidden_one": "the score after position 0",
+    "mask_hidden_many": "every score after position 1 ({count} of them)",
+    "mask_hidden_one": "the score after position 1",
     "mask_why": (
-        "The mask sets {hidden} to −∞ before the softmax, and e^−∞ = 0, so row 0 keeps one term: its "
+        "The mask sets {hidden} to −∞ before the softmax, and e^−∞ = 0, so row 1 keeps one term: its "
         "weight on itself is e^s / e^s = 1 (the trace holds {weight:.3m})."
     ),
     "cross_question": (
-        "Row 0 of {block} reads “{reads}” and writes “{writes}”. Which English word will it look "
+        "Row 1 of {block} reads “{reads}” and writes “{writes}”. Which English word will it look "
         "at most? Click the cell, or choose it."
     ),
     "cross_other": "English token",
     "softmax_question": (
-        "Row 0 (reads “{reads}”) gives “{piece}” the logit {logit:.3m}, and the log of its "
+        "Row 1 (reads “{reads}”) gives “{piece}” the logit {logit:.3m}, and the log of its "
         "softmax's denominator, ln Σ_u e^(logit_u) over all {count} pieces, is {lse:.3m}. What "
         "probability will the softmax give “{piece}”? Type it to two decimals."
     ),
     "softmax_why": (
         "p = e^(logit − ln Σ) = e^({logit:.3m} − {lse:.3m}) = e^{difference:.3m} = {p:.3m}, the cell "
-        "outlined in row 0 of the probability block."
+        "outlined in row 1 of the probability block."
     ),
     "turns_question": (
         "How many turns of the loop will greedy decoding take for this input? Each turn writes one "
@@ -229,7 +229,7 @@ SENTENCES: dict[str, str | dict[str, str]] = {
         "The model writes {pieces} and stops at the length limit, without </s>: {turns} turns, one decoder row each."
     ),
     "loss_question": (
-        "Row 0 ({reads} → {reference}) gives its reference piece p = {p:.3m}. Which is larger for "
+        "Row 1 ({reads} → {reference}) gives its reference piece p = {p:.3m}. Which is larger for "
         "this row: the smoothed loss −Σ_v q(v) ln p(v), or the plain loss −ln p(reference)?"
     ),
     "loss_why": (
@@ -241,7 +241,7 @@ SENTENCES: dict[str, str | dict[str, str]] = {
     "loss_plain": "the plain loss",
     "loss_equal": "they are equal",
     "dropout_question": (
-        "In a training step, dropout (p = {p:g}) keeps the entry of “{token}”, column 0, of "
+        "In a training step, dropout (p = {p:g}) keeps the entry of “{token}”, column 1, of "
         "{block}'s output, now {v:.3m}. What will it become? Type it to two decimals."
     ),
     "dropout_why": (

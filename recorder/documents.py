@@ -62,7 +62,7 @@ class Derived:
     ffn_zero_fraction: float
     least_certain_prob: float
     least_certain_token: str
-    least_certain_position: int
+    least_certain_position: int = described("the least certain choice's decoder row, counted from 1 as a reader counts")
     cross_alignment: str = described(
         "per decoder row (reads → writes): the source token its last-layer "
         "cross-attention, averaged over heads, rests on most"
@@ -75,9 +75,11 @@ class Derived:
         "the worked attention row's head, named from 1 (encoder layer 1), chosen "
         "from the trace (article/lessons.py choose_worked)"
     )
-    worked_row: int = described("its row, counted from 0")
+    worked_row: int = described("its row, counted from 1 as a reader counts (its index + 1)")
     worked_token: str
-    worked_q_col: int = described("the head's first column of Q: step 6's one cell is (worked_row, worked_q_col)")
+    worked_q_col: int = described(
+        "the head's first column of Q, counted from 1: step 6's one cell is (worked_row, worked_q_col)"
+    )
     worked_reason: str = described("why this row: the rule that chose it, said for this input")
     worked_key_token: str = described("the token the row rests on most: the key of the pair worked out")
     worked_q: str = described("the row's query, the head's columns of Q, to 3 decimals")

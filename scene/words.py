@@ -153,7 +153,7 @@ def _fixed_descriptions(cfg: Config) -> dict[str, str]:
             else "E, the embedding table (vocabulary × d_model); the output has its own W_U"
         ),
         "P": "P, learned position vectors",
-        "dec.mask": "causal mask (row i reads columns 0…i)",
+        "dec.mask": "causal mask (row i reads columns 1…i)",
         "const.sqrt_d": "√d_model",
         "const.neg_inf": "−∞ (fills masked scores)",
         "out.ET": "Eᵀ, the tied output projection",

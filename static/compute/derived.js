@@ -26,7 +26,7 @@ function outputFigures(trace, t, recipe, say) {
   return {
     least_certain_prob: pChosen[worst],
     least_certain_token: out[worst],
-    least_certain_position: worst,
+    least_certain_position: worst + 1, // as a reader counts rows: from 1
     cross_alignment: say.listed(
       "cross_alignment",
       out.map((writes, r) => ({

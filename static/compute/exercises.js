@@ -15,14 +15,14 @@ function rowPeak(ctx, step, key, block, row, cols, weights, question, other) {
   const right = indices(weights, (w) => w >= weights[top] - tie).map((c) => say.say("cell_value", { row, col: c }));
   const choices = cols.map((token, c) => ({
     value: say.say("cell_value", { row, col: c }),
-    label: say.say("peak_choice", { token, col: c }),
+    label: say.say("peak_choice", { token, col: c + 1 }),
   }));
   const pairs = say.listed(
     "pairs",
     cols.map((token, i) => ({ token, value: weights[i] })),
   );
-  const why = say.say("peak_why", { row, weight: weights[top], token: cols[top], other, pairs });
-  const answer = say.say("peak_answer", { token: cols[top], col: top, weight: weights[top] });
+  const why = say.say("peak_why", { row: row + 1, weight: weights[top], token: cols[top], other, pairs });
+  const answer = say.say("peak_answer", { token: cols[top], col: top + 1, weight: weights[top] });
   return exercise(say, step, key, "cell", question, why, answer, cell(block, row, top), { block, choices, right });
 }
 
@@ -52,23 +52,23 @@ function queryPeak(ctx, c) {
   const right = indices(row, (x) => x >= row[top] - tie).map((j) => say.say("cell_value", { row: r, col: off + j }));
   const choices = row.map((_, j) => ({
     value: say.say("cell_value", { row: r, col: off + j }),
-    label: say.say("query_choice", { col: off + j }),
+    label: say.say("query_choice", { col: off + j + 1 }),
   }));
   const q = say.say("query_question", {
     station: ctx.name(recipe.nodes.worked_station),
     head,
     d_k: dK,
-    first: off,
-    last: off + dK - 1,
+    first: off + 1,
+    last: off + dK,
     token: trace.source_tokens[r],
-    row: r,
+    row: r + 1,
   });
   const columns = say.listed(
     "query_columns",
-    row.map((value, j) => ({ col: off + j, value })),
+    row.map((value, j) => ({ col: off + j + 1, value })),
   );
-  const why = say.say("query_why", { row: r, head, columns, top: row[top], col: off + top });
-  const answer = say.say("query_answer", { col: off + top, top: row[top] });
+  const why = say.say("query_why", { row: r + 1, head, columns, top: row[top], col: off + top + 1 });
+  const answer = say.say("query_answer", { col: off + top + 1, top: row[top] });
   return exercise(say, 6, "query", "cell", q, why, answer, cell(whole, r, off + top), { block: whole, choices, right });
 }
 
@@ -118,7 +118,7 @@ function nearestValue(ctx, c) {
       .map((row) => norm(row.map((x, i) => x - out[i]))),
     near = argmin(dist);
   const right = indices(dist, (d) => d <= dist[near] + tie).map(String);
-  const q = say.say("nearest_question", { block: ctx.name(ids.out), token: toks[r], row: r });
+  const q = say.say("nearest_question", { block: ctx.name(ids.out), token: toks[r], row: r + 1 });
   const pairs = (values, list) =>
     say.listed(
       list,
@@ -128,10 +128,10 @@ function nearestValue(ctx, c) {
     weights: pairs(w, "pairs"),
     distance: dist[near],
     near_token: toks[near],
-    near,
+    near: near + 1,
     distances: pairs(dist, "pairs_2"),
   });
-  const choices = toks.map((token, j) => [String(j), say.say("nearest_choice", { token, row: j })]);
+  const choices = toks.map((token, j) => [String(j), say.say("nearest_choice", { token, row: j + 1 })]);
   return options(say, 9, "nearest", q, why, choices, right, cell(ids.out, r, 0));
 }
 
@@ -149,12 +149,12 @@ function reluZero(ctx) {
   const why = say.say(zero.length ? "relu_why" : "relu_why_none", {
     zeros: zero.length,
     units: after.length,
-    unit,
+    unit: unit + 1,
     pre: pre[unit],
   });
   const choices = after.map((_, j) => ({
     value: say.say("cell_value", { row: 0, col: j }),
-    label: say.say("relu_choice", { unit: j }),
+    label: say.say("relu_choice", { unit: j + 1 }),
   }));
   const right = which.map((j) => say.say("cell_value", { row: 0, col: j }));
   return exercise(
@@ -164,7 +164,7 @@ function reluZero(ctx) {
     "cell",
     q,
     why,
-    say.say("relu_answer", { count: which.length, unit }),
+    say.say("relu_answer", { count: which.length, unit: unit + 1 }),
     cell(hidden.id, 0, unit),
     { block: hidden.id, choices, right },
   );

@@ -70,18 +70,18 @@ function workedRow(trace, t, recipe, say) {
     heads: c.heads,
     tokens: toks.length,
     row_token: toks[r],
-    row: r,
+    row: r + 1, // rows, heads and columns as a reader counts them: from 1
     weight: weights[top],
     key_token: toks[j],
   });
   if (c.missing)
-    reason = say.say("reason_missing", { asked_head: c.missing.head + 1, asked_row: c.missing.row, reason });
+    reason = say.say("reason_missing", { asked_head: c.missing.head + 1, asked_row: c.missing.row + 1, reason });
   const products = q.map((x, i) => x * k[i]);
   return {
     worked_head: c.head + 1,
-    worked_row: r,
+    worked_row: r + 1,
     worked_token: toks[r],
-    worked_q_col: t.node(ids.q).attrs.starts[0],
+    worked_q_col: t.node(ids.q).attrs.starts[0] + 1,
     worked_reason: reason,
     worked_key_token: toks[j],
     worked_q: vector(say, q),
@@ -119,7 +119,7 @@ function reordering(trace, t, recipe, say) {
   out.forEach((piece, r) => {
     if (piece === und) {
       const [a, b] = largestFirst(cross[r]);
-      splits.push({ row: r, reads: rows[r], a: src[a], wa: cross[r][a], b: src[b], wb: cross[r][b] });
+      splits.push({ row: r + 1, reads: rows[r], a: src[a], wa: cross[r][a], b: src[b], wb: cross[r][b] });
     }
     if (r + 1 < out.length && out[r + 1] === und && Object.hasOwn(units, piece)) {
       counted += 1;

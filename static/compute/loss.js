@@ -40,9 +40,9 @@ function departure(say, rows, referenceLength) {
   const first = rows.find((x) => !x.forced);
   if (first === undefined && rows.length === referenceLength) return say.say("departs_never", { rows: rows.length });
   if (first === undefined) {
-    return say.say("departs_stopped", { rows: rows.length, reference: referenceLength, last: rows.length - 1 });
+    return say.say("departs_stopped", { rows: rows.length, reference: referenceLength, last: rows.length });
   }
-  return say.say("departs_at", { row: first.row });
+  return say.say("departs_at", { row: first.row + 1 });
 }
 
 /** Every step-20 figure of the trace, keyed as the server's. */

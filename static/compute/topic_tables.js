@@ -34,7 +34,7 @@ function tokens(c) {
     ["tgt", "decoder", trace.target_tokens],
   ]) {
     const at = t.tensor(topic.nodes[`${side}_ids`]).data;
-    toks.forEach((tok, i) => rows.push([`${label} row ${i}`, tok, at[i]]));
+    toks.forEach((tok, i) => rows.push([`${label} row ${i + 1}`, tok, at[i]]));
   }
   return [
     table(
@@ -64,7 +64,7 @@ function tiedOutput(c, e) {
   const rows = Array.from(t.tensor(recipe.nodes.tokens).data, (k, i) => {
     const zk = z.at(i, k),
       he = dot(h.row(i), e(k));
-    return [`row ${i}`, trace.output_tokens[i], zk, he, Math.abs(zk - he)];
+    return [`row ${i + 1}`, trace.output_tokens[i], zk, he, Math.abs(zk - he)];
   });
   return table(
     "tied-output",
@@ -163,7 +163,7 @@ function attentionRow(c) {
     table(
       "attention-row",
       `${capitalised(recipe.names[blocks.weights])}: the row of ${quoted(toks[row])} `
-        + `(row ${row}), the one the article works through`,
+        + `(row ${row + 1}), the one the article works through`,
       "A row's scores are its query's dot products with every key, divided by √d_k; the softmax turns them into "
         + "weights that are positive, sum to 1 and keep the scores' order. Without the division (the last column) "
         + "the differences between scores are √d_k times larger and the largest weight grows: the softmax heads for "
@@ -192,10 +192,10 @@ function headsOfRow(c) {
   return [
     table(
       "heads-of-row",
-      `The row of ${quoted(toks[row])} (row ${row}) in each head of ${where}`,
+      `The row of ${quoted(toks[row])} (row ${row + 1}) in each head of ${where}`,
       "One position asks one question per head: each head's row is a softmax of its own and sums to 1, so different "
         + "heads can rest on different words at once.",
-      [col("head"), ...toks.map((tok, j) => col(`key ${j}: ${tok}`, "fixed3", true)), col("rests most on")],
+      [col("head"), ...toks.map((tok, j) => col(`key ${j + 1}: ${tok}`, "fixed3", true)), col("rests most on")],
       rows,
     ),
   ];
@@ -210,7 +210,7 @@ function causalMask(c) {
   const rows = toks.map((tok, i) => {
     const open = range(toks.length).filter((j) => mask.at(i, j));
     return [
-      `row ${i}: ${tok}`,
+      `row ${i + 1}: ${tok}`,
       ...range(toks.length).map((j) => (mask.at(i, j) ? w.at(i, j) : "masked")),
       sum(open.map((j) => w.at(i, j))),
     ];
@@ -219,10 +219,10 @@ function causalMask(c) {
     table(
       "decoder-mask",
       `Your decoder rows under the mask: ${recipe.names[weightsId]}`,
-      "Row i may read positions 0 to i only. Every cell above the diagonal is masked (its score set to −∞ before "
+      "Row i may read positions 1 to i only. Every cell above the diagonal is masked (its score set to −∞ before "
         + "the softmax) and gets weight exactly 0, so the weights on the earlier positions and the row's own sum "
         + "to 1.",
-      [col("row reads"), ...toks.map((tok, j) => col(`${j}: ${tok}`, "fixed3", true)), col("sum", "fixed3")],
+      [col("row reads"), ...toks.map((tok, j) => col(`${j + 1}: ${tok}`, "fixed3", true)), col("sum", "fixed3")],
       rows,
     ),
   ];
@@ -241,7 +241,7 @@ function temperatures(c) {
   return [
     table(
       "temperatures",
-      `Decoder row ${row} (reads ${quoted(trace.target_tokens[row])}, the least certain `
+      `Decoder row ${row + 1} (reads ${quoted(trace.target_tokens[row])}, the least certain `
         + `choice of your input): its ${top} largest logits and their probabilities`,
       "Dividing the logits by a temperature T before the softmax keeps their order but changes the spread: below 1 "
         + "the top piece takes more, above 1 the rest take more. At T = 1 these are the model's own probabilities.",
@@ -293,7 +293,7 @@ function losses(c) {
   const { trace, t, recipe } = c,
     f = lossFigures(trace, t, recipe, sentences(recipe.sentences));
   const rows = f.loss_rows.map((x) => [
-    `row ${x.row}`,
+    `row ${x.row + 1}`,
     x.reads,
     x.reference ?? "–",
     x.p_reference ?? null,
@@ -342,7 +342,7 @@ function pathLengths(c) {
       col("Transformer: hand-offs", "int"),
       col("decoder row 0's weight on it", "fixed3", true),
     ],
-    toks.map((tok, i) => [`${i}: ${tok}`, n - i, 1, cross[i]]),
+    toks.map((tok, i) => [`${i + 1}: ${tok}`, n - i, 1, cross[i]]),
   );
   const m = trace.target_tokens.length;
   const steps = table(

@@ -79,7 +79,7 @@ function leftOut(marks, c0, c1, words, w) {
   );
   return pairs
     .filter(([, c]) => !(c0 <= c && c <= c1))
-    .map(([r, c]) => fill(w.left_out, { row: r, word: c < words.length ? words[c] : c, column: c + 1 }))
+    .map(([r, c]) => fill(w.left_out, { row: r + 1, word: c < words.length ? words[c] : c, column: c + 1 }))
     .join("");
 }
 

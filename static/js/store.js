@@ -77,6 +77,9 @@ export const chosenWorked = store(null);
  *  stage draws veiled (no colour, value or outline) until they are answered (page/exercises.js).
  *  @type {Store<{id: string, rows: number[], cols: number[]}[]>} */
 export const veiledCells = store([]);
+/** The least type size of the stage's names, in CSS px (0: their own): presenter mode's, for a projector
+ *  (page/present.js). @type {Store<number>} */
+export const stageTextFloor = store(0);
 
 const STORES = {
   shownTrace,
@@ -92,6 +95,7 @@ const STORES = {
   askedCell,
   chosenWorked,
   veiledCells,
+  stageTextFloor,
 };
 
 // window.anatomy's names for the stores' values, read-only

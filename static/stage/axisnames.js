@@ -17,6 +17,41 @@ const LINE = 1.0,
   MAX_TIERS = 3,
   SLIDES = 8;
 
+/** Words with their position (counted from 1) where a word repeats: "nine·1 hundred ninety nine·4 …", so
+ *  that each row and column a reader reads is one token (a 10-token input names four rows "nine"). */
+export function positioned(words, compact = false) {
+  const count = new Map();
+  for (const w of words) count.set(w, (count.get(w) || 0) + 1);
+  const at = compact ? subscript : (n) => `·${n}`;
+  return words.map((w, i) => (count.get(w) > 1 ? `${w}${at(i + 1)}` : w));
+}
+
+/** The position in subscript digits ("nine₄"): a band too narrow for "nine·4" (two tiers beside a wide block). */
+const subscript = (n) => String(n).replace(/\d/g, (d) => String.fromCharCode(0x2080 + Number(d)));
+
+const named = new WeakMap(); // an axis's words → with their positions, and compact
+function positionedOnce(words) {
+  if (!named.has(words)) named.set(words, [positioned(words), positioned(words, true)]);
+  return named.get(words);
+}
+
+/** The scene's labels with each column of token labels (those that share an x, read top down) named by
+ *  position where a token repeats in it; the other labels as they are. */
+export function withPositions(labels) {
+  const columns = new Map();
+  labels.forEach((l, i) => {
+    if (l.role !== "token") return;
+    if (!columns.has(l.x)) columns.set(l.x, []);
+    columns.get(l.x).push(i);
+  });
+  const text = labels.map((l) => l.text);
+  for (const idx of columns.values()) {
+    idx.sort((a, b) => labels[b].y - labels[a].y);
+    positioned(idx.map((i) => labels[i].text)).forEach((t, k) => (text[idx[k]] = t));
+  }
+  return labels.map((l, i) => (text[i] === l.text ? l : { ...l, text: text[i] }));
+}
+
 /** The subject's bands: blocks with a token axis grouped by the rows (or the columns) they share; rows
  *  beside an ids column of the subject already carry its token labels (scene/labels.py), as do rows whose
  *  ids column (`rows_named_by`) the step lights (`lit`). Blocks in `windowed` show only the columns
@@ -32,10 +67,11 @@ export function bands(scene, blocks, { windowed = new Set(), cols = null, lit = 
       ["row", b.row_axis, rowKey(b)],
       ["col", b.col_axis, `${b.station}|${b.x}|${b.cols}|${b.gap_every}`],
     ]) {
-      const words = name && scene.axes[name];
+      const [words, compact] = (name && scene.axes[name] && positionedOnce(scene.axes[name])) || [];
       if (!words || (axis === "row" && idsRows.has(key))) continue;
       const k = `${axis}|${name}|${key}`;
-      if (!out.has(k)) out.set(k, { axis, axisName: name, words, blocks: [], window: null });
+      if (!out.has(k))
+        out.set(k, { axis, axisName: name, words, compact, bare: scene.axes[name], blocks: [], window: null });
       out.get(k).blocks.push(b);
     }
   }
@@ -110,10 +146,15 @@ export function placeBand(band, px, headGap, obstacles, W, H, minPx) {
   const best = Math.max(minPx, Math.min(MAX_PX, Math.floor(pitch / LINE)));
   // why it could not be placed (for the tests' table)
   band.why = [`${best} px, pitch ${Math.round(pitch * 10) / 10} px`];
-  // the largest size that fits, never below minPx: a smaller line can fit between two obstacles
-  for (let size = best; size >= minPx; size--) {
-    const placed = placeAt(band, items, size, obstacles, W, H);
-    if (placed) return placed;
+  // the largest size that fits, never below minPx: a smaller line can fit between two obstacles; then the
+  // positions of repeated tokens in subscript, narrower; and where even those do not fit (two tiers of a 10-token
+  // input beside the FFN's 128 columns), the bare words rather than no names at all
+  for (const words of band.compact ? [band.words, band.compact, band.bare] : [band.words]) {
+    items.forEach((t) => (t.word = words[t.index] ?? ""));
+    for (let size = best; size >= minPx; size--) {
+      const placed = placeAt(band, items, size, obstacles, W, H);
+      if (placed) return placed;
+    }
   }
   return null;
 }

@@ -7,10 +7,12 @@ import { colX } from "./cells.js";
 import { formatNumber } from "../js/format.js";
 import { textWidth } from "./axisnames.js";
 
-export const MIN_PX = 7;
+export const MIN_PX = 9; // printed values are never smaller: under it, the inspector says the value
 export const CONDENSED = 0.82; // numbers are drawn this much narrower than the font (readouts.js: scaleX)
 const MAX_PX = 13,
-  FILL = 0.95; // the widest number may fill this share of the cell
+  FILL = 1; // the widest number may fill the cell's width (the gap between cells keeps its neighbours apart)
+// the type may be this share of the cell's side: its digits (about 0.73 of the type) stay well inside the cell
+const HEIGHT = 0.9;
 
 /** A weight (0…1) at two decimals, the leading zero dropped: .40 (and 1 for one of .995 or more: 1.00 would be
  *  wider than the others, and a small "1.0" loses its point and reads as 10). */
@@ -70,11 +72,11 @@ export function blockValues(stage, b, values, px) {
   const pitchX = pc ? Math.abs(pc[0] - p[0]) : pr ? Math.abs(pr[1] - p[1]) : 0,
     pitchY = pr ? Math.abs(pr[1] - p[1]) : pitchX;
   const side = Math.min(pitchX, pitchY) * cell.footprint;
-  if (side * 0.75 < MIN_PX) return { size: 0 }; // too small for any number: no texts made (step 21 has 61 000 cells)
+  if (side * HEIGHT < MIN_PX) return { size: 0 }; // too small for any number: no texts made (step 21 has 61 000 cells)
   const { texts, sample } = blockTexts(stage.comparing && !b.param ? "value" : b.kind, values);
   const size = Math.min(
     MAX_PX,
-    Math.floor(side * 0.75),
+    Math.floor(side * HEIGHT),
     Math.floor((10 * side * FILL) / Math.max(1, CONDENSED * textWidth(sample, 10))),
   );
   if (size < MIN_PX) return { size: 0 };

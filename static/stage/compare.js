@@ -54,7 +54,8 @@ export function compareSummary(scene, traceA, traceB) {
     const tokens = scene.axes[axis] || [],
       other = axesB[axis];
     if (!other || other.length === tokens.length) continue;
-    if (tokens.length > other.length) onlyA.push(`${axis} rows ${other.length}…${tokens.length - 1}`);
+    // rows counted from 1, as a reader counts them
+    if (tokens.length > other.length) onlyA.push(`${axis} rows ${other.length + 1}…${tokens.length}`);
     else onlyB.push(`${other.length - tokens.length} ${axis} row${other.length - tokens.length > 1 ? "s" : ""}`);
   }
   const notes = [];

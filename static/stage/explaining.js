@@ -233,8 +233,8 @@ export class Explanation {
       info = d ? s.pointer.cellInfo(d.id, d.r, d.c) : {};
     const axisWords = [];
     if (info.rowToken !== undefined)
-      axisWords.push(`row ${ex.index[0]}: ${info.rowName ?? `token “${info.rowToken}”`}`);
-    if (info.colToken !== undefined) axisWords.push(`column ${ex.index[1]} is “${info.colToken}”`);
+      axisWords.push(`row ${ex.index[0] + 1}: ${info.rowName ?? `token “${info.rowToken}”`}`); // counted from 1
+    if (info.colToken !== undefined) axisWords.push(`column ${ex.index[1] + 1} is “${info.colToken}”`);
     if (info.tokenName !== undefined) axisWords.push(`${ex.value} is the id of “${info.tokenName}”`);
     const columns = slice ? ` (columns ${slice.col_offset}… of ${slice.of})` : "";
     const lines = [
@@ -242,7 +242,9 @@ export class Explanation {
       `${ex.id} · ${ex.op}${columns}${axisWords.length ? ` · ${axisWords.join(", ")}` : ""}`,
     ];
     const rowOf =
-      info.rowToken !== undefined ? ` Row ${ex.index[0]} of this table belongs to the token “${info.rowToken}”.` : "";
+      info.rowToken !== undefined
+        ? ` Row ${ex.index[0] + 1} of this table belongs to the token “${info.rowToken}”.`
+        : "";
     const idOf = info.tokenName !== undefined ? ` ${ex.value} is the id of the token “${info.tokenName}”.` : "";
     const leaf =
       ex.op === "Parameter"
@@ -297,10 +299,12 @@ export class Explanation {
         tokens = gb?.row_axis ? s.scene.axes[gb.row_axis] : null;
       const tok = (r) => (tokens?.[r] !== undefined && gb && !gb.transposed ? ` (“${tokens[r]}”)` : "");
       if (rank === 0) g.where = "the scalar";
-      else if (rank === 1) g.where = idx.length === 1 ? `entry ${idx[0][0]}${tok(idx[0][0])}` : `${idx.length} entries`;
+      // in words rows, columns and entries count from 1; a cell's brackets are the tensor's index, from 0
+      else if (rank === 1)
+        g.where = idx.length === 1 ? `entry ${idx[0][0] + 1}${tok(idx[0][0])}` : `${idx.length} entries`;
       else if (idx.length === 1) g.where = `cell [${idx[0].join(", ")}]${tok(idx[0][0])}`;
-      else if (rows.size === 1) g.where = `row ${idx[0][0]}${tok(idx[0][0])}, ${idx.length} cells`;
-      else if (cols.size === 1) g.where = `column ${idx[0][1]}, ${idx.length} cells`;
+      else if (rows.size === 1) g.where = `row ${idx[0][0] + 1}${tok(idx[0][0])}, ${idx.length} cells`;
+      else if (cols.size === 1) g.where = `column ${idx[0][1] + 1}, ${idx.length} cells`;
       else g.where = `${idx.length} cells`;
       for (const c of g.cells) {
         c.text =

@@ -72,8 +72,8 @@ export function inspectorLines(scene, block, info, dropout = false) {
     shape.length === 0
       ? ""
       : shape.length === 1
-        ? `index ${block.rows === 1 ? col : row}`
-        : `row ${row}, column ${col}`;
+        ? `index ${(block.rows === 1 ? col : row) + 1}`
+        : `row ${row + 1}, column ${col + 1}`; // counted from 1, as a reader counts (the id's brackets from 0)
   const rowWords = info.rowName ?? (info.rowToken !== undefined ? `token “${info.rowToken}”` : undefined);
   const colWords = info.colToken !== undefined ? ` → column token “${info.colToken}”` : "";
   lines.push(`${pos}${rowWords !== undefined ? ` (${rowWords})` : ""}${colWords}`);

@@ -19,8 +19,11 @@ function segments(text) {
   return out;
 }
 
+/** A label's type size as a share of its line (the quad's height): labelRects()'s px × FONT_SHARE is its font size. */
+export const FONT_SHARE = 0.72;
+
 function font(k, weight) {
-  return `${weight} ${k ? Math.round(PX * 0.5) : Math.round(PX * 0.72)}px ${FONT}`;
+  return `${weight} ${k ? Math.round(PX * 0.5) : Math.round(PX * FONT_SHARE)}px ${FONT}`;
 }
 
 // A segment's width by font and text, kept for the page's life: most labels are the same from one input to
@@ -100,12 +103,20 @@ const ROLES = {
   token: { minPx: 14, maxScale: 2.5, weight: 500 },
 };
 
+/** A role's look with its least line height raised to `floor` CSS px (presenter mode's, for a projector), its
+ *  growth and its largest size raised alike, so that it reaches the floor where it reached its own minimum. */
+function atLeast(role, floor) {
+  if (!(floor > role.minPx)) return role;
+  const k = floor / role.minPx;
+  return { ...role, minPx: floor, maxScale: role.maxScale * k, ...(role.maxPx ? { maxPx: role.maxPx * k } : {}) };
+}
+
 /** The scene's labels ({text, x, y, size, role, anchor, baseline, room, part}) with their role's look and
  *  colour; a gate block's label (its `part`) is hidden unless `drawn` has its part (the gate is drawn only
  *  while its part is off: its place stays, the label keeps its index and takes no room). */
-export function styleLabels(labels, colors, drawn = new Set()) {
+export function styleLabels(labels, colors, drawn = new Set(), floor = 0) {
   return labels.map((l) => ({
-    ...ROLES[l.role],
+    ...atLeast(ROLES[l.role], floor),
     ...l,
     color: colors[l.role],
     maxWidth: l.room || undefined,

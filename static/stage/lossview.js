@@ -114,7 +114,7 @@ export class LossView {
       plainLoss: String(r.plain_loss),
     });
     tr.append(
-      ...[String(r.row), r.reads, r.reference, f(d.loss_q_reference, 4), f(r.p_reference)].map((t) =>
+      ...[String(r.row + 1), r.reads, r.reference, f(d.loss_q_reference, 4), f(r.p_reference)].map((t) =>
         el("td", { textContent: t }),
       ),
       el("td", {}, this.strip(r, d, probs)),

@@ -6,9 +6,10 @@ import { fetchWeights, parseWeights } from "./data.js";
 import { loadTrace } from "../js/api.js";
 import { pageTrace } from "../js/compact.js";
 import { answerSwitches } from "../js/ablation.js";
-import { askedCell, pinnedTrace, shownTrace, stepInView, veiledCells } from "../js/store.js";
+import { askedCell, pinnedTrace, shownTrace, stageTextFloor, stepInView, veiledCells } from "../js/store.js";
 import { overlayRects } from "./overlay.js";
 import { stepPictures } from "./pictures.js";
+import { FONT_SHARE } from "./labels.js";
 
 const container = document.getElementById("stage");
 /** @type {import("../types.js").StageApi} */
@@ -123,6 +124,7 @@ async function start() {
     flush();
   });
   veiledCells.follow((rects) => stage.setVeils(rects));
+  stageTextFloor.follow((px) => stage.setTextFloor(px)); // presenter mode's, for a projector
   askedCell.subscribe((cell) => {
     pendingSelect = cell;
     flush();
@@ -188,8 +190,14 @@ Object.assign(api, {
   /** How a step's subject sits on screen now: its on-screen bounding box (clipped to the stage) as
    *  shares of the stage's area, width and height, and the median cell's size in CSS pixels. */
   framing: (ids) => api.stage?.framing(ids ?? api.stage.step?.subject ?? []) ?? null,
-  /** Every label drawn now: {text, left, top, right, bottom, px} in client pixels (as the shader grows it). */
-  labels: () => (api.stage?.tour.labelRects() ?? []).map((r) => ({ ...r, text: api.stage.scene.labels[r.i].text })),
+  /** Every label drawn now: {text, left, top, right, bottom, px (its line), font (its type size)} in client
+   *  pixels (as the shader grows it). */
+  labels: () =>
+    (api.stage?.tour.labelRects() ?? []).map((r) => ({
+      ...r,
+      font: r.px * FONT_SHARE, // its type size
+      text: (api.stage.drawnLabels ?? api.stage.scene.labels)[r.i].text, // as drawn (a token with its position)
+    })),
   /** The overlays over the stage now ({name, left, top, right, bottom}) and the switches shown. */
   overlays: () => (api.stage ? overlayRects(api.stage.el) : []),
   /** The switches shown now: {part, label (the index of the label beside it), left, top, right, bottom}. */

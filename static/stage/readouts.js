@@ -8,6 +8,7 @@ import { bands, placeBand, NAME_FONT } from "./axisnames.js";
 import { blockValues, CONDENSED } from "./cellvalues.js";
 import { projector, labelRects, overlayRects, shownRect } from "./screenboxes.js";
 import { drawWindowLabel, placeWindowLabel, LABEL_FONT } from "./windowed.js";
+import { placeHeadTags, headElement, paintHeadTags } from "./headnames.js";
 
 const PHONE_WIDTH = 600,
   MIN_DESKTOP = 11,
@@ -24,6 +25,7 @@ export class Readouts {
     this.el.setAttribute("aria-hidden", "true"); // the inspector and the CSV say the same in words
     this.names = this.el.appendChild(document.createElement("div"));
     this.numbers = this.el.appendChild(document.createElement("div"));
+    this.heads = this.el.appendChild(document.createElement("div")); // heads whose own label the view leaves out
     this.windowLabel = this.el.appendChild(
       Object.assign(document.createElement("span"), { className: "readout-window", hidden: true }),
     );
@@ -70,11 +72,12 @@ export class Readouts {
     if (!s.scene || !W || !subject.length || !s.decor?.visible) {
       this.show(this.names, []);
       this.show(this.numbers, []);
+      this.show(this.heads, []);
       drawWindowLabel(this.windowLabel, null);
       return;
     }
     const px = projector(s),
-      minPx = W < PHONE_WIDTH ? MIN_PHONE : MIN_DESKTOP,
+      minPx = Math.max(W < PHONE_WIDTH ? MIN_PHONE : MIN_DESKTOP, s.textFloor || 0), // presenter mode's floor
       gap = s.scene.cell.head_gap;
     const windowed = new Set(s.windowed || []),
       win = windowed.size ? s.tour.framedWindow : null; // a window of wide blocks
@@ -103,6 +106,8 @@ export class Readouts {
       }
     }
     this.show(this.names, names, nameElement);
+    const heads = placeHeadTags(s, px, cols, obstacles, W, H, minPx); // heads named: their labels, else tags
+    this.show(this.heads, heads, headElement);
     const numbers = [];
     if (this.on) {
       for (const b of subject) {
@@ -116,13 +121,13 @@ export class Readouts {
       }
     }
     this.show(this.numbers, numbers, numberElement);
-    this.shown = { names, numbers: this.on ? numbers : [], label };
+    this.shown = { names, numbers: this.on ? numbers : [], label, heads };
   }
 
   /** The names and numbers shown now, drawn into a 2-D canvas of the stage at k device pixels per CSS px
    *  (the PNG export: what the reader sees, names and numbers included). */
   paint(ctx, k) {
-    const { names = [], numbers = [], label } = this.shown || {};
+    const { names = [], numbers = [], label, heads = [] } = this.shown || {};
     ctx.save();
     ctx.lineJoin = "round";
     ctx.fillStyle = "#ece8df";
@@ -141,6 +146,7 @@ export class Readouts {
       ctx.fillText(label.text, x, y);
       ctx.restore();
     }
+    paintHeadTags(ctx, k, heads);
     for (const n of names) {
       const r = n.rect,
         upright = n.axis === "col";

@@ -14,7 +14,8 @@
 // and owns what they share: the scene, the tensors, the cells and the blocks drawn.
 import * as THREE from "three";
 import { CellField, ABSENT } from "./cells.js";
-import { buildLabels, styleLabels } from "./labels.js";
+import { buildLabels, styleLabels, FONT_SHARE } from "./labels.js";
+import { withPositions } from "./axisnames.js";
 import { buildConnectors } from "./connectors.js";
 import { CameraRig } from "./camera.js";
 import { traceTensors } from "./data.js";
@@ -213,10 +214,24 @@ export class Stage {
       this.view.whenSettled(() => old.traverse(free));
     }
     this.decor = new THREE.Group();
-    this.labels = buildLabels(styleLabels(this.scene.labels, this.scene.palette.labels, this.gatesDrawn));
+    const floor = (this.textFloor || 0) / FONT_SHARE; // presenter mode's least type size, as a line height
+    this.drawnLabels = withPositions(this.scene.labels); // a repeated token's labels carry its position
+    this.labels = buildLabels(styleLabels(this.drawnLabels, this.scene.palette.labels, this.gatesDrawn, floor));
     this.connectors = buildConnectors(this.scene.connectors);
     this.decor.add(this.labels, this.connectors);
     this.world.add(this.decor);
+  }
+
+  /** The least type size of the stage's names, in CSS px (0: their own): presenter mode's, for a projector. The
+   *  labels are drawn again at it (the readouts' token names follow on the next frame) and the step's view is
+   *  framed again for them. */
+  setTextFloor(px) {
+    if ((this.textFloor || 0) === px) return;
+    this.textFloor = px;
+    if (!this.scene) return;
+    this.rebuildDecor();
+    this.returnToStep(); // the step's view, framed for the labels at their new size
+    this.invalidate();
   }
 
   connector(kind) {

@@ -7,6 +7,7 @@
 // shows); every number is read from the trace's tensors, none is known here. R replays it.
 import { formatNumber } from "../js/format.js";
 import { chosenWorked } from "../js/store.js";
+import { positioned } from "./axisnames.js";
 
 const STEP_MS = 420; // one key (or one value row) at a time
 const QK_MS = 1700; // step 6: after its one cell of Q has risen (animations.js one-cell), the row's query and keys
@@ -127,15 +128,18 @@ export class WorkedCard {
       this.el.hidden = true;
       return;
     }
-    const tokens = this.stage.scene.axes[w.axis] || [],
-      tok = (j) => tokens[j] ?? `row ${j}`;
+    // rows counted from 1, as the reader counts them; a key whose token repeats named with its position
+    const words = this.stage.scene.axes[w.axis] || [],
+      tokens = positioned(words),
+      word = (j) => words[j] ?? `row ${j + 1}`,
+      tok = (j) => tokens[j] ?? `row ${j + 1}`;
     this.el.dataset.phase = phase;
     this.el.dataset.row = String(w.row);
     this.el.dataset.key = String(w.key);
     this.el.classList.toggle("wk-closed", !this.open);
     this.fold(step);
-    const title = this.title(`${w.name} · row ${w.row} (${tok(w.row)}) asks`);
-    this.el.replaceChildren(title, ...this[phase](d, w, tok), this.chooser(w, d.n, tok));
+    const title = this.title(`${w.name} · row ${w.row + 1} (${word(w.row)}) asks`);
+    this.el.replaceChildren(title, ...this[phase](d, w, tok), this.chooser(w, d.n, word));
     this.rows = [...this.el.querySelectorAll(".wk-step")];
   }
 
@@ -156,7 +160,7 @@ export class WorkedCard {
     const head = pick("head", heads, w.head - 1),
       row = pick(
         "row",
-        Array.from({ length: n }, (_, r) => [r, `row ${r} (${tok(r)})`]),
+        Array.from({ length: n }, (_, r) => [r, `row ${r + 1} (${tok(r)})`]),
         w.row,
       );
     const ask = () => chosenWorked.set({ head: Number(head.value), row: Number(row.value) });
@@ -172,8 +176,8 @@ export class WorkedCard {
 
   qk(d, w, tok) {
     return [
-      vector("q", d.q, `q = Q[${w.row}]`),
-      vector("k", d.keys[w.key], `k = K[${w.key}] ${tok(w.key)}`),
+      vector("q", d.q, `q = Q[${w.row + 1}]`),
+      vector("k", d.keys[w.key], `k = K[${w.key + 1}] ${tok(w.key)}`),
       el(
         "div",
         "wk-note",

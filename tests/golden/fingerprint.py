@@ -246,6 +246,7 @@ REPINNED_WORKED_RULE = "the worked row prefers a word asking about another word"
 # and again when four concept questions joined the exercises (derived.exercises of the 2017 model's cases: every
 # earlier exercise, and everything else, equal to the pin before)
 REPINNED_CONCEPTS = "four concept questions join the exercises"
+REPINNED_COUNTED_FROM_1 = "rows, columns and units a reader reads are counted from 1 (each moved by exactly one)"
 REPINNED = {
     case_key(*c): "; ".join(
         filter(
@@ -258,6 +259,7 @@ REPINNED = {
                 REPINNED_GATES,
                 REPINNED_WORKED_RULE,
                 REPINNED_CONCEPTS,
+                REPINNED_COUNTED_FROM_1,
             ),
         )
     )

@@ -156,7 +156,7 @@ def test_the_page_topics_are_the_modules_and_every_topic_has_its_tables_somewher
 def test_tokens_and_ids(pages, runs, n):
     r = runs[n]
     want = [
-        [f"{side} row {i}", t, i_]
+        [f"{side} row {i + 1}", t, i_]
         for side, toks in (("encoder", r["src"]), ("decoder", r["tgt"]))
         for i, (t, i_) in enumerate(zip(toks, VOCAB.ids(toks), strict=True))
     ]
@@ -188,7 +188,7 @@ def test_embedding_rows_and_the_tied_output(pages, runs, model, n):
         for i in ("out.logits", node["out.logits"]["inputs"][0])
     )  # the trace's own float32 numbers
     tied = [
-        [f"row {i}", VOCAB.tokens[k], r["logits"][i, k], r["h"][i] @ e[k], abs(z[i, k] - h[i] @ e[k])]
+        [f"row {i + 1}", VOCAB.tokens[k], r["logits"][i, k], r["h"][i] @ e[k], abs(z[i, k] - h[i] @ e[k])]
         for i, k in enumerate(written)
     ]
     # the difference is float32's rounding, of whichever engine computed the page's trace (the server's, the
@@ -243,7 +243,7 @@ def test_the_worked_attention_row_and_its_heads(pages, runs, model, n):
     fig = pages["attention", n]["attention-row"]
     check(fig, [*want, ["sum", None, None, 1.0, 1.0]], ["text"] + ["fixed3"] * 4)
     assert plain.max() > w.max()  # the caption: without the division the largest weight grows
-    assert f"head {h + 1}" in fig["title"] and f"(row {row})" in fig["title"]
+    assert f"head {h + 1}" in fig["title"] and f"(row {row + 1})" in fig["title"]
     heads = [
         [f"head {i + 1}", *r["enc_w"][i, row], r["src"][int(r["enc_w"][i, row].argmax())]]
         for i in range(model.cfg.n_heads)
@@ -256,7 +256,7 @@ def test_the_decoder_mask(pages, runs, n):
     r = runs[n]
     w, m = r["dec_self_w"][0], len(r["tgt"])
     want = [
-        [f"row {i}: {t}", *(w[i, j] if j <= i else "masked" for j in range(m)), 1.0] for i, t in enumerate(r["tgt"])
+        [f"row {i + 1}: {t}", *(w[i, j] if j <= i else "masked" for j in range(m)), 1.0] for i, t in enumerate(r["tgt"])
     ]
     assert np.abs(np.triu(w, 1)).max() == 0
     check(pages["causal-masking", n]["decoder-mask"], want, ["text"] + ["fixed3"] * (m + 1))
@@ -270,7 +270,7 @@ def test_logits_at_three_temperatures(pages, runs, n):
     want = [[VOCAB.tokens[k], z[row, k], *(softmax(z[row] / t)[k] for t in (0.5, 1, 2))] for k in top]
     fig = pages["softmax-and-logits", n]["temperatures"]
     check(fig, want, ["text"] + ["fixed3"] * 4)
-    assert fig["title"].startswith(f"Decoder row {row} ")
+    assert fig["title"].startswith(f"Decoder row {row + 1} ")
 
 
 @pytest.mark.parametrize("n", INPUTS)
@@ -295,9 +295,9 @@ def test_loss_per_position(pages, runs, n):
             y = VOCAB.ids([reference[i]])[0]
             q = np.full(v, eps / v)
             q[y] += 1 - eps
-            want.append([f"row {i}", reads, reference[i], p[i, y], -math.log(p[i, y]), -(q * np.log(p[i])).sum()])
+            want.append([f"row {i + 1}", reads, reference[i], p[i, y], -math.log(p[i, y]), -(q * np.log(p[i])).sum()])
         else:
-            want.append([f"row {i}", reads, "–", None, None, None])
+            want.append([f"row {i + 1}", reads, "–", None, None, None])
     q = np.full(v, eps / v)
     q[0] += 1 - eps
     want.append(["floor H(q)", "", "", None, None, -(q * np.log(q)).sum()])
@@ -308,7 +308,7 @@ def test_loss_per_position(pages, runs, n):
 def test_path_lengths_and_sequential_steps(pages, runs, model, n):
     r, layers = runs[n], model.cfg.n_layers
     cross = r["cross_w"].mean(0)  # the last decoder layer's heads, averaged
-    want = [[f"{i}: {t}", len(r["src"]) - i, 1, cross[0, i]] for i, t in enumerate(r["src"])]
+    want = [[f"{i + 1}: {t}", len(r["src"]) - i, 1, cross[0, i]] for i, t in enumerate(r["src"])]
     figs = pages["rnns", n]
     check(figs["path-lengths"], want, ["text", "int", "int", "fixed3"])
     check(
@@ -387,7 +387,7 @@ def test_one_dropout_draw(pages, runs, model, n):
     x, p = runs[n]["x0"], model.cfg.dropout
     keep = np.random.default_rng(n).random(x.shape) >= p
     after = np.where(keep, x / (1 - p), 0)
-    want = [[f"{i}: {t}", int((~keep[i]).sum()), x[i].sum(), after[i].sum()] for i, t in enumerate(runs[n]["src"])]
+    want = [[f"{i + 1}: {t}", int((~keep[i]).sum()), x[i].sum(), after[i].sum()] for i, t in enumerate(runs[n]["src"])]
     want.append(["all rows", int((~keep).sum()), x.sum(), after.sum()])
     fig = pages["dropout", n]["dropout-draw"]
     check(fig, want, ["text", "int", "fixed3", "fixed3"])

@@ -48,7 +48,7 @@ def test_the_page_computed_mask_says_the_models_weights(context, live_server, cl
     figs, _ = page_figures(context, f"{live_server}/topics/causal-masking?input={INPUT}")
     w, m = r["dec_self_w"][0], len(r["tgt"])
     want = [
-        [f"row {i}: {t}", *(w[i, j] if j <= i else "masked" for j in range(m)), 1.0] for i, t in enumerate(r["tgt"])
+        [f"row {i + 1}: {t}", *(w[i, j] if j <= i else "masked" for j in range(m)), 1.0] for i, t in enumerate(r["tgt"])
     ]
     check(figs["decoder-mask"], want, ["text"] + ["fixed3"] * (m + 1))
 

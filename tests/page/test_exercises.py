@@ -99,7 +99,7 @@ def recompute(t) -> dict[str, dict]:
     }
     total, proj1 = g("enc.0.self.sum")[0, 0], g("enc.0.self.proj")[0, 0]
     e["step-11-why-residual"] = {"right": {"path"}, "numbers": [n3(proj1), n3(total - proj1), n3(total)]}
-    e["step-15-why-mask"] = {"right": {"future"}, "numbers": [f"row 0 (“{tgt[0]}”)", "itself is 1.000"]}
+    e["step-15-why-mask"] = {"right": {"future"}, "numbers": [f"row 1 (“{tgt[0]}”)", "itself is 1.000"]}
     return e
 
 
@@ -161,7 +161,7 @@ def test_questions_name_parts_and_tokens_as_a_reader_does(shipped, number):
     for e in d["exercises"]:
         assert "enc." not in e["question"] + e["why"] and "dec." not in e["question"] + e["why"], e["id"]
     cross = ex["step-16-cross"]
-    assert [c["label"] for c in cross["choices"]] == [f"“{s}” (column {j})" for j, s in enumerate(t.source_tokens)]
+    assert [c["label"] for c in cross["choices"]] == [f"“{s}” (column {j + 1})" for j, s in enumerate(t.source_tokens)]
 
 
 @pytest.mark.parametrize("number", INPUTS)

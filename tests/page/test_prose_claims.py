@@ -140,7 +140,7 @@ def test_step_16s_diagonal_steps_off_for_34_and_keeps_to_it_for_713(client):
         for h in range(4)
     )
     assert diagonal == 3 and "keeps to the diagonal in three of its four heads" in said
-    assert "Take the input 34 ([show 34](/?input=34#step-16)): row 0" in said
+    assert "Take the input 34 ([show 34](/?input=34#step-16)): row 1" in said
 
 
 def test_a_sentence_about_a_fixed_input_says_so_and_links_to_it():
@@ -149,7 +149,7 @@ def test_a_sentence_about_a_fixed_input_says_so_and_links_to_it():
     for step in range(1, 26):
         (path,) = (ROOT / "content" / "steps").glob(f"{step:02d}-*.md")
         for paragraph in split_front_matter(path.read_text(encoding="utf-8"))[1].split("\n\n"):
-            bare = re.findall(r"(?:^|[.;:] |, )[Ff]or (\d+)\b", paragraph)  # "…: for 34, row 0 …", "For 42, the …"
+            bare = re.findall(r"(?:^|[.;:] |, )[Ff]or (\d+)\b", paragraph)  # "…: for 34, row 1 …", "For 42, the …"
             assert not bare, (step, bare, paragraph[:120])
             for number in re.findall(r"\bthe input (\d+)", paragraph):
                 assert re.search(rf"\]\(/\?input={number}[&#]", paragraph), (step, number)
@@ -165,7 +165,7 @@ def test_the_reordering_figures_hold_for_200_random_inputs(client):
             assert d["und_rows"] == "none (this input has no und)", number
         for r, text in zip(und, d["und_rows"].split("; ") if und else [], strict=True):
             top = np.argsort(cross[r])[::-1][:2]
-            assert text == f"row {r} (reads {rows[r]}): " + ", ".join(
+            assert text == f"row {r + 1} (reads {rows[r]}): " + ", ".join(
                 f"{src[i]} {cross[r][i]:.3f}".replace("-", "\u2212") for i in top
             ), number
         before = [r for r in range(len(out) - 1) if out[r + 1] == "und" and out[r] in UNITS_BEFORE_UND]
@@ -182,9 +182,9 @@ def test_the_page_fills_the_new_live_slots(client):
     """For 1234 the page computes these texts; the server fills the slots for the default input (42) with the
     page's figures for it, computed ahead."""
     (_, d), (_, d42) = traced_many(client, [1234, 42])
-    assert d["und_rows"] == "row 5 (reads vier): thirty 0.492, </s> 0.489" and d["units_on_their_word"] == "1 of 1"
+    assert d["und_rows"] == "row 6 (reads vier): thirty 0.492, </s> 0.489" and d["units_on_their_word"] == "1 of 1"
     page = client.get("/").text
-    assert d42["und_rows"].startswith("row 1 (reads zwei): ") and d42["units_on_their_word"] == "1 of 1"
+    assert d42["und_rows"].startswith("row 2 (reads zwei): ") and d42["units_on_their_word"] == "1 of 1"
     for key in ("und_rows", "units_on_their_word"):
         shown = [htmllib.unescape(x) for x in re.findall(rf'data-live="{key}"[^>]*>([^<]*)<', page)]
         assert shown == [d42[key]], key

@@ -180,7 +180,7 @@ def test_the_stage_names_the_part_beside_every_id_it_shows(browser, live_server)
             "'[title], [aria-label]')].flatMap(e => [e.title, e.getAttribute('aria-label')])"
             ".filter(Boolean)]",
         )
-        assert "decoder 2 · cross-attention · head 4 · row 1" in panel[0], panel[0]
+        assert "decoder 2 · cross-attention · head 4 · row 2" in panel[0], panel[0]  # row 1 counted from 1
         assert all(not unnamed(t) for t in panel), [u for t in panel for u in unnamed(t)][:3]
         page.evaluate("anatomyStage.close()")
 

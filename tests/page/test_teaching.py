@@ -2,7 +2,7 @@
 from the served trace's nodes for three inputs, and found on the page as the server fills it for the default
 input (the page's figures computed ahead, app/prerender.py); the worked attention row
 framed on the stage where the text says; the fixed claims about 42 and 34 checked against the model; and
-one indexing convention (rows from 0) in the text, the inspector and the live numbers."""
+one indexing convention (rows from 1, as a reader counts) in the text, the inspector and the live numbers."""
 
 import html as htmllib
 import math
@@ -63,7 +63,10 @@ def softmax(x: np.ndarray) -> np.ndarray:
 def test_the_worked_row_is_recomputed_from_q_k_and_v_and_shown_as_computed(served, number):
     t, nodes, page = served[number]
     d = t["derived"]
-    h, r = d["worked_head"] - 1, d["worked_row"]  # chosen from the trace (tests/scene/test_worked.py checks the rule)
+    h, r = (
+        d["worked_head"] - 1,
+        d["worked_row"] - 1,
+    )  # chosen from the trace (tests/scene/test_worked.py checks the rule)
     q, k, v = nodes[f"enc.0.self.q.h{h}"], nodes[f"enc.0.self.k.h{h}"], nodes[f"enc.0.self.v.h{h}"]
     d_k = q.shape[1]
     scores = (q[r] @ k.T) / math.sqrt(d_k)  # the worked row of encoder layer 1, from Q and K themselves
@@ -118,7 +121,7 @@ def test_the_worked_row_is_recomputed_from_q_k_and_v_and_shown_as_computed(serve
 def test_step_9_frames_the_worked_rows_cells_on_the_stage(served, number):
     t, nodes, _ = served[number]
     step = next(s for s in t["scene"]["steps"] if s["step"] == 9)
-    h, r = t["derived"]["worked_head"] - 1, t["derived"]["worked_row"]
+    h, r = t["derived"]["worked_head"] - 1, t["derived"]["worked_row"] - 1
     n, d_k = len(t["source_tokens"]), nodes[f"enc.0.self.h{h}.out"].shape[1]
     assert step["animation"]["name"] == "sweep"  # the rows fill in, then the worked row stays framed
     assert step["animation"]["rects"] == [
@@ -142,7 +145,7 @@ def test_step_9_frames_the_worked_rows_cells_on_the_stage(served, number):
     # and step 6's one cell is in the same row, in the head's first column of Q
     one = next(s for s in t["scene"]["steps"] if s["step"] == 6)["animation"]
     assert (one["name"], one["row"], one["col"]) == ("one-cell", r, h * d_k)
-    assert t["derived"]["worked_q_col"] == h * d_k
+    assert t["derived"]["worked_q_col"] == h * d_k + 1  # counted from 1
 
 
 # ---- the other live numbers --------------------------------------------------------------------------
@@ -162,7 +165,7 @@ def test_the_context_target_pairs_and_the_row_names_are_recomputed(served, numbe
     assert t["scene"]["row_names"]["source"] == [f"token “{s}”" for s in t["source_tokens"]]
     # step 16's and step 18's live spans name a decoder row the same way
     assert d["cross_alignment"].split("; ")[0].startswith(f"<s> → {out[0]}: ")
-    worst = d["least_certain_position"]
+    worst = d["least_certain_position"] - 1
     assert (d["least_certain_reads"], d["least_certain_token"]) == (rows[worst], out[worst])
 
 
@@ -239,8 +242,8 @@ def test_step_16s_reordering_for_34_holds_in_the_last_layer(client):
     src, rows, out = t["source_tokens"], t["target_tokens"], t["output_tokens"]
     assert (rows[0], out[0], src[int(mean[0].argmax())]) == ("<s>", "vier", "four")
     assert (rows[2], out[2], src[int(mean[2].argmax())]) == ("und", "dreißig", "thirty")
-    assert "row 0, which reads `<s>` and writes *vier*, looks past *thirty* to *four*" in step_text(16)
-    assert "row 2, which reads *und* and writes *dreißig*, looks back to *thirty*" in step_text(16)
+    assert "row 1, which reads `<s>` and writes *vier*, looks past *thirty* to *four*" in step_text(16)
+    assert "row 3, which reads *und* and writes *dreißig*, looks back to *thirty*" in step_text(16)
 
 
 def test_step_23s_two_inputs_have_three_and_six_tokens(client):
@@ -253,42 +256,40 @@ def test_step_23s_two_inputs_have_three_and_six_tokens(client):
 # ---- one indexing convention ------------------------------------------------------------------------
 
 ROW_READS = re.compile(r"\b[Rr]ow (\d+),? (?:which )?reads (`<s>`|\*\w+\*|the first piece)")
-READS_AT = {"`<s>`": 0, "the first piece": 1, "*und*": 2}  # for 42 and 34 alike
+READS_AT = {"`<s>`": 1, "the first piece": 2, "*und*": 3}  # for 42 and 34 alike, counted from 1
 
 
-def test_rows_are_counted_from_0_in_every_step_and_in_the_inspector(served):
+def test_rows_are_counted_from_1_in_every_step_and_in_the_inspector(served):
     t = served[42][0]
     texts = {n: step_text(n) for n in range(1, 30)}
-    assert "counted from 0" in texts[1] and "row 0 is the first token" in texts[1]
-    # a row named with what it reads: the index is the 0-based position of that token (42, 34, or any input)
+    assert "counted from 1" in texts[1] and "row 1 is the first token" in texts[1]
+    # a row named with what it reads: the index is the position of that token, counted from 1 (42, 34, or any input)
     found = 0
     for n, text in texts.items():
         for index, token in ROW_READS.findall(text):
             found += 1
             assert READS_AT.get(token) == int(index), (n, index, token)
     assert found >= 3
-    # no "row 1" for the first row (the old 1-based steps 14 and 15), nor "row 2" for the second
+    # no "row 0" or "column 0" anywhere a reader reads (the old 0-based steps)
     for n, text in texts.items():
-        assert not re.search(r"row 1 \(`<s>`\)|row 1 reads `<s>`|row 2 the second", text), n
-        assert "row 1 of X" not in text, n
-        assert not re.search(r"positions? 1–", text), n  # positions count from 0 too (step 27 once said 1–7)
-    assert "Row 0 reads `<s>` and writes the first piece" in texts[14]
-    assert "Row 0, which reads `<s>`, can see only itself" in texts[15]
-    # the inspector prints the tensor's own row index (0-based) and the scene's words for it
+        assert not re.search(r"\b[Rr]ow 0\b|\bcolumn 0\b|\bhead 0\b|\blayer 0\b", text), n
+    assert "Row 1 reads `<s>` and writes the first piece" in texts[14]
+    assert "Row 1, which reads `<s>`, can see only itself" in texts[15]
+    # the inspector counts from 1 and names the row with the scene's words for it
     js = (ROOT / "static" / "stage" / "inspector.js").read_text()
-    assert "`row ${row}, column ${col}`" in js and "row + 1" not in js and "rowName" in js
+    assert "`row ${row + 1}, column ${col + 1}`" in js and "rowName" in js
     blocks = {b["id"]: b for b in t["scene"]["blocks"]}
-    assert blocks["dec.mask"]["description"] == "causal mask (row i reads columns 0…i)"
+    assert blocks["dec.mask"]["description"] == "causal mask (row i reads columns 1…i)"
     assert t["scene"]["row_names"]["target"][0] == "reads “<s>”, writes “zwei”"
-    # the live row numbers are 0-based too: step 18's least certain row reads what the trace's row reads
+    # the live row numbers count from 1 too: step 18's least certain row reads what the trace's row reads
     d = t["derived"]
-    assert t["target_tokens"][d["least_certain_position"]] == d["least_certain_reads"]
+    assert t["target_tokens"][d["least_certain_position"] - 1] == d["least_certain_reads"]
 
 
 # ---- in Chromium: the inspector's words and step 9's frames, as the reader sees them ---------------------
 
 
-def test_the_inspector_names_rows_from_0_and_decoder_rows_by_what_they_read_and_write(browser, live_server):
+def test_the_inspector_names_rows_from_1_and_decoder_rows_by_what_they_read_and_write(browser, live_server):
     from tests.browser import has_chromium, open_stage_page
 
     if not has_chromium():
@@ -300,9 +301,9 @@ def test_the_inspector_names_rows_from_0_and_decoder_rows_by_what_they_read_and_
             page.evaluate("([i, r, c]) => anatomyStage.inspect(i, r, c)", [block, row, col])
             return page.eval_on_selector(".stage-inspector", "el => el.textContent")
 
-        assert "row 0, column 3 (reads “<s>”, writes “zwei”)" in inspected("tgt.x0", 0, 3)
-        assert "row 3, column 0 (reads “vierzig”, writes “</s>”)" in inspected("dec.1.ffn.ln", 3, 0)
-        assert "row 1, column 5 (token “two”)" in inspected("src.x0", 1, 5)
+        assert "row 1, column 4 (reads “<s>”, writes “zwei”)" in inspected("tgt.x0", 0, 3)
+        assert "row 4, column 1 (reads “vierzig”, writes “</s>”)" in inspected("dec.1.ffn.ln", 3, 0)
+        assert "row 2, column 6 (token “two”)" in inspected("src.x0", 1, 5)
         # step 9 ends with the worked row framed: for 42 (chosen from its weights: "forty" resting on "two")
         # row 0 of head 1's scores, weights and output, and head 1's columns of V
         page.evaluate("anatomyStage.step(9)")

@@ -67,6 +67,7 @@ def test_the_worked_rows_weights_are_the_softmax_of_its_query_and_keys(cases):
     for c in cases:
         t, fig = c["trace"], c["tables"]["attention"]["attention-row"]
         h, row = (int(x) for x in re.search(r"head (\d+).*\(row (\d+)\)", fig["title"]).groups())
+        row -= 1  # the title counts from 1
         q, k = values(t, f"enc.0.self.q.h{h - 1}"), values(t, f"enc.0.self.k.h{h - 1}")
         dots = q[row] @ k.T
         want = softmax(dots / math.sqrt(q.shape[1]))
@@ -90,7 +91,7 @@ def test_the_least_certain_rows_logits_at_each_temperature(cases):
         t, fig = c["trace"], c["tables"]["softmax-and-logits"]["temperatures"]
         z = values(t, "out.logits")
         row = int(values(t, "out.probs").max(-1).argmin())
-        assert fig["title"].startswith(f"Decoder row {row} ")
+        assert fig["title"].startswith(f"Decoder row {row + 1} ")
         top = np.argsort(-z[row], kind="stable")[:5]
         want = [[VOCAB.tokens[k], z[row, k], *(softmax(z[row] / temp)[k] for temp in (0.5, 1, 2))] for k in top]
         for got, w in zip(fig["rows"], want, strict=True):

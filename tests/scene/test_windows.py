@@ -116,7 +116,7 @@ def test_wide_blocks_are_framed_by_windows_around_the_ringed_pieces(scenes, wind
             assert windows["marked_min"] <= c1 - c0 + 1 <= windows["wide"] and 0 <= c0 <= c1 < 65
             out = sorted({(r, c) for r, c in ringed if not c0 <= c <= c1})
             said = f"columns {c0 + 1}–{c1 + 1} of 65" + "".join(
-                f" · row {r}'s {vocab[c]}: column {c + 1}" for r, c in out
+                f" · row {r + 1}'s {vocab[c]}: column {c + 1}" for r, c in out
             )
             assert win["label"] == said
             assert sum(c0 <= c <= c1 for _, c in ringed) >= len(ringed) - 2  # at most </s> (and its ring) out

@@ -63,7 +63,7 @@ def test_the_chosen_row_is_the_rules_for_many_inputs(client):
     for number, (t, d) in zip(numbers, traced_many(client, numbers), strict=True):
         h, r, k = brute_force(t)
         kinds.add(k)
-        assert (d["worked_head"], d["worked_row"]) == (h + 1, r), number
+        assert (d["worked_head"], d["worked_row"]) == (h + 1, r + 1), number  # both counted from 1
         assert d["worked_token"] == t.source_tokens[r]
         w = t.node(f"enc.0.self.h{h}.weights").value[r]
         assert d["worked_key_token"] == d["worked_top_token"] == t.source_tokens[int(w.argmax())]
@@ -158,7 +158,7 @@ def test_step_9s_claim_is_true_for_30_inputs(client):
     rng = random.Random(9)
     numbers = [305, 482_917] + [rng.randint(0, 999_999) for _ in range(28)]
     for number, (t, d) in zip(numbers, traced_many(client, numbers), strict=True):
-        h, r, toks = d["worked_head"] - 1, d["worked_row"], list(t.source_tokens)
+        h, r, toks = d["worked_head"] - 1, d["worked_row"] - 1, list(t.source_tokens)
         q, k, v = (t.node(f"enc.0.self.{m}.h{h}").value.astype(np.float64) for m in "qkv")
         weights = np.exp(q[r] @ k.T / math.sqrt(q.shape[1]) - (q[r] @ k.T / math.sqrt(q.shape[1])).max())
         weights /= weights.sum()
@@ -241,7 +241,7 @@ def test_the_card_prints_the_traces_numbers_at_steps_6_to_9(browser, live_server
             page.evaluate("anatomyStage.idle()")
             card = page.evaluate(CARD)
             assert (card["row"], card["key"]) == (w["row"], w["key"])
-            assert f"head {w['head']} · row {w['row']}" in card["title"]
+            assert f"head {w['head']} · row {w['row'] + 1} (" in card["title"]  # rows counted from 1 on the card
             names[step] = check_card(card, want, phase)
         assert names[6] == {"q", "k"} and names[7] == {"q", "k", "qk", "dot", "score", "weight"}
         assert names[8] == {"raw", "score", "weight", "plain"} and names[9] == {"weight", "out"}
@@ -321,8 +321,8 @@ def test_a_teacher_chooses_the_row_on_the_card_and_the_address_keeps_it(browser,
         page.select_option("#stage .stage-worked select[data-choose=row]", "2")
         until(page, "anatomy.trace.worked_asked?.row === 2 && anatomy.stores.shownTrace.get().scene.worked.row === 2")
         d = page.evaluate("anatomy.trace.derived")
-        assert (d["worked_head"], d["worked_row"], d["worked_token"]) == (2, 2, "thirteen")
-        assert [2, 2] != rule  # not the rule's row
+        assert (d["worked_head"], d["worked_row"], d["worked_token"]) == (2, 3, "thirteen")  # counted from 1
+        assert [2, 3] != rule  # not the rule's row
         assert "chosen on the stage" in d["worked_reason"]
         assert "worked=1%3A2" in page.url or "worked=1:2" in page.url
         page.evaluate("anatomyStage.idle()")
@@ -330,17 +330,17 @@ def test_a_teacher_chooses_the_row_on_the_card_and_the_address_keeps_it(browser,
         # the link reproduces it; the rule's row is one press away
         page.goto(f"{live_server}/?input=713&worked=1:2#step-7")
         until(page, "window.anatomyStage?.ready && anatomy.trace?.worked_asked?.row === 2")
-        assert page.evaluate("[anatomy.trace.derived.worked_head, anatomy.trace.derived.worked_row]") == [2, 2]
+        assert page.evaluate("[anatomy.trace.derived.worked_head, anatomy.trace.derived.worked_row]") == [2, 3]
         page.evaluate("anatomyStage.idle()")
         page.click("#stage .stage-worked .wk-rule")
         until(page, "anatomy.trace.worked_asked === null && !location.search.includes('worked')")
         assert page.evaluate("[anatomy.trace.derived.worked_head, anatomy.trace.derived.worked_row]") == rule
-        # an input of two tokens has no row 2: the rule's row, said
+        # an input of two tokens has no third row: the rule's row, said
         page.goto(f"{live_server}/?input=7&worked=1:2#step-7")
         until(page, "window.anatomyStage?.ready && anatomy.trace?.input.number === 7")
         reason = page.evaluate("anatomy.trace.derived.worked_reason")
-        assert reason.startswith("this input has no row 2 in head 2, the row chosen on the stage"), reason
-        assert page.evaluate("anatomy.trace.derived.worked_row") < 2
+        assert reason.startswith("this input has no row 3 in head 2, the row chosen on the stage"), reason
+        assert page.evaluate("anatomy.trace.derived.worked_row") <= 2
         assert page.errors == []
     finally:
         page.context.close()

@@ -110,7 +110,7 @@ def test_on_a_phone_every_chosen_piece_is_inside_the_step_18_view(pages, query):
     for r in out:
         c = outlined[r]
         assert window and not window["cols"][0] <= c <= window["cols"][1], (r, c, window)
-        assert f"row {r}'s {VOCAB.tokens[c]}: column {c + 1}" in label, label
+        assert f"row {r + 1}'s {VOCAB.tokens[c]}: column {c + 1}" in label, label
     # the pointer finds a cell inside the window and none among the columns not drawn
     c0, c1 = window["cols"]
     hits = page.evaluate(
