@@ -18,6 +18,7 @@ from app.service.shipped import DataUnavailable, shown_name, unreadable
 from app.serving.once import once_response
 from article import figure1
 from article.format import format_number
+from article.lecture import load_lecture
 from model import ids, models
 from model.parse import MAX_INPUT_CHARS
 from recorder import trace
@@ -109,8 +110,15 @@ async def index(
         figure1_map=str(fig1.map(boxes, layers)),
         model_name=model_name if model_name != models.DEFAULT else "",
         model_title=models.TITLES[model_name],
+        lecture=load_lecture(),
+        lecture_json=lecture_json(),
     )
     return html if request.query_params else await unchanging(request, html)
+
+
+def lecture_json() -> str:
+    """The lecture path as JSON for the page's data block (static/js/page/lecture.js), safe inside <script>."""
+    return orjson.dumps(load_lecture().as_data()).decode().replace("</", "<\\/")
 
 
 async def unchanging(request: Request, page_response: HTMLResponse) -> Response:
@@ -191,8 +199,25 @@ async def ledger(request: Request) -> Response:
 async def about(request: Request) -> Response:
     svc = request.app.state.service
     return await unchanging(
-        request, page(request, "about.html", version=svc.version, figures=svc.figures, training=svc.training)
+        request,
+        page(
+            request,
+            "about.html",
+            version=svc.version,
+            figures=svc.figures,
+            training=svc.training,
+            lecture=load_lecture(),
+        ),
     )
+
+
+@router.get("/lesson", response_class=HTMLResponse)
+async def lesson(request: Request) -> Response:
+    """The teacher's one-page lesson plan: the lecture path's steps (content/lecture.yaml), each with its
+    minutes, key line, a question for the room and inputs to try; light and printable on one page."""
+    content = request.app.state.content
+    titles = {s.number: s.title for s in content.steps}
+    return await unchanging(request, page(request, "lesson.html", lecture=load_lecture(), titles=titles))
 
 
 @router.get("/topics/{slug}", response_class=HTMLResponse)

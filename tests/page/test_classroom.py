@@ -4,7 +4,12 @@ in large type, the stage filling the rest; screenshots under CLASSROOM_SHOTS or 
 look at), turned by Space, the arrows and the buttons, left by Esc at the same step; the Copy embed code
 button by keyboard; and a page of another origin framing /embed (it draws the address's state) and /
 (refused). axe-core finds nothing serious or critical in presenter mode or in the embed view. The server
-half (headers per route, the key sentences) is tests/service/test_classroom_routes.py."""
+half (headers per route, the key sentences) is tests/service/test_classroom_routes.py.
+
+On a 1920×1080 projector, presenter mode on the lecture path (content/lecture.yaml; its data:
+tests/service/test_lecture.py): the address opens it at the next stop, Space walks the stops, each with its own
+key line, question and minutes; at every stop the stage's own label boxes and token names are at least 18 px
+type (before: 13 px names, labels down to 13 px) and no two of its labels overlap; L leaves the path."""
 
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import open_stage_page
+from tests.browser import open_stage_page, until
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -261,3 +266,89 @@ def test_another_origin_may_frame_the_embed_view_and_not_the_article(browser, li
     embed.evaluate(AXE.read_text(encoding="utf-8"))
     assert serious(embed) == []
     ctx.close()
+
+
+# ---- the lecture path, on a 1920×1080 projector ----
+
+PROJECTOR = {"width": 1920, "height": 1080}
+LEAST_TEXT_PX = 18  # the stage's names' least type size at 1080 lines (a slide's smallest readable text)
+
+# at a step: the stage's own label boxes (anatomyStage.labels(): each as the shader grows it, its type size)
+# anchored in or beside the step's view (as tests/stage/test_stage_labels.py picks them), drawn whole on the
+# stage; the token names the readouts place (their type size); pairs of those labels that overlap
+STAGE_TEXT = """async () => {
+  await anatomyStage.idle();
+  const s = anatomyStage.stage, st = anatomyStage.steps().find(x => x.step === s.stepNo), near = 3;
+  const r = s.renderer.domElement.getBoundingClientRect(), [x0, x1, y0, y1] = st.view.box;
+  const own = new Set(s.scene.labels.map((l, i) => [l, i])
+    .filter(([l]) => l.x >= x0 - near && l.x <= x1 + near && l.y >= y0 - near && l.y <= y1 + near).map(([, i]) => i));
+  const labels = anatomyStage.labels().filter(l => own.has(l.i) && !l.cut
+    && l.left >= r.left && l.right <= r.right && l.top >= r.top && l.bottom <= r.bottom);
+  const names = [...document.querySelectorAll('.stage-readouts .readout-name')].filter(e => e.getClientRects().length)
+    .map(e => ({text: e.textContent, font: parseFloat(getComputedStyle(e).fontSize)}));
+  const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const over = [];
+  labels.forEach((a, i) => labels.slice(i + 1).forEach(b => { if (hit(a, b)) over.push(a.text + ' / ' + b.text); }));
+  return {step: s.stepNo, labels: labels.map(l => ({text: l.text, font: l.font})), names, over};
+}"""
+
+BAR = """() => { const b = document.querySelector('.present-bar');
+  return {step: anatomy.step, stop: b.dataset.stop, count: b.querySelector('.present-count').textContent,
+    key: b.querySelector('.present-key').textContent, ask: b.querySelector('.present-ask').textContent,
+    bottom: b.getBoundingClientRect().bottom, next: b.querySelector('.present-next').disabled,
+    previous: b.querySelector('.present-previous').disabled, url: location.href}; }"""
+
+
+def test_presenter_walks_the_lecture_path_with_names_large_enough_to_read(browser, live_server, tmp_path):
+    from article.lecture import load_lecture
+
+    stops = load_lecture().stops
+    page = open_stage_page(
+        browser, f"{live_server}/?input=86&present=lecture#step-3", PROJECTOR, reduced_motion="reduce"
+    )
+    # the address opens presenter mode on the path; off its steps, at the next stop
+    until(page, f"anatomy.step === {stops[1].step} && anatomyStage.stage.stepNo === {stops[1].step}")
+    seen, small, overlapping = [], [], []
+    for i, stop in enumerate(stops[1:], 1):
+        bar = page.evaluate(BAR)
+        assert bar["step"] == stop.step and bar["stop"] == str(i + 1), bar
+        # the stop's own key line and question, its place and minutes; the previous/next buttons at the ends
+        assert bar["key"] == stop.key and bar["ask"] == f"Ask the room: {stop.ask}"
+        assert bar["count"].startswith(f"Lecture {i + 1} of {len(stops)} · {stop.minutes} min"), bar["count"]
+        assert "present=lecture" in bar["url"] and bar["bottom"] <= 0.4 * PROJECTOR["height"]
+        assert bar["next"] == (i == len(stops) - 1)
+        m = page.evaluate(STAGE_TEXT)
+        # each stop's view names its blocks and its tokens (a band of names that cannot be placed at the larger
+        # size is not shown: none is lost)
+        assert m["step"] == stop.step and m["labels"] and m["names"], m
+        seen.append((stop.step, min(x["font"] for x in m["labels"] + m["names"])))
+        small += [
+            (stop.step, x["text"], round(x["font"], 1))
+            for x in m["labels"] + m["names"]
+            if x["font"] < LEAST_TEXT_PX - 0.5
+        ]
+        overlapping += [(stop.step, o) for o in m["over"]]
+        if stop.step == 7:
+            page.screenshot(path=str(shot_dir(tmp_path) / "present-lecture-step7-1920x1080.png"))
+        if i < len(stops) - 1:
+            page.keyboard.press("Space")
+            nxt = stops[i + 1].step
+            until(page, f"anatomy.step === {nxt} && anatomyStage.stage.stepNo === {nxt}")
+    print("presenter: least type size on the stage per stop (px):", [(n, round(px, 1)) for n, px in seen])
+    assert small == [], f"stage text under {LEAST_TEXT_PX} px at 1920×1080: {small}"
+    assert overlapping == [], overlapping
+    # back along the path, then L leaves it: every step again, the article's own key sentence
+    page.keyboard.press("ArrowLeft")
+    until(page, f"anatomy.step === {stops[-2].step}")
+    page.keyboard.press("l")
+    until(page, "!anatomy.present.onPath() && location.search.includes('present=1')")
+    bar = page.evaluate(BAR)
+    assert bar["key"].strip() == key_sentence(page, stops[-2].step).strip() and bar["ask"] == ""
+    page.keyboard.press("ArrowRight")
+    until(page, f"anatomy.step === {stops[-2].step + 1}")
+    # leaving presenter mode gives the stage its own sizes back
+    page.keyboard.press("Escape")
+    until(page, "!document.body.classList.contains('presenting')")
+    assert page.evaluate("anatomy.stores.stageTextFloor.get()") == 0
+    assert page.errors == []
+    page.context.close()

@@ -4,16 +4,24 @@ here); then the page prints to PDF in Chromium. The PDF has a page per step or a
 step's heading in order, each on a page of its own with the stage's picture on the same page; each picture is
 a real drawing (not blank, each step's own); the navigation, the stage and the controls do not print; the
 live numbers print filled; and at A4's printable width no display formula, at its natural size, runs past
-the page or scrolls. The PDF is read with pypdf."""
+the page or scrolls. The PDF is read with pypdf.
+
+On the same page, "Print the lecture's handout" prints the lecture path's stops only (content/lecture.yaml):
+4 to 6 A4 pages (two stops a page, measured 4; the whole handout is about 50), each stop's step and title in
+order with its key line and a picture of the stage, on a light background (the pages under print media, the
+pictures too: the dark stage made light); a plain print after it leaves them out. The teacher's lesson plan
+(/lesson) prints on one light page."""
 
 from __future__ import annotations
 
+import base64
 import io
 import unicodedata
 
 import pytest
 
-from tests.browser import open_stage_page
+from article.lecture import load_lecture
+from tests.browser import open_stage_page, until
 from tests.stage.test_stage import pytestmark  # noqa: F401  (skip without Chromium)
 
 pypdf = pytest.importorskip("pypdf")
@@ -104,7 +112,60 @@ def handout(browser, live_server):
     out["pdf"] = pypdf.PdfReader(io.BytesIO(pdf))
     page.evaluate("document.documentElement.classList.remove('handout-ready')")  # as after a new input
     out["note_without_pictures"] = page.locator(".handout-note").is_visible()
+    out.update(lecture_handout(page))
+    out["lesson"] = lesson_plan(page.context.new_page(), live_server)
     page.context.close()
+    return out
+
+
+# the mean luminance (0-255) of a picture (a data: URL or a blob: URL), drawn small
+LUMINANCE = """async (src) => {
+  const img = new Image(); img.src = src; await img.decode();
+  const c = Object.assign(document.createElement('canvas'), {width: 120, height: 160}), g = c.getContext('2d');
+  g.drawImage(img, 0, 0, 120, 160);
+  const px = g.getImageData(0, 0, 120, 160).data; let sum = 0;
+  for (let i = 0; i < px.length; i += 4) sum += 0.2126 * px[i] + 0.7152 * px[i + 1] + 0.0722 * px[i + 2];
+  return sum / (px.length / 4);
+}"""
+LIGHT = 200  # a white page with light pictures: about 235 measured; the dark stage's own pictures are about 40
+
+
+def lecture_handout(page) -> dict:
+    """The lecture's handout, by its button from the keyboard (the print stubbed), then printed to PDF."""
+    page.emulate_media(media="screen")
+    page.set_viewport_size(VIEWPORT)
+    page.evaluate("anatomyStage.idle()")
+    page.get_by_role("button", name="Print the lecture's handout").focus()
+    page.keyboard.press("Enter")
+    until(page, "window.printed === 2", 90_000)
+    out = {
+        "lecture_status": page.locator("#handout-status").text_content(),
+        "lecture_pictures": [
+            page.evaluate(LUMINANCE, src)
+            for src in page.evaluate("[...document.querySelectorAll('#lecture-handout img')].map(i => i.src)")
+        ],
+    }
+    page.set_viewport_size({"width": PRINT_WIDTH, "height": 1100})
+    page.emulate_media(media="print")
+    shot = base64.b64encode(page.screenshot()).decode()
+    out["lecture_page_luminance"] = page.evaluate(LUMINANCE, f"data:image/png;base64,{shot}")
+    out["lecture_pdf"] = pypdf.PdfReader(io.BytesIO(page.pdf(format="A4", prefer_css_page_size=True)))
+    # the print over (Chromium's PDF fires afterprint), a plain print leaves the lecture's handout out
+    out["lecture_after"] = page.evaluate(
+        "[document.documentElement.classList.contains('handout-lecture'),"
+        " getComputedStyle(document.getElementById('lecture-handout')).display]"
+    )
+    return out
+
+
+def lesson_plan(page, live_server) -> dict:
+    page.goto(f"{live_server}/lesson")
+    page.emulate_media(media="print")
+    out = {
+        "background": page.evaluate("getComputedStyle(document.body).backgroundColor"),
+        "pdf": pypdf.PdfReader(io.BytesIO(page.pdf(format="A4", prefer_css_page_size=True))),
+    }
+    page.close()
     return out
 
 
@@ -194,3 +255,36 @@ def test_no_formula_runs_past_the_printed_page(handout):
 def test_a_print_without_pictures_says_how_to_get_them(handout):
     assert not handout["note_with_pictures"]
     assert handout["note_without_pictures"]
+
+
+def test_the_lecture_handout_prints_its_stops_on_a_few_light_pages(handout):
+    stops, pdf = load_lecture().stops, handout["lecture_pdf"]
+    assert handout["errors"] == []
+    assert f"{len(stops)} steps" in handout["lecture_status"]
+    assert 4 <= len(pdf.pages) <= 6, f"{len(pdf.pages)} pages"
+    text = [plain(p.extract_text()) for p in pdf.pages]
+    # every stop, in order, with its key line and a picture on the page where its heading is
+    found = []
+    for stop in stops:
+        where = [i for i, t in enumerate(text) if f"Step {stop.step}:" in t]
+        assert where, f"step {stop.step} is not in the lecture's handout"
+        found.append(where[0])
+        assert plain(stop.key)[:60] in text[where[0]] or plain(stop.key)[:60] in " ".join(text)
+        assert image_sizes(pdf.pages[where[0]]), f"no picture on step {stop.step}'s page"
+    assert found == sorted(found)
+    # only the path: no step off it
+    off = [n for n in range(1, 30) if n not in {s.step for s in stops}]
+    assert not [n for n in off if any(f"Step {n}:" in t for t in text)]
+    # light: the pages as printed, and each picture (the dark stage inverted)
+    assert handout["lecture_page_luminance"] >= LIGHT, handout["lecture_page_luminance"]
+    assert len(handout["lecture_pictures"]) == len(stops)
+    assert min(handout["lecture_pictures"]) >= 150, handout["lecture_pictures"]
+    assert handout["lecture_after"] == [False, "none"]
+
+
+def test_the_lesson_plan_prints_on_one_light_page(handout):
+    lesson = handout["lesson"]
+    assert len(lesson["pdf"].pages) == 1
+    assert lesson["background"] == "rgb(255, 255, 255)"
+    text = plain(lesson["pdf"].pages[0].extract_text())
+    assert all(f"{s.step}." in text and plain(s.ask)[:40] in text for s in load_lecture().stops)

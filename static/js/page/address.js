@@ -2,7 +2,7 @@
 // (present.js) and the embed view (embed.js). The query keeps input=, ablate=, compare=, cell=id:row:col,
 // checkpoint=N, worked=head:row (both from 0) and model= (state.js writes them); the step is #step-N on the
 // article, step=N in an embed's address (a slide or a course page may keep the fragment for itself); present=1
-// opens presenter mode.
+// opens presenter mode, present=lecture presenter mode on the lecture path.
 import { parseAblation } from "../ablation.js";
 import { parseCell } from "./compare.js";
 import { siteUrl } from "../site.js";
@@ -16,7 +16,7 @@ export function parseWorked(text) {
   return m ? { head: Number(m[1]), row: Number(m[2]) } : null;
 }
 
-/** The state an address names: {input, ablation, compare, cell, checkpoint, worked, model, step, present};
+/** The state an address names: {input, ablation, compare, cell, checkpoint, worked, model, step, present, lecture};
  *  null (or []) for what it leaves out. The server checks the values; nothing is checked here. */
 export function readAddress(url) {
   const p = url.searchParams,
@@ -32,7 +32,8 @@ export function readAddress(url) {
     worked: parseWorked(get("worked")),
     model: get("model"),
     step: step ? Number(step) : null,
-    present: p.get("present") === "1",
+    present: p.get("present") === "1" || p.get("present") === "lecture",
+    lecture: p.get("present") === "lecture", // presenter mode on the lecture path (lecture.js)
   };
 }
 

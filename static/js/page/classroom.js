@@ -90,7 +90,7 @@ export function bindClassroom() {
     "embed",
     more(" code"),
   );
-  present.addEventListener("click", enter);
+  present.addEventListener("click", () => enter());
   copy.addEventListener("click", () => copyEmbed(tools, status));
   tools.append(present, copy, status);
   progress.append(tools);

@@ -5,16 +5,24 @@
 // clicker's keys); the explained cell's panel and the worked row's card are shown large (classroom.css). Esc
 // (once the panel is closed) or the button goes back to the article at the same step. The flag stays in the
 // address, so a link (or a reload) opens the same view; state.js keeps the rest of the state there.
+// The lecture path (lecture.js; the button, the key L, or present=lecture in the address): next and previous
+// go from stop to stop, and the bar shows the stop's own key line, its minutes and the question for the room.
+// On a projector the stage's names are drawn at least 18 px at 1080 lines (FLOOR, in proportion on others).
 import { formatNumber } from "../format.js";
 import { fitFormulas } from "../math.js";
 import { readAddress } from "./address.js";
 import { anatomy, sections } from "./state.js";
-import { explainedCell, shownTrace, stepInView } from "../store.js";
+import { explainedCell, shownTrace, stageTextFloor, stepInView } from "../store.js";
 import { pin, setStep, unpinStep } from "./steps.js";
+import { lecture, stepAlong, stopAt } from "./lecture.js";
 
 const NEXT = new Set([" ", "PageDown", "ArrowRight"]),
   PREVIOUS = new Set(["PageUp", "ArrowLeft"]);
 let bar = null;
+let onPath = false; // walking the lecture path
+// the stage's names' least type size, as a share of the projector's height: 18 CSS px at 1080 lines
+const FLOOR = 18 / 1080;
+const textFloor = () => stageTextFloor.set(bar ? Math.round(FLOOR * window.innerHeight) : 0);
 // The bar's height (for the panel's room beneath it, classroom.css) changes with each step's words and as
 // fonts arrive; the stage beneath changes with it, and the step's view is framed again for its new size.
 let barHeight = 0;
@@ -71,32 +79,65 @@ function render() {
     n = Number(section.dataset.step),
     i = sections.indexOf(section);
   const title = section.querySelector("h2")?.textContent.trim() || "";
-  bar.querySelector(".present-count").textContent =
-    `Step ${formatNumber(n, "int")} of ${formatNumber(sections.length, "int")} · ${
-      section
-        .querySelector(".step-section")
-        ?.textContent.replace(/^\s*\d+\s*/, "")
-        .trim() || ""
-    }`;
+  const at = onPath ? stopAt(n) : null,
+    path = lecture(),
+    int = (k) => formatNumber(k, "int");
+  const part = section
+    .querySelector(".step-section")
+    ?.textContent.replace(/^\s*\d+\s*/, "")
+    .trim();
+  bar.querySelector(".present-count").textContent = at
+    ? `Lecture ${int(at.index + 1)} of ${int(path.stops.length)} · ${int(at.stop.minutes)} min (${int(at.from)}–${int(
+        at.from + at.stop.minutes,
+      )} of ${int(path.minutes)}) · step ${int(n)}`
+    : `Step ${int(n)} of ${int(sections.length)} · ${part || ""}`;
   bar.querySelector(".present-title").textContent = title;
-  const [sentence, formula] = keyOf(section);
-  bar.querySelector(".present-key").replaceChildren(...(sentence ? [...sentence.childNodes] : []));
+  // on the path, the stop's own key line (the step's point, written for the lecture); else the article's
+  const [sentence, formula] = at ? [document.createTextNode(at.stop.key), null] : keyOf(section);
+  const key = bar.querySelector(".present-key");
+  if (at) key.replaceChildren(sentence);
+  else key.replaceChildren(...(sentence ? [...sentence.childNodes] : []));
+  const ask = bar.querySelector(".present-ask");
+  ask.textContent = at ? `Ask the room: ${at.stop.ask}` : "";
+  ask.hidden = !at;
+  const toggle = bar.querySelector(".present-path");
+  toggle.setAttribute("aria-pressed", String(onPath));
+  toggle.hidden = !path;
+  bar.dataset.stop = at ? String(at.index + 1) : "";
   const box = bar.querySelector(".present-formula");
   box.replaceChildren(...(formula ? [formula] : []));
   box.hidden = !formula;
   if (formula) fitFormulas(box);
-  bar.querySelector(".present-previous").disabled = i <= 0;
-  bar.querySelector(".present-next").disabled = i >= sections.length - 1;
+  bar.querySelector(".present-previous").disabled = onPath ? stepAlong(n, -1) === null : i <= 0;
+  bar.querySelector(".present-next").disabled = onPath ? stepAlong(n, 1) === null : i >= sections.length - 1;
   bar.dataset.step = String(n);
 }
 
 /** To the step `by` places on (−1: back), as the article would go there, without scrolling it. */
 export function move(by) {
-  const i = sections.indexOf(current()),
-    next = sections[i + by];
+  const here = current(),
+    along = onPath ? stepAlong(Number(here.dataset.step), by) : null,
+    next = onPath ? sections.find((s) => Number(s.dataset.step) === along) : sections[sections.indexOf(here) + by];
   if (!next) return;
   unpinStep(); // a step held since the load would pull the words back to it
   setStep(next);
+}
+
+/** The lecture path on or off; turned on off its steps, it goes to the path's next stop (or its first). */
+export function setPath(on) {
+  if (!bar) return;
+  onPath = !!on && !!lecture();
+  keepAddress(true);
+  const n = Number(current().dataset.step);
+  if (onPath && !stopAt(n)) {
+    const to = stepAlong(n, 1) ?? lecture().stops[0].step,
+      section = sections.find((s) => Number(s.dataset.step) === to);
+    if (section) {
+      unpinStep();
+      setStep(section);
+    }
+  }
+  render();
 }
 
 function build() {
@@ -116,6 +157,9 @@ function build() {
         { className: "present-nav" },
         button("present-previous", "‹ Previous", "Previous step (left arrow, Page Up)", () => move(-1)),
         button("present-next", "Next ›", "Next step (Space, right arrow, Page Down)", () => move(1)),
+        button("present-path", "Lecture path", "The lecture path: its steps only, with their key lines (L)", () =>
+          setPath(!onPath),
+        ),
         fullscreen,
         button("present-exit", "Back to the article", "Back to the article at this step (Esc)", () => leave()),
       ),
@@ -125,6 +169,7 @@ function build() {
       { className: "present-words", ariaLive: "polite", ariaAtomic: "true" },
       el("h1", { className: "present-title", tabIndex: -1 }),
       el("p", { className: "present-key" }),
+      el("p", { className: "present-ask", hidden: true }),
     ),
     el("div", { className: "present-formula", hidden: true }),
   );
@@ -132,7 +177,7 @@ function build() {
 
 function keepAddress(on) {
   const url = new URL(window.location.href);
-  if (on) url.searchParams.set("present", "1");
+  if (on) url.searchParams.set("present", onPath ? "lecture" : "1");
   else url.searchParams.delete("present");
   history.replaceState(null, "", url);
 }
@@ -155,13 +200,15 @@ function dockPanel(explained) {
   reframe();
 }
 
-/** Opens presenter mode at the current step. */
-export function enter() {
+/** Opens presenter mode at the current step (path: on the lecture path, from its stop at or after it). */
+export function enter(path = false) {
   if (bar) return;
   bar = build();
   document.querySelector(".layout")?.prepend(bar);
   document.body.classList.add("presenting");
   measure.observe(bar);
+  textFloor();
+  if (path) setPath(true);
   keepAddress(true);
   render();
   document.body.classList.toggle("present-explaining", !!window.anatomyStage?.stage?.explained);
@@ -177,6 +224,8 @@ export function leave() {
   barHeight = 0;
   bar.remove();
   bar = null;
+  onPath = false;
+  textFloor();
   document.body.classList.remove("presenting", "present-explaining");
   keepAddress(false);
   reframe();
@@ -196,7 +245,8 @@ function onKey(event) {
   const inside = event.target instanceof Element && event.target.closest(".explain-panel, .stage-worked");
   const stage = window.anatomyStage;
   let act = null;
-  if (event.key === "Escape") act = stage?.stage?.explained ? () => stage.close() : inside ? null : leave;
+  if ((event.key === "l" || event.key === "L") && !inside) act = () => setPath(!onPath);
+  else if (event.key === "Escape") act = stage?.stage?.explained ? () => stage.close() : inside ? null : leave;
   else if (!inside && (NEXT.has(event.key) || PREVIOUS.has(event.key)))
     act = () => move(PREVIOUS.has(event.key) || (event.key === " " && event.shiftKey) ? -1 : 1);
   if (!act) return;
@@ -206,10 +256,12 @@ function onKey(event) {
 }
 
 export function bindPresent() {
-  anatomy.present = { enter, leave, move, on: () => !!bar };
+  anatomy.present = { enter, leave, move, setPath, on: () => !!bar, onPath: () => !!bar && onPath };
+  window.addEventListener("resize", () => bar && textFloor());
   window.addEventListener("keydown", onKey, true);
   stepInView.subscribe(render);
   shownTrace.subscribe(render); // its live values, refilled
   explainedCell.subscribe(dockPanel);
-  if (readAddress(new URL(window.location.href)).present) enter();
+  const address = readAddress(new URL(window.location.href));
+  if (address.present) enter(address.lecture);
 }
