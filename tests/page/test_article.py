@@ -374,7 +374,10 @@ def test_screenshots_nothing_overlaps_and_formulas_render(browser, live_server, 
     assert page.locator(".katex").count() > 50 and page.locator(".katex-error").count() == 0
     for step in (5, 7, 19, 21, 24, 25, 27):
         for i in range(page.locator(f"#step-{step} figure[data-figure]").count()):  # each figure drawn when seen
-            page.evaluate(f"() => document.querySelectorAll('#step-{step} figure[data-figure]')[{i}].scrollIntoView()")
+            page.evaluate(  # a figure in a fold ("More: …") is drawn once its fold is opened
+                f"() => {{ const f = document.querySelectorAll('#step-{step} figure[data-figure]')[{i}]; "
+                "const fold = f.closest('details'); if (fold) fold.open = true; f.scrollIntoView(); }"
+            )
             page.wait_for_function(
                 f"() => {{ const f = document.querySelectorAll('#step-{step} figure[data-figure]')"
                 f"[{i}]; return f.dataset.drawn === 'true' || f.dataset.number; }}",

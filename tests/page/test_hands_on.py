@@ -186,6 +186,8 @@ def test_attention_by_word_draws_the_traces_weights_and_follows_the_input(browse
     tab = Page(browser, 1280, 800)
     page = tab.open(live_server + "/?input=731942#step-16")
     page.wait_for_function("() => window.anatomyStage && window.anatomyStage.ready", timeout=60_000)
+    # the widget is depth, folded beneath step 16: a reader opens its fold first
+    page.locator("#step-16 details:has(.aw-word) > summary").first.click()
     word = page.locator('.aw-word[data-axis="target"][data-index="3"]')
     word.click()
     assert word.get_attribute("aria-pressed") == "true"

@@ -44,6 +44,9 @@ function arrive() {
   const top = section.getBoundingClientRect().top - (scroller === article ? article.getBoundingClientRect().top : 0);
   if (Math.abs(top - pad) > 8) section.scrollIntoView({ block: "start" });
   setStep(section);
+  // the steps passed over are laid out only now, near the screen (content-visibility: their height was a
+  // guess): held like a linked step until they settle, or the page would slide off the step it went to
+  pin(section);
 }
 
 // A linked step stays at the top while the page settles: fonts, formulas, live values and the lazily
