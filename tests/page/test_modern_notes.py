@@ -47,7 +47,8 @@ def test_the_notes_show_in_the_modern_view_and_not_in_the_2017_one(client, pages
 def test_each_difference_a_note_states_is_the_modern_models(client):
     cfg, old = models.config("modern"), models.config("2017")
     notes = {
-        n: re.sub(r"[ \t\n]+", " ", re.sub(r"<[^>]+>", "", html)) for n, html in client.app.state.content.model_notes.items()
+        n: re.sub(r"[ \t\n]+", " ", re.sub(r"<[^>]+>", "", html))
+        for n, html in client.app.state.content.model_notes.items()
     }
     assert (cfg.norm, cfg.norm_first, cfg.positional, cfg.ffn, cfg.bias, cfg.tie_output) == (
         "rms",

@@ -17,7 +17,7 @@ readouts' names, head tags and printed values, the blocks' cells projected):
   here the views print them).
 
 Also: the worked row's card and the inspector count rows from 1 (addresses and code ids keep the tensor's
-0-based index). Before this test (one session, issue 35): 42 and 999 999 printed weights at 8 px at step 7
+0-based index). Before this test: 42 and 999 999 printed weights at 8 px at step 7
 on a phone and 999 999 at 8 px on a desktop; no phone view of step 7 or 16 named its head; 999 999 named four
 rows "nine".
 """
