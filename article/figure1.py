@@ -21,6 +21,7 @@ class Box:
     says: str  # one line: what this part does (the hover text)
     blocks: tuple[str, ...]  # globs of the scene's block ids
     excluding: tuple[str, ...] = ()
+    where: str = ""  # the part as the map names it, with its stack and attention (the label where it says enough)
 
 
 NORM = ("{p}.sum", "{p}.ln", "{p}.ln.*")
@@ -31,8 +32,8 @@ def _norms(prefix: str) -> tuple[str, ...]:
     return tuple(g.format(p=prefix) for g in NORM)
 
 
-def _norm(prefix: str, says: str) -> Box:
-    return Box(f"{prefix.replace('.*.', '-')}-norm", "Add & Norm", says, _norms(prefix))
+def _norm(prefix: str, says: str, of: str) -> Box:
+    return Box(f"{prefix.replace('.*.', '-')}-norm", "Add & Norm", says, _norms(prefix), where=f"{of} · Add & Norm")
 
 
 BOXES: tuple[Box, ...] = (
@@ -60,40 +61,61 @@ BOXES: tuple[Box, ...] = (
         "Encoder self-attention: every English word reads every English word, in several heads.",
         ("enc.*.self.*",),
         _norms("enc.*.self"),
+        where="encoder · self-attention",
     ),
-    _norm("enc.*.self", "Adds the sub-layer's input back (the residual) and normalises each row (LayerNorm)."),
+    _norm(
+        "enc.*.self",
+        "Adds the sub-layer's input back (the residual) and normalises each row (LayerNorm).",
+        "encoder · self-attention",
+    ),
     Box(
         "enc-ffn",
         "Feed Forward",
         "Two matrices and a ReLU, applied to each word's row on its own.",
         ("enc.*.ffn.*",),
         _norms("enc.*.ffn"),
+        where="encoder · feed-forward",
     ),
-    _norm("enc.*.ffn", "Adds the feed-forward input back and normalises; the last layer's output is the memory z."),
+    _norm(
+        "enc.*.ffn",
+        "Adds the feed-forward input back and normalises; the last layer's output is the memory z.",
+        "encoder · feed-forward",
+    ),
     Box(
         "dec-masked",
         "Masked Multi-Head Attention",
         "Decoder self-attention: each German row reads itself and the rows before it, never after.",
         ("dec.*.self.*", "dec.mask"),
         _norms("dec.*.self"),
+        where="decoder · masked self-attention",
     ),
-    _norm("dec.*.self", "Adds the masked attention's input back and normalises each row."),
+    _norm(
+        "dec.*.self",
+        "Adds the masked attention's input back and normalises each row.",
+        "decoder · masked self-attention",
+    ),
     Box(
         "dec-cross",
         "Multi-Head Attention",
         "Cross-attention: each German row reads the encoder's memory z, the English side.",
         ("dec.*.cross.*",),
         _norms("dec.*.cross"),
+        where="decoder · cross-attention",
     ),
-    _norm("dec.*.cross", "Adds the cross-attention's input back and normalises each row."),
+    _norm("dec.*.cross", "Adds the cross-attention's input back and normalises each row.", "decoder · cross-attention"),
     Box(
         "dec-ffn",
         "Feed Forward",
         "The decoder's own two matrices and ReLU, applied to each German row on its own.",
         ("dec.*.ffn.*",),
         _norms("dec.*.ffn"),
+        where="decoder · feed-forward",
     ),
-    _norm("dec.*.ffn", "Adds the feed-forward input back and normalises: the decoder's output row h."),
+    _norm(
+        "dec.*.ffn",
+        "Adds the feed-forward input back and normalises: the decoder's output row h.",
+        "decoder · feed-forward",
+    ),
     Box(
         "linear",
         "Linear",

@@ -21,13 +21,15 @@ function mark(step) {
   if (now) {
     const parts = [
       ...new Set(
-        [...document.querySelectorAll(".fig1-map a.fig1-box.is-current")].map((a) =>
-          [...a.querySelectorAll("text")].map((t) => t.textContent).join(" "),
+        [...document.querySelectorAll(".fig1-map a.fig1-box.is-current")].map(
+          (a) => /** @type {HTMLElement} */ (/** @type {unknown} */ (a)).dataset.where,
         ),
       ),
     ];
+    // the map's title lies over a corner of the stage: one part by its whole name, more only if they are short
+    const named = parts.join(", ");
     now.textContent =
-      parts.length === 0 ? "" : parts.length <= 2 ? ` · ${parts.join(", ")}` : ` · ${parts.length} parts`;
+      parts.length === 0 ? "" : parts.length === 1 || named.length <= 40 ? ` · ${named}` : ` · ${parts.length} parts`;
   }
 }
 

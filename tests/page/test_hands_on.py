@@ -107,7 +107,7 @@ def test_clicking_a_box_goes_to_its_step_and_moves_the_stage(browser, live_serve
     )
     assert camera(page)["target"] != before["target"], "the stage's camera moved"
     page.wait_for_function("() => location.hash === '#step-12'")
-    assert page.text_content(".fig1-dock summary") == "Map · Feed Forward", "the folded map says where the reader is"
+    assert page.text_content(".fig1-dock summary") == "Map · encoder · feed-forward", "the map says where the reader is"
     # by keyboard: unfold the map, focus its cross-attention box and press Enter
     page.locator(".fig1-dock summary").focus()
     page.keyboard.press("Enter")
