@@ -18,6 +18,7 @@ LECTURE = Path(__file__).resolve().parents[1] / "content" / "lecture.yaml"
 class Stop:
     step: int
     minutes: int
+    start: int  # the minute of the lecture it starts at: the minutes of the stops before it
     key: str
     ask: str
     tries: tuple[int, ...]
@@ -33,7 +34,7 @@ class Lecture:
         return sum(s.minutes for s in self.stops)
 
     def as_data(self) -> dict:
-        """For the page: {title, minutes, stops: [{step, minutes, key, ask, tries}]}."""
+        """For the page: {title, minutes, stops: [{step, minutes, start, key, ask, tries}]}."""
         return {"title": self.title, "minutes": self.minutes, "stops": [asdict(s) for s in self.stops]}
 
 
@@ -45,6 +46,7 @@ def parse_lecture(doc: dict, steps: int = 29) -> Lecture:
         stop = Stop(
             step=int(s["step"]),
             minutes=int(s["minutes"]),
+            start=sum(x.minutes for x in stops),
             key=str(s["key"]).strip(),
             ask=str(s["ask"]).strip(),
             tries=tuple(int(t) for t in s.get("try", ())),

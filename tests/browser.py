@@ -51,3 +51,14 @@ def until(page, expr: str, ms: int = 60_000) -> None:
         if (v) ok(true); else if (performance.now() > end) fail(new Error('timed out'));
         else setTimeout(check, 50); }};
       check(); }})""")
+
+
+def show_input(page, text: str) -> None:
+    """The reader's input, typed into the bar, until the stage draws its trace and settles."""
+    if page.evaluate("anatomyStage.input.number") == int(text):
+        return
+    count = page.evaluate("anatomyStage.traceCount")
+    page.fill("#number-input", text)
+    page.press("#number-input", "Enter")
+    until(page, f"anatomyStage.traceCount > {count}")
+    page.evaluate("anatomyStage.idle()")

@@ -6,7 +6,7 @@
 // neighbours (and a framed head where the full name does not fit) short ("head 1"). Nothing
 // here knows the model: the heads are the scene's head switches, and a block is a head's when it carries the
 // switch's name (scene.blocks[*].name, scene.switches[*].name).
-import { overlaps, shownRect, textWidth } from "./screenboxes.js";
+import { boxStyle, overlaps, shownRect, textWidth } from "./screenboxes.js";
 import { labelRects as drawnLabels } from "./labelroom.js";
 
 export const HEAD_FONT = '600 {px}px "Inter", "Helvetica Neue", Arial, sans-serif'; // as stage.css's .readout-head
@@ -131,13 +131,7 @@ export function headElement(el, t) {
   el.textContent = t.text;
   el.dataset.head = t.name;
   el.dataset.blocks = t.ids.join(" ");
-  Object.assign(el.style, {
-    font: HEAD_FONT.replace("{px}", t.size),
-    lineHeight: `${r.y1 - r.y0}px`,
-    width: `${r.x1 - r.x0}px`,
-    height: `${r.y1 - r.y0}px`,
-    transform: `translate(${r.x0}px, ${r.y0}px)`,
-  });
+  Object.assign(el.style, boxStyle(r, HEAD_FONT, t.size));
 }
 
 /** The tags drawn into a 2-D canvas of the stage at k device pixels per CSS px (the PNG export), as stage.css

@@ -37,6 +37,17 @@ export function shownRect(px, b, cols, headGap) {
   return around([px(x0, b.y), px(x1, b.y), px(x0, b.y - b.rows), px(x1, b.y - b.rows)]);
 }
 
+/** The style that sets a text element over the stage into its rectangle r (stage-relative CSS px), one line
+ *  of `font` (with {px} for the size) at `size`.
+ *  @param {{x0: number, y0: number, x1: number, y1: number}} r  @param {string} font  @param {number} size */
+export const boxStyle = (r, font, size) => ({
+  font: font.replace("{px}", String(size)),
+  lineHeight: `${r.y1 - r.y0}px`,
+  width: `${r.x1 - r.x0}px`,
+  height: `${r.y1 - r.y0}px`,
+  transform: `translate(${r.x0}px, ${r.y0}px)`,
+});
+
 let ctx = null;
 /** A text's width in CSS pixels at `size` in `font` (a CSS font with {px} for the size). */
 export function textWidth(text, size, font) {

@@ -3,7 +3,7 @@
 // the run are not drawn, nor their rings (marks.js), nor their numbers, the readouts name only the run's
 // columns, and the window's label says on the stage which columns it shows. Nothing here knows what the
 // columns stand for: the scene says which and what the label reads.
-import { overlaps, textWidth } from "./screenboxes.js";
+import { boxStyle, overlaps, textWidth } from "./screenboxes.js";
 
 const LABEL_FONT = '600 {px}px "Inter", "Helvetica Neue", Arial, sans-serif'; // as stage.css's .readout-window
 const LABEL_PX = [11, 10, 9],
@@ -50,13 +50,7 @@ export function drawWindowLabel(el, placed) {
   if (!placed) return;
   const r = placed.rect;
   if (el.textContent !== placed.text) el.textContent = placed.text;
-  Object.assign(el.style, {
-    font: LABEL_FONT.replace("{px}", placed.size),
-    lineHeight: `${r.y1 - r.y0}px`,
-    width: `${r.x1 - r.x0}px`,
-    height: `${r.y1 - r.y0}px`,
-    transform: `translate(${r.x0}px, ${r.y0}px)`,
-  });
+  Object.assign(el.style, boxStyle(r, LABEL_FONT, placed.size));
 }
 
 export { LABEL_FONT };

@@ -28,7 +28,7 @@ import re
 
 import pytest
 
-from tests.browser import open_stage_page
+from tests.browser import open_stage_page, show_input
 from tests.stage.test_stage import pytestmark  # noqa: F401  (skip without Chromium)
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
@@ -83,19 +83,6 @@ def positioned(words: list[str], compact: bool = False) -> list[str]:
 def named_as(text: str | None, words: list[str], i: int) -> bool:
     """Whether a name reads as the i-th word of an axis, with its position where it repeats (either form)."""
     return text in (positioned(words)[i], positioned(words, True)[i])
-
-
-def show_input(page, text: str) -> None:
-    """The reader's input, typed into the bar: the stage draws its trace."""
-    from tests.browser import until
-
-    if page.evaluate("anatomyStage.input.number") == int(text):
-        return
-    count = page.evaluate("anatomyStage.traceCount")
-    page.fill("#number-input", text)
-    page.press("#number-input", "Enter")
-    until(page, f"anatomyStage.traceCount > {count}")
-    page.evaluate("anatomyStage.idle()")
 
 
 @pytest.fixture(scope="module")

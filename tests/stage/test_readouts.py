@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import open_stage_page
+from tests.browser import open_stage_page, show_input
 from tests.stage.test_head_and_token_names import named_as, positioned
 from tests.stage.test_stage import pytestmark  # noqa: F401  (skip without Chromium)
 
@@ -80,17 +80,6 @@ MEASURE = """async (numberSteps) => {
 }"""
 NODES = """() => Object.fromEntries(anatomy.trace.nodes.filter(n => n.shape.length === 2)
   .map(n => [n.id, {shape: n.shape, data: n.data}]))"""
-
-
-def show_input(page, text: str) -> None:
-    """The reader's input, typed into the bar: the stage draws its trace."""
-    if page.evaluate("anatomyStage.input.number") == int(text):
-        return
-    count = page.evaluate("anatomyStage.traceCount")
-    page.fill("#number-input", text)
-    page.press("#number-input", "Enter")
-    page.wait_for_function(f"anatomyStage.traceCount > {count}", timeout=60_000)
-    page.evaluate("anatomyStage.idle()")
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 // presenter mode shows, a question for the room and inputs to try. Presenter mode walks it (present.js), the
 // short handout prints it (../handout.js), /lesson is the teacher's page of it.
 
-/** @typedef {{step: number, minutes: number, key: string, ask: string, tries: number[]}} Stop
+/** @typedef {{step: number, minutes: number, start: number, key: string, ask: string, tries: number[]}} Stop
  *  @typedef {{title: string, minutes: number, stops: Stop[]}} Lecture */
 
 /** @type {Lecture | null} */
@@ -22,12 +22,11 @@ export function lecture() {
   return read;
 }
 
-/** The stop at step n, with its place: {stop, index, from (the minute it starts at)}; null off the path. */
+/** The stop at step n, with its place in the path: {stop, index}; null off the path. */
 export function stopAt(n) {
   const stops = lecture()?.stops || [];
   const index = stops.findIndex((s) => s.step === n);
-  if (index < 0) return null;
-  return { stop: stops[index], index, from: stops.slice(0, index).reduce((a, s) => a + s.minutes, 0) };
+  return index < 0 ? null : { stop: stops[index], index };
 }
 
 /** The path's step `by` stops on from step n (−1: the one before), or null past either end. */

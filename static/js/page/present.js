@@ -86,10 +86,10 @@ function render() {
     .querySelector(".step-section")
     ?.textContent.replace(/^\s*\d+\s*/, "")
     .trim();
+  const { minutes, start } = at?.stop ?? { minutes: 0, start: 0 };
   bar.querySelector(".present-count").textContent = at
-    ? `Lecture ${int(at.index + 1)} of ${int(path.stops.length)} · ${int(at.stop.minutes)} min (${int(at.from)}–${int(
-        at.from + at.stop.minutes,
-      )} of ${int(path.minutes)}) · step ${int(n)}`
+    ? `Lecture ${int(at.index + 1)} of ${int(path.stops.length)} · ${int(minutes)} min `
+      + `(${int(start)}–${int(start + minutes)} of ${int(path.minutes)}) · step ${int(n)}`
     : `Step ${int(n)} of ${int(sections.length)} · ${part || ""}`;
   bar.querySelector(".present-title").textContent = title;
   // on the path, the stop's own key line (the step's point, written for the lecture); else the article's
