@@ -18,7 +18,7 @@ from scene.blocks import blocks_of
 from scene.connectors import connectors
 from scene.document import FORMAT, Scene, SliceAlias, View
 from scene.gates import every_part_off, gate_parts, intact_inputs
-from scene.labels import labels, name_rows
+from scene.labels import labels, name_columns, name_rows
 from scene.layout import lay_out
 from scene.measures import CELL
 from scene.palette import palette
@@ -97,6 +97,7 @@ def _build_structure(trace, cfg: Config, params: dict[str, np.ndarray], tour: li
     for b in blocks:
         b.name = part_name(b.id, titles.get(b.station, ""))
     name_rows(blocks)
+    name_columns(blocks)
     aliases = [
         SliceAlias(t.id, t.inputs[0], int(t.attrs["starts"][0]), int(t.shape[1]), part_name(t.id)) for t in slices
     ]

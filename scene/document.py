@@ -38,6 +38,9 @@ class Block:
     mask: str | None = None  # the boolean tensor that says which cells are masked
     name: str = ""  # the part as a reader counts it: "decoder 2 · cross-attention · head 4" (words.part_name)
     rows_named_by: str | None = None  # the ids column beside it whose token labels name its rows (labels.name_rows)
+    # the lowest of the blocks stacked with it over the same token columns (a head's scores under its weights),
+    # under which the column names of any of them stand (labels.name_columns)
+    cols_named_under: str | None = None
     # a gate's (scene/gates.py): the part it switches off (model/ablation.py's id); drawn only while that part
     # is off, when the trace on show has its node (its place is kept in every structure)
     part: str | None = None

@@ -65,6 +65,22 @@ def name_rows(blocks: list[Block]) -> None:
             b.rows_named_by = labelled.get((b.station, b.y, b.rows, b.row_axis))
 
 
+def name_columns(blocks: list[Block]) -> None:
+    """Marks each block stacked with others over the same token columns (a head's scores, masked scores and
+    weights: same station, place, width and column axis) with the lowest of them (`cols_named_under`): the
+    column names of any of them stand under that one, not over the cells of the others
+    (static/stage/axisnames.js), and a view of any keeps room under it (scene/views.py)."""
+    stacks: dict[tuple, list[Block]] = {}
+    for b in blocks:
+        if not b.param and b.kind != "ids" and b.col_axis:
+            stacks.setdefault((b.station, b.x, b.cols, b.gap_every, b.col_axis), []).append(b)
+    for stack in stacks.values():
+        if len(stack) > 1:
+            low = min(stack, key=lambda b: b.y - b.rows)
+            for b in stack:
+                b.cols_named_under = low.id
+
+
 def token_blocks(scene: Scene) -> list[dict]:
     """The blocks token labels name, in the scene's order: each id column (its rows' words: the tokens of the
     axis its rows stand for) and each column of chosen tokens (`chosen`: the words of its own ids)."""

@@ -22,7 +22,8 @@ export const ANIMATIONS = {
   "worked-scores": () => {},
   "worked-scale": () => {},
 
-  // One cell of the output first: its row of X and column of W (and of b) light up, then the cell rises.
+  // One cell of the output first: its row of X and column of W (and of b) light up, then the cell rises (no
+  // inspector opens over it: it would cover W and the cell's neighbours; the worked card prints the row).
   "one-cell": (stage, a, cut) => {
     const f = stage.cells;
     if (!f.has(a.x) || !f.has(a.w) || !f.has(a.out)) return;
@@ -41,10 +42,7 @@ export const ANIMATIONS = {
         f.set(a.w, { glow: g });
       },
       cut,
-      () => {
-        f.set(a.out, { t: 1, fromZero: false });
-        stage.inspect(a.out, a.row, a.col);
-      },
+      () => f.set(a.out, { t: 1, fromZero: false }),
     );
   },
 

@@ -1,7 +1,8 @@
 // Token names on the stage's axes: every row and column of the step's subject that stands for a token
 // (the scene's row_axis / col_axis) named with the scene's word for it (scene.axes). Blocks side by side
 // at the same rows share one band of row names, at its left (else its right); blocks stacked over the
-// same columns share one band of column names, turned upright, under the band (else over it). A band
+// same columns share one band of column names, turned upright, under the band (else over it), and under
+// (or over) the blocks stacked with it over those columns that the step does not show (a head's scores). A band
 // slides away from whatever it would cover (labels, overlays, switches, the subject's cells, the names
 // placed before it) and staggers its names into tiers where the pitch is narrower than a line; a band
 // that cannot be placed whole inside the stage is not shown. Text never shrinks below `minPx`.
@@ -75,7 +76,16 @@ export function bands(scene, blocks, { windowed = new Set(), cols = null, lit = 
       out.get(k).blocks.push(b);
     }
   }
-  for (const band of out.values()) band.window = band.blocks.every((b) => windowed.has(b.id)) ? cols : null;
+  for (const band of out.values()) {
+    band.window = band.blocks.every((b) => windowed.has(b.id)) ? cols : null;
+    // a column band's names stand past the blocks stacked over the same columns of the same axis (a head's
+    // scores under its weights), not over their cells
+    const under = band.blocks[0].cols_named_under;
+    band.mates =
+      band.axis === "col" && under
+        ? scene.blocks.filter((m) => m.cols_named_under === under && !band.blocks.includes(m))
+        : [];
+  }
   return [...out.values()];
 }
 
@@ -132,7 +142,7 @@ function pastObstacles(band, side, hits) {
 
 /** A band placed on the first side where it fits whole: {side, size, tiers, names[{index, word, rect}]}, or null. */
 export function placeBand(band, px, headGap, obstacles, W, H, minPx) {
-  band.edge = band.blocks
+  band.edge = [...band.blocks, ...(band.mates || [])]
     .map((b) => shownRect(px, b, band.window, headGap))
     .reduce((a, r) => ({
       x0: Math.min(a.x0, r.x0),

@@ -106,14 +106,15 @@ function slide(x0, w, h, at, up, avoid, H) {
 }
 
 /** The tags of the heads of the step's subject in view whose own label the view leaves out (each pushed to
- *  `obstacles`). */
-export function placeHeadTags(stage, px, cols, obstacles, W, H, minPx) {
+ *  `obstacles`), clear of the cells of `others` too where one fits so. */
+export function placeHeadTags(stage, px, cols, obstacles, W, H, minPx, others = []) {
   const blocks = (stage.step?.subject || []).map((id) => stage.blockById.get(id)).filter(Boolean),
     tags = [],
     framed = new Set(stage.tour?.framed || stage.step?.subject || []);
   for (const head of headsInView(stage, blocks, px, cols, W, H)) {
     if (labelled(stage, head, W, H)) continue;
-    const tag = placeTag(head, framed, obstacles, W, H, minPx);
+    const tag =
+      placeTag(head, framed, [...obstacles, ...others], W, H, minPx) || placeTag(head, framed, obstacles, W, H, minPx);
     if (!tag) continue;
     tags.push(tag);
     obstacles.push(tag.rect);

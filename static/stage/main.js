@@ -8,6 +8,7 @@ import { pageTrace } from "../js/compact.js";
 import { answerSwitches } from "../js/ablation.js";
 import { askedCell, pinnedTrace, shownTrace, stageTextFloor, stepInView, veiledCells } from "../js/store.js";
 import { overlayRects } from "./overlay.js";
+import { cellRects } from "./screenboxes.js";
 import { stepPictures } from "./pictures.js";
 import { FONT_SHARE } from "./labels.js";
 
@@ -200,6 +201,8 @@ Object.assign(api, {
     })),
   /** The overlays over the stage now ({name, left, top, right, bottom}) and the switches shown. */
   overlays: () => (api.stage ? overlayRects(api.stage.el) : []),
+  /** Every block's cells on screen now (screenboxes.js cellRects): {id, x0, y0, x1, y1}, stage-relative px. */
+  blockRects: () => (api.stage ? cellRects(api.stage) : []),
   /** The switches shown now: {part, label (the index of the label beside it), left, top, right, bottom}. */
   switches: () =>
     (api.stage?.switches.buttons ?? [])

@@ -6,7 +6,7 @@
 // model: the axes, their words and the subject come from the scene.
 import { bands, placeBand, NAME_FONT } from "./axisnames.js";
 import { blockValues, CONDENSED } from "./cellvalues.js";
-import { projector, labelRects, overlayRects, shownRect } from "./screenboxes.js";
+import { cellRects, projector, labelRects, overlayRects, shownRect } from "./screenboxes.js";
 import { drawWindowLabel, placeWindowLabel, LABEL_FONT } from "./windowed.js";
 import { placeHeadTags, headElement, paintHeadTags } from "./headnames.js";
 
@@ -82,7 +82,11 @@ export class Readouts {
     const windowed = new Set(s.windowed || []),
       win = windowed.size ? s.tour.framedWindow : null; // a window of wide blocks
     const cols = (b) => (win && windowed.has(b.id) ? win.cols : null);
-    const rects = subject.map((b) => shownRect(px, b, cols(b), gap));
+    const rects = subject.map((b) => shownRect(px, b, cols(b), gap)),
+      own = new Set(subject.map((b) => b.id));
+    // names and tags keep off every other block's cells in view too (the scores under step 9's weights, a
+    // neighbouring head) where the view leaves room for that; where it does not, only off the subject's
+    const others = cellRects(s).filter((r) => !own.has(r.id));
     const obstacles = [...labelRects(s), ...overlayRects(s, this.el), ...rects];
     const label =
       win
@@ -95,18 +99,10 @@ export class Readouts {
       );
     drawWindowLabel(this.windowLabel, label);
     if (label) obstacles.push(label.rect);
-    const names = [];
-    for (const band of bands(s.scene, subject, { windowed, cols: win?.cols, lit: new Set(s.step?.lit || []) })) {
-      const placed = placeBand(band, px, s.scene.cell.head_gap, obstacles, W, H, minPx);
-      if (!placed) continue;
-      const ids = band.blocks.map((b) => b.id).join(" ");
-      for (const n of placed.names) {
-        names.push({ ...n, axis: band.axis, side: placed.side, size: placed.size, ids });
-        obstacles.push(n.rect);
-      }
-    }
+    const all = bands(s.scene, subject, { windowed, cols: win?.cols, lit: new Set(s.step?.lit || []) });
+    const names = placeNames(all, px, gap, obstacles, others, W, H, minPx);
     this.show(this.names, names, nameElement);
-    const heads = placeHeadTags(s, px, cols, obstacles, W, H, minPx); // heads named: their labels, else tags
+    const heads = placeHeadTags(s, px, cols, obstacles, W, H, minPx, others); // heads named: their labels, else tags
     this.show(this.heads, heads, headElement);
     const numbers = [];
     if (this.on) {
@@ -211,6 +207,24 @@ function update(el, key, write) {
     el.drawn = key;
     write();
   }
+}
+
+/** Each band's names, clear of the obstacles and of the other blocks' cells where they fit so, else clear of the
+ *  obstacles alone (each name pushed to `obstacles`): [{index, word, rect, axis, side, size, ids}]. */
+function placeNames(all, px, gap, obstacles, others, W, H, minPx) {
+  const names = [];
+  for (const band of all) {
+    const placed =
+      placeBand(band, px, gap, [...obstacles, ...others], W, H, minPx)
+      || placeBand({ ...band, mates: [] }, px, gap, obstacles, W, H, minPx);
+    if (!placed) continue;
+    const ids = band.blocks.map((b) => b.id).join(" ");
+    for (const n of placed.names) {
+      names.push({ ...n, axis: band.axis, side: placed.side, size: placed.size, ids });
+      obstacles.push(n.rect);
+    }
+  }
+  return names;
 }
 
 /** A token name in its rectangle: rows read left to right, columns upright (reading away from the block). */

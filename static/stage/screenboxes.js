@@ -83,3 +83,24 @@ export function overlayRects(stage, skip) {
   const box = stage.el.getBoundingClientRect();
   return overlaysOn(stage.el, KEEP_CLEAR, skip).map((r) => stageRect(box, r));
 }
+
+/** Every block's cells on screen now that lie wholly in front of the camera and at least partly on the stage:
+ *  [{id, x0, y0, x1, y1}] (their footprint; of a window of wide blocks, only the columns it shows). What the
+ *  names, tags and labels over the stage keep off, besides their own block's cells. */
+export function cellRects(stage) {
+  const s = stage;
+  if (!s.scene) return [];
+  const px = projector(s),
+    W = s.el.clientWidth,
+    H = s.el.clientHeight,
+    win = s.tour?.framedWindow?.cols ?? null,
+    gap = s.scene.cell.head_gap;
+  const out = [];
+  for (const b of s.scene.blocks) {
+    const corners = [px(b.x, b.y), px(b.x + b.w, b.y), px(b.x, b.y - b.rows), px(b.x + b.w, b.y - b.rows)];
+    if (!corners.every((p) => p[2])) continue;
+    const r = shownRect(px, b, s.windowed?.includes(b.id) ? win : null, gap);
+    if (r.x1 > 0 && r.x0 < W && r.y1 > 0 && r.y0 < H) out.push({ id: b.id, ...r });
+  }
+  return out;
+}

@@ -51,6 +51,8 @@ export class Stage {
     });
     this.scene = null; // the scene document (trace.scene)
     this.cells = null; // the one instanced mesh of all cells
+    /** @type {string[]} the wide blocks a phone's view shows a window of columns of (windowed.js) */
+    this.windowed = [];
     /** @type {{id: string, rows: number[], cols: number[]}[]} */
     this.veils = []; // cells an open exercise asks about (setVeils)
     this.blockById = new Map();

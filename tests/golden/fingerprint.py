@@ -118,6 +118,7 @@ ADDED_KEYS: list[str] = [
     "derived.worked_claim",
     "scene.steps.*.parts",  # the parts of a step a phone's stage frames (and their windows)
     "scene.blocks.*.rows_named_by",  # rows the token labels of an ids column beside them name
+    "scene.blocks.*.cols_named_under",  # the block a stack's column names stand under (a head's scores)
     "derived.exercises",  # predict, then reveal: each step's question about the input, answered
     "model",  # the trace names the model that ran, now that the page computes its figures and scene from it
     "scene.blocks.*.part",
