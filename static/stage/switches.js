@@ -119,7 +119,9 @@ function placeButton(one, { W, H, px, stations, covered, top, bottom, drawn, c }
   let [x, y, inFront] = px(s.x, s.y);
   if (r) {
     y = (r.top + r.bottom) / 2 - c.top;
-    if (!s.block) x = Math.min(x, r.left - c.left - 6);
+    // a sub-layer's switch stands past its title's far end: left of an encoder's (anchored at its right),
+    // right of a decoder's (anchored at its left), never on it
+    if (!s.block) x = s.anchor === "right" ? Math.min(x, r.left - c.left - 6) : Math.max(x, r.right - c.left + 6);
   }
   const inside = s.anchor === "right" ? x - room > 0 && x < W : x > 0 && x + room < W;
   const h = one.height || 16,
