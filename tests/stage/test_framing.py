@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import open_stage_page
+from tests.browser import open_stage_page, show_input
 from tests.stage.test_stage import pytestmark  # noqa: F401  (skip without Chromium)
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
@@ -48,12 +48,20 @@ MEASURE = """async () => {
 
 @pytest.fixture(scope="module")
 def measurements(browser, live_server):
+    """One page, each viewport and input in turn (the stage follows a resize)."""
     rows = {}
-    for vp_name, (viewport, _) in VIEWPORTS.items():
-        for text in INPUTS:
-            page = open_stage_page(browser, f"{live_server}/?input={text}", viewport, reduced_motion="reduce")
-            rows[vp_name, text] = page.evaluate(MEASURE)
-            page.context.close()
+    page = open_stage_page(
+        browser, f"{live_server}/?input={INPUTS[0]}", VIEWPORTS["desktop"][0], reduced_motion="reduce"
+    )
+    try:
+        for vp_name, (viewport, _) in VIEWPORTS.items():
+            page.set_viewport_size(viewport)
+            page.wait_for_timeout(300)  # the stage's ResizeObserver
+            for text in INPUTS:
+                show_input(page, text)
+                rows[vp_name, text] = page.evaluate(MEASURE)
+    finally:
+        page.context.close()
     write_table(rows)
     return rows
 
