@@ -87,6 +87,7 @@ class Label:
     anchor: str = "left"  # left | center | right
     baseline: str = "bottom"  # bottom | middle
     room: float = 0.0  # the widest it may grow to without running into its neighbour (0: any)
+    up: float = 0.0  # the tallest it may grow to without reaching the cells of the block above it (0: any)
     part: str | None = None  # a gate block's label: its block's part, drawn only while that part is off
 
 

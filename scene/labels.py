@@ -8,12 +8,25 @@ from scene.document import Block, Label, Scene
 from scene.measures import LABEL_LIFT, STATION_GAP
 
 HEAD_NAME_SIZE = 1.3  # world units; the other block labels are 1.5
+UP_MARGIN = 0.3  # world units a label keeps clear of the block above it (seen a little from below, it nears it)
 TOKEN_SIZE, TOKEN_GAP = 0.85, 0.6  # a token label's line height, and its gap from the block's side
 
 
+def headroom(b: Block, blocks: list[Block]) -> float:
+    """The height between a block's label line (LABEL_LIFT over its top edge) and the cells of the nearest
+    block above whose columns it shares, where the label may grow; 0 where nothing is above it."""
+    line = b.y + LABEL_LIFT
+    over = [a.y - a.rows - line for a in blocks if a.x < b.x + b.w and b.x < a.x + a.w and a.y - a.rows > line - 1e-9]
+    return round(min(over) - UP_MARGIN, 6) if over else 0.0
+
+
 def labels(scene: Scene) -> list[Label]:
-    """Block and station labels; the token labels are `token_labels`."""
+    """Block and station labels; the token labels are `token_labels`. A block's label grows on screen (a
+    minimum size in px, static/stage/labels.js) no taller than the room under the block above it."""
     out = []
+    by_tower: dict[str, list[Block]] = {}
+    for b in scene.blocks:
+        by_tower.setdefault(b.tower, []).append(b)
     for b in scene.blocks:
         small = b.rows == 1 and b.cols == 1
         name = None if b.op == "Parameter" else ids.parse(b.id)
@@ -30,6 +43,7 @@ def labels(scene: Scene) -> list[Label]:
                 "param" if b.param else "block",
                 room=b.w + 1.7 if head else max(b.w + 3.5, 8),
                 part=b.part,
+                up=headroom(b, by_tower[b.tower]),
             )
         )
     for s in scene.stations:

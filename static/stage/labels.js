@@ -111,7 +111,7 @@ function atLeast(role, floor) {
   return { ...role, minPx: floor, maxScale: role.maxScale * k, ...(role.maxPx ? { maxPx: role.maxPx * k } : {}) };
 }
 
-/** The scene's labels ({text, x, y, size, role, anchor, baseline, room, part}) with their role's look and
+/** The scene's labels ({text, x, y, size, role, anchor, baseline, room, up, part}) with their role's look and
  *  colour; a gate block's label (its `part`) is hidden unless `drawn` has its part (the gate is drawn only
  *  while its part is off: its place stays, the label keeps its index and takes no room). */
 export function styleLabels(labels, colors, drawn = new Set(), floor = 0) {
@@ -130,8 +130,8 @@ export function setLabelBand(mesh, cover) {
 }
 
 /** labels: [{text, x, y, size, anchor ('left'|'center'|'right'), baseline ('bottom'|'top'|'middle'),
- *  color, weight, maxWidth, minPx, maxScale, maxPx, room}] in world units (room: the widest the label may grow
- *  to, not to run into its neighbour). Returns a THREE.Mesh. */
+ *  color, weight, maxWidth, minPx, maxScale, maxPx, room, up}] in world units (room: the widest the label may
+ *  grow to, not to run into its neighbour; up: the tallest, not to reach the block above). Returns a THREE.Mesh. */
 export function buildLabels(labels) {
   const { canvas, slots } = drawAtlas(labels);
   const tex = new THREE.CanvasTexture(canvas);
@@ -236,6 +236,7 @@ function labelQuads(labels, slots, canvas) {
     for (let k = 0; k < 4; k++) quad.set([x0, y0, x0 + w, y0 + h], i * 16 + k * 4);
     let grow = Math.max(1, l.maxScale || 1);
     if (l.room) grow = Math.max(1, Math.min(grow, l.room / w)); // no wider than the room beside it
+    if (l.up) grow = Math.max(1, Math.min(grow, l.up / h)); // no taller than the room under the block above
     for (let k = 0; k < 4; k++) sz.set([size, l.hidden ? 1 : l.minPx || 0, grow, l.maxPx || 0], i * 16 + k * 4);
     const u0 = s.x / W,
       u1 = (s.x + s.w) / W,

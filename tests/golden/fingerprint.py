@@ -123,6 +123,7 @@ ADDED_KEYS: list[str] = [
     "model",  # the trace names the model that ran, now that the page computes its figures and scene from it
     "scene.blocks.*.part",
     "scene.labels.*.part",  # a gate's block and label name its part
+    "scene.labels.*.up",  # how tall a block's label may grow under the block above it
 ]
 
 
