@@ -23,6 +23,7 @@ from app.service.model_service import BusyError, ModelService
 from app.service.shipped import DataUnavailable, require_shipped
 from app.serving.delivery import STARTUP_FAILURE, VENDOR, add_compression, require_vendor, vendor_files
 from app.serving.head import HeadAsGet
+from app.serving.internal_errors import InternalErrors
 from app.serving.once import OnceFiles
 from app.serving.security import SecurityHeaders, content_security_policy, csp_hash
 from app.serving.serialize import dumps
@@ -138,6 +139,7 @@ def create_app() -> FastAPI:
         app.mount(f"/vendor/{name}", OnceFiles(NODE_MODULES / folder, served[name]), name=name)
 
     add_error_handlers(app)
+    app.add_middleware(InternalErrors)  # innermost: a fault answers with the headers the layers outside add
     add_compression(app)
     app.add_middleware(SecurityHeaders, csp=content_security_policy(csp_hash(pages.IMPORT_MAP)))
     app.add_middleware(HeadAsGet)  # outermost: a HEAD gets the GET's headers, compression's included

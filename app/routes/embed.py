@@ -12,6 +12,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from app.routes.pages import checked_page_request, page
+from app.serving.whole_numbers import whole_number
 from model import models
 
 router = APIRouter(include_in_schema=False)
@@ -22,7 +23,7 @@ def embed_step(steps: list, step: str | None) -> tuple[int, str]:
     numbers = [s.number for s in steps]
     if step is None or step == "":
         return numbers[0], ""
-    if step.isdigit() and int(step) in numbers:
+    if whole_number(step) in numbers:
         return int(step), ""
     first, last = numbers[0], numbers[-1]
     return first, f"no step '{step[:20]}' (the steps are {first}–{last}); the stage shows step {first}"

@@ -22,6 +22,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 from app.service.json_diff import json_diff
 from app.serving.serialize import dumps
+from app.serving.whole_numbers import whole_number
 
 PARALLEL_FROM = 64  # shapes: fewer are made in this process
 MAX_WORKERS = 4
@@ -52,11 +53,13 @@ def file_of_name(model: str, file: str) -> tuple[str, int, int]:
     from scene.structure import shapes_of
 
     shapes = shapes_of(model)
-    if file.removesuffix(".json.gz").isdigit() and (int(file.removesuffix(".json.gz")), BASE_ROWS) in shapes:
-        return "base", int(file.removesuffix(".json.gz")), BASE_ROWS
+    n = whole_number(file.removesuffix(".json.gz"), 3)
+    if file.endswith(".json.gz") and (n, BASE_ROWS) in shapes:
+        return "base", n, BASE_ROWS
     head, sep, tail = file.removesuffix(STRUCTURE).partition("-")
-    if file.endswith(STRUCTURE) and sep and head.isdigit() and tail.isdigit() and (int(head), int(tail)) in shapes:
-        return STRUCTURE, int(head), int(tail)
+    n, m = whole_number(head, 3), whole_number(tail, 3)
+    if file.endswith(STRUCTURE) and sep and (n, m) in shapes:
+        return STRUCTURE, n, m
     ns = sorted({n for n, _ in shapes})
     raise NoSceneFile(
         f"no scene file {file[:40]!r} for {model}: the files are <n>.json.gz and <n>-<m>{STRUCTURE}, "

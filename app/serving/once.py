@@ -138,6 +138,8 @@ class OnceFiles(StaticFiles):
         self._bodies: dict[str, tuple[tuple[int, int], bytes, str]] = {}
 
     async def get_response(self, path: str, scope: Scope) -> Response:
+        if "\x00" in path:  # no file has a NUL in its name (and the file system refuses to look one up)
+            raise HTTPException(404, "Not Found")
         if self.files is not None and path.replace(os.sep, "/") not in self.files:
             raise HTTPException(404, "Not Found")
         full, st = await anyio.to_thread.run_sync(self.lookup_path, path)

@@ -305,3 +305,48 @@ def test_a_changed_file_is_read_and_compressed_anew(tmp_path):
         (tmp_path / "a.js").write_text("const b = 2;\n" * 300)
         second = c.get("/s/a.js", headers={"Accept-Encoding": "br"})
     assert second.text == "const b = 2;\n" * 300 and second.headers["etag"] != first.headers["etag"]
+
+
+# Texts Python's str.isdigit accepts but int() refuses or reads as another number, a run past int()'s
+# 4 300-digit limit, and a NUL: each in a step, a scene file's n or m, or a static path was a 500.
+NOT_ASCII_DIGITS = ["%C2%B2", "%C2%B3", "%C2%B9", "%E2%91%A0", "%D9%A3", "9" * 4301]
+
+
+@pytest.mark.parametrize("step", NOT_ASCII_DIGITS)
+def test_an_embed_step_that_is_no_ascii_number_shows_the_first_step_and_says_why(client, step):
+    r = client.get(f"/embed?input=42&step={step}")
+    assert r.status_code == 200 and "no step" in r.text
+    assert r.headers["content-security-policy"]
+
+
+@pytest.mark.parametrize(
+    "name", [f"{x}.json.gz" for x in NOT_ASCII_DIGITS] + ["5-%C2%B2.diff.json.gz", "%C2%B2-3.diff.json.gz"]
+)
+def test_a_scene_file_named_with_no_ascii_number_is_404_with_the_usual_headers(client, name):
+    r = client.get(f"/site/scene/2017/{name}")
+    assert r.status_code == 404 and "no scene file" in r.json()["detail"]["message"]
+    assert r.headers["content-security-policy"] and r.headers["cache-control"] == "no-store"
+
+
+@pytest.mark.parametrize("path", ["/static/%00", "/static/js/%00.js", "/bundle/%00", "/vendor/three/%00"])
+def test_a_nul_in_a_file_path_is_404(client, path):
+    r = client.get(path)
+    assert r.status_code == 404 and r.headers["content-security-policy"]
+
+
+def test_a_fault_answers_500_with_the_usual_headers_and_one_line_in_the_log(client, monkeypatch, caplog):
+    """Whatever goes wrong inside a route: JSON, the security headers, no-store, and one log line, not a
+    traceback (Starlette's own answer to an exception lies outside every middleware: no headers)."""
+    from app.routes import embed
+
+    def broken(*_):
+        raise RuntimeError("planted fault")
+
+    monkeypatch.setattr(embed, "embed_step", broken)
+    with caplog.at_level("ERROR", logger="anatomy"):
+        r = client.get("/embed?input=42&step=3")
+    assert r.status_code == 500 and r.json() == {"detail": {"message": "internal error"}}
+    assert r.headers["content-security-policy"] and r.headers["x-content-type-options"] == "nosniff"
+    assert r.headers["cache-control"] == "no-store"
+    lines = [x for x in caplog.records if x.name == "anatomy"]
+    assert len(lines) == 1 and "planted fault" in lines[0].getMessage() and "\n" not in lines[0].getMessage()
