@@ -57,6 +57,11 @@ class Health(Document):
     data: dict[str, Availability] = Field(
         default_factory=dict, description="each data set the app serves from (app/service/shipped.py)"
     )
+    research_views: str = Field(
+        "shipped",
+        description="`shipped`: the research desk's views are the files app/service/shipped.sha256 checks; "
+        "`outside the manifest`: read from the folder ANATOMY_RESEARCH_VIEWS names, which no checksum covers",
+    )
 
 
 # ---- the model card ---------------------------------------------------------------------------------

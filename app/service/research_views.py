@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 
 import markdown
+from markdown.treeprocessors import Treeprocessor
 
 from app.service.shipped import MANIFEST, recorded, shown_name, unreadable
 from app.settings import settings
@@ -38,8 +39,32 @@ def names() -> dict[str, str]:
     return {PREFIX + stem: stem for stem in sorted(stems)}
 
 
+def outside_manifest() -> bool:
+    """Whether the views come from a folder ANATOMY_RESEARCH_VIEWS names, which no checksum covers."""
+    return folder() != DEFAULT
+
+
+class _SafeLinks(Treeprocessor):
+    """Links and images only to this site or over http(s): a view file may come from outside the manifest."""
+
+    def run(self, root):
+        for el in root.iter():
+            for attr in ("href", "src"):
+                url = el.get(attr)
+                if url is not None and ":" in url.split("/")[0] and not url.startswith(("http:", "https:")):
+                    del el.attrib[attr]
+
+
 def _html(text: str) -> str:
-    return markdown.markdown(text, extensions=["tables"]) if text else ""
+    """A section's Markdown as HTML with any raw HTML in it escaped (shown as text, never run or obeyed: a
+    `<meta http-equiv="refresh">` in a view file redirected the reader) and no link but http(s) or this site's."""
+    if not text:
+        return ""
+    md = markdown.Markdown(extensions=["tables"])
+    md.preprocessors.deregister("html_block")
+    md.inlinePatterns.deregister("html")
+    md.treeprocessors.register(_SafeLinks(md), "safe_links", 0)
+    return md.convert(text)
 
 
 def page_data(view: dict) -> dict:

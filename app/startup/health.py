@@ -8,6 +8,7 @@ set, is usable when its files are as recorded. The service is `ok` only when all
 from __future__ import annotations
 
 from app.documents.schemas import Availability, Health
+from app.service import research_views
 from app.service.model_choice import loaded
 from app.service.shipped import DATA_SETS, Shipped
 from model import models
@@ -36,5 +37,9 @@ def health_doc(state) -> Health:
     data = {name: availability(report[name]) for name in DATA_SETS if not name.startswith(MODEL_SET)}
     ok = all(a.status == "ok" for a in (*model_status.values(), *data.values()))
     return Health(
-        status="ok" if ok else "not ok", weights_version=state.service.version, models=model_status, data=data
+        status="ok" if ok else "not ok",
+        weights_version=state.service.version,
+        models=model_status,
+        data=data,
+        research_views="outside the manifest" if research_views.outside_manifest() else "shipped",
     )

@@ -350,3 +350,34 @@ def test_a_fault_answers_500_with_the_usual_headers_and_one_line_in_the_log(clie
     assert r.headers["cache-control"] == "no-store"
     lines = [x for x in caplog.records if x.name == "anatomy"]
     assert len(lines) == 1 and "planted fault" in lines[0].getMessage() and "\n" not in lines[0].getMessage()
+
+
+def test_a_view_with_raw_html_renders_it_as_text_and_health_says_it_is_outside_the_manifest(
+    client, tmp_path, monkeypatch
+):
+    """A view file from a folder ANATOMY_RESEARCH_VIEWS names is re-read without a restart and no checksum
+    covers it: its Markdown's raw HTML is shown as text (a <meta http-equiv="refresh"> redirected the
+    reader), links only over http(s) or to this site, and /healthz says the views come from outside."""
+    import json
+    import shutil
+
+    from app.service import research_views
+    from app.settings import settings
+
+    assert client.get("/healthz").json()["research_views"] == "shipped"
+    views = tmp_path / "views"
+    shutil.copytree(research_views.DEFAULT, views)
+    view = json.loads((views / "alignment.json").read_text())
+    view["claim"] = (
+        '<meta http-equiv="refresh" content="0;url=https://evil.example">\n\n'
+        "Heads **align** <b>words</b>. [run](javascript:alert(1)) [paper](https://arxiv.org/abs/1706.03762)"
+    )
+    (views / "alignment.json").write_text(json.dumps(view))
+    monkeypatch.setattr(settings, "research_views", views)
+    html = figure_data(client, "research-alignment")["claim_html"]
+    assert "<meta" not in html and "&lt;meta http-equiv" in html and "&lt;b&gt;words&lt;/b&gt;" in html
+    assert "<strong>align</strong>" in html and "javascript:" not in html
+    assert 'href="https://arxiv.org/abs/1706.03762"' in html
+    page = client.get("/").text
+    assert "&lt;meta http-equiv" in page and '<meta http-equiv="refresh"' not in page
+    assert client.get("/healthz").json()["research_views"] == "outside the manifest"
