@@ -381,3 +381,18 @@ def test_a_view_with_raw_html_renders_it_as_text_and_health_says_it_is_outside_t
     page = client.get("/").text
     assert "&lt;meta http-equiv" in page and '<meta http-equiv="refresh"' not in page
     assert client.get("/healthz").json()["research_views"] == "outside the manifest"
+
+
+@pytest.mark.parametrize(
+    ("path", "to"), [("/static", "/static/"), ("/ledger/", "/ledger"), ("/api/trace/?input=4", "/api/trace?input=4")]
+)
+def test_a_redirect_names_only_the_path_whatever_host_was_asked(client, path, to):
+    """Starlette writes its redirects from the Host header: `Host: evil.example` redirected to that site."""
+    r = client.get(path, headers={"Host": "evil.example"}, follow_redirects=False)
+    assert r.status_code == 307 and r.headers["location"] == to
+
+
+def test_a_redirect_to_a_path_with_two_leading_slashes_stays_on_this_site():
+    from app.serving.redirects import _path_only
+
+    assert _path_only(b"http://evil.example//evil.example/x?a=1") == b"/evil.example/x?a=1"
