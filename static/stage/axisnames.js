@@ -141,7 +141,7 @@ function pastObstacles(band, side, hits) {
 }
 
 /** A band placed on the first side where it fits whole: {side, size, tiers, names[{index, word, rect}]}, or null. */
-export function placeBand(band, px, headGap, obstacles, W, H, minPx) {
+export function placeBand(band, px, headGap, obstacles, W, H, minPx, walls = []) {
   band.edge = [...band.blocks, ...(band.mates || [])]
     .map((b) => shownRect(px, b, band.window, headGap))
     .reduce((a, r) => ({
@@ -162,15 +162,16 @@ export function placeBand(band, px, headGap, obstacles, W, H, minPx) {
   for (const words of band.compact ? [band.words, band.compact, band.bare] : [band.words]) {
     items.forEach((t) => (t.word = words[t.index] ?? ""));
     for (let size = best; size >= minPx; size--) {
-      const placed = placeAt(band, items, size, obstacles, W, H);
+      const placed = placeAt(band, items, size, obstacles, W, H, walls);
       if (placed) return placed;
     }
   }
   return null;
 }
 
-/** The band's names at one size on the first side where they fit whole, sliding past what they cover. */
-function placeAt(band, items, size, obstacles, W, H) {
+/** The band's names at one size on the first side where they fit whole, sliding past what they cover but
+ *  never onto or past a wall (another block's cells: names beyond it would stand apart from their columns). */
+function placeAt(band, items, size, obstacles, W, H, walls = []) {
   for (const t of items) t.len = Math.ceil(textWidth(t.word, size));
   for (const side of ["before", "after"]) {
     let d = GAP;
@@ -182,8 +183,9 @@ function placeAt(band, items, size, obstacles, W, H) {
           : rects.some((r) => r.x0 < 0 || r.y0 < 0 || r.x1 > W || r.y1 > H)
             ? "past the edge"
             : "";
-      if (why) {
-        band.why.push(`${size} px ${side} at ${Math.round(d)} px: ${why}`);
+      const walled = walls.some((o) => rects.some((r) => overlaps(r, o)));
+      if (why || walled) {
+        band.why.push(`${size} px ${side} at ${Math.round(d)} px: ${why || "another block"}`);
         break;
       }
       const hits = obstacles.filter((o) => rects.some((r) => overlaps(r, o)));

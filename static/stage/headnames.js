@@ -71,7 +71,7 @@ function labelled(stage, head, W, H) {
 /** One head's tag: over the top edge of one of its blocks (the highest first), else under their bottom edge,
  *  flush with their left (else right) side, else centred over them, moved past whatever it would cover (its
  *  own cells too), at the largest size that fits, its full name first (at 11 px or more); null where none fits. */
-function placeTag(head, framed, obstacles, W, H, minPx) {
+function placeTag(head, framed, obstacles, W, H, minPx, walls = []) {
   const e = head.rect,
     avoid = [...obstacles, ...head.rects],
     edges = [...head.rects.map((r) => ({ at: r.y0 - GAP, up: true })).sort((a, b) => a.at - b.at), { at: e.y1 + GAP }];
@@ -84,7 +84,7 @@ function placeTag(head, framed, obstacles, W, H, minPx) {
         const mid = x0 + w / 2;
         if (mid < e.x0 || mid > e.x1) continue; // it must stand over its own head's columns
         for (const { at: from, up } of edges) {
-          const placed = slide(x0, w, h, from, up, avoid, H);
+          const placed = slide(x0, w, h, from, up, avoid, H, walls);
           if (placed) return { text, size, rect: placed, name: head.name, ids: head.ids };
         }
       }
@@ -93,11 +93,12 @@ function placeTag(head, framed, obstacles, W, H, minPx) {
   return null;
 }
 
-/** A w × h box at x0 with its bottom (up) or top edge at `at`, moved up (or down) past what it covers. */
-function slide(x0, w, h, at, up, avoid, H) {
+/** A w × h box at x0 with its bottom (up) or top edge at `at`, moved up (or down) past what it covers, never
+ *  onto or past a wall (another block's cells). */
+function slide(x0, w, h, at, up, avoid, H, walls = []) {
   for (let k = 0; k < TRIES; k++) {
     const r = up ? { x0, x1: x0 + w, y0: at - h, y1: at } : { x0, x1: x0 + w, y0: at, y1: at + h };
-    if (r.y0 < 0 || r.y1 > H) return null;
+    if (r.y0 < 0 || r.y1 > H || walls.some((o) => overlaps(r, o))) return null;
     const hits = avoid.filter((o) => overlaps(r, o));
     if (!hits.length) return r;
     at = up ? Math.min(...hits.map((o) => o.y0)) - GAP : Math.max(...hits.map((o) => o.y1)) + GAP;
@@ -114,7 +115,7 @@ export function placeHeadTags(stage, px, cols, obstacles, W, H, minPx, others = 
   for (const head of headsInView(stage, blocks, px, cols, W, H)) {
     if (labelled(stage, head, W, H)) continue;
     const tag =
-      placeTag(head, framed, [...obstacles, ...others], W, H, minPx) || placeTag(head, framed, obstacles, W, H, minPx);
+      placeTag(head, framed, obstacles, W, H, minPx, others) || placeTag(head, framed, obstacles, W, H, minPx);
     if (!tag) continue;
     tags.push(tag);
     obstacles.push(tag.rect);

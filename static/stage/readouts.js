@@ -215,7 +215,7 @@ function placeNames(all, px, gap, obstacles, others, W, H, minPx) {
   const names = [];
   for (const band of all) {
     const placed =
-      placeBand(band, px, gap, [...obstacles, ...others], W, H, minPx)
+      placeBand(band, px, gap, obstacles, W, H, minPx, others)
       || placeBand({ ...band, mates: [] }, px, gap, obstacles, W, H, minPx);
     if (!placed) continue;
     const ids = band.blocks.map((b) => b.id).join(" ");
