@@ -25,7 +25,6 @@ from app.serving.delivery import STARTUP_FAILURE, VENDOR, add_compression, requi
 from app.serving.head import HeadAsGet
 from app.serving.internal_errors import InternalErrors
 from app.serving.once import OnceFiles
-from app.serving.redirects import PathRedirects
 from app.serving.security import SecurityHeaders, content_security_policy, csp_hash
 from app.serving.serialize import dumps
 from app.startup import prerender
@@ -143,7 +142,6 @@ def create_app() -> FastAPI:
     app.add_middleware(InternalErrors)  # innermost: a fault answers with the headers the layers outside add
     add_compression(app)
     app.add_middleware(SecurityHeaders, csp=content_security_policy(csp_hash(pages.IMPORT_MAP)))
-    app.add_middleware(PathRedirects)  # a redirect names only the path, never the Host it was asked with
     app.add_middleware(HeadAsGet)  # outermost: a HEAD gets the GET's headers, compression's included
     return app
 

@@ -23,8 +23,9 @@ def embed_step(steps: list, step: str | None) -> tuple[int, str]:
     numbers = [s.number for s in steps]
     if step is None or step == "":
         return numbers[0], ""
-    if whole_number(step) in numbers:
-        return int(step), ""
+    number = whole_number(step)
+    if number in numbers:
+        return number, ""
     first, last = numbers[0], numbers[-1]
     return first, f"no step '{step[:20]}' (the steps are {first}–{last}); the stage shows step {first}"
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from urllib.parse import urlsplit, urlunsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -99,6 +100,10 @@ class SecurityHeaders:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
+                if 300 <= message["status"] < 400:  # Starlette writes its redirects from the Host header
+                    message = {**message, "headers": [
+                        (k, path_only(v) if k.lower() == b"location" else v) for k, v in message.get("headers", [])
+                    ]}  # fmt: skip
                 present = {k.lower() for k, _ in message.get("headers", [])}
                 extra = [(k, v) for k, v in headers if k not in present]
                 if message["status"] >= 400 and b"cache-control" not in present:
@@ -107,3 +112,12 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+def path_only(location: bytes) -> bytes:
+    """A redirect's Location as its path and query ("/static/" for "http://any.host/static/"): the app's own
+    redirects (a trailing slash added or dropped) are written from the request's Host header, so that
+    `Host: evil.example` sent the reader, or a cache in front, to http://evil.example/static/."""
+    parts = urlsplit(location.decode("latin-1"))
+    path = "/" + parts.path.lstrip("/")  # one leading slash: "//host/x" would name another host
+    return urlunsplit(("", "", path, parts.query, "")).encode("latin-1")

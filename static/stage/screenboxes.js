@@ -95,11 +95,13 @@ export function cellRects(stage) {
     H = s.el.clientHeight,
     win = s.tour?.framedWindow?.cols ?? null,
     gap = s.scene.cell.head_gap;
-  const out = [];
+  const windowed = new Set(s.windowed || []),
+    out = [];
   for (const b of s.scene.blocks) {
     const corners = [px(b.x, b.y), px(b.x + b.w, b.y), px(b.x, b.y - b.rows), px(b.x + b.w, b.y - b.rows)];
     if (!corners.every((p) => p[2])) continue;
-    const r = shownRect(px, b, s.windowed?.includes(b.id) ? win : null, gap);
+    // a window's blocks show only its columns; every other block is the box of the corners just projected
+    const r = win && windowed.has(b.id) ? shownRect(px, b, win, gap) : around(corners);
     if (r.x1 > 0 && r.x0 < W && r.y1 > 0 && r.y0 < H) out.push({ id: b.id, ...r });
   }
   return out;

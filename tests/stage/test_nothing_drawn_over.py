@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser import open_stage_page, show_input
+from tests.stage.test_readouts import overlap as hit  # boxes that merely touch do not overlap
 from tests.stage.test_stage import pytestmark  # noqa: F401  (skip without Chromium)
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
@@ -34,7 +35,6 @@ playwright_sync = pytest.importorskip("playwright.sync_api")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 VIEWPORTS = {"1440×900": {"width": 1440, "height": 900}, "390×844": {"width": 390, "height": 844}}
 INPUTS = ["7", "999999"]
-TOL = 0.5  # px: boxes that merely touch do not overlap
 # (step, viewport, what): the overlaps still open, none of a kind asserted absent above. A phone's views do not keep
 # clear of the key hints and the tools over the stage's top and foot (static/stage/tour.js covered(): on a
 # stage 354 px high they would take a fifth of it), so at the steps that frame a whole stack or a wide block
@@ -66,10 +66,6 @@ MEASURE = """async () => {
   }
   return out;
 }"""
-
-
-def hit(a: dict, b: dict) -> bool:
-    return a["x0"] < b["x1"] - TOL and b["x0"] < a["x1"] - TOL and a["y0"] < b["y1"] - TOL and b["y0"] < a["y1"] - TOL
 
 
 def on_stage(r: dict, row: dict) -> bool:
