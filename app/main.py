@@ -21,6 +21,7 @@ from app.service.deps import InputError
 from app.service.model_choice import ACCEPTED_MODELS, ChosenModel, ModelNameError, loaded
 from app.service.model_service import BusyError, ModelService
 from app.service.shipped import DataUnavailable, require_shipped
+from app.serving.client_limits import ClientLimits
 from app.serving.delivery import STARTUP_FAILURE, VENDOR, add_compression, require_vendor, vendor_files
 from app.serving.head import HeadAsGet
 from app.serving.internal_errors import InternalErrors
@@ -141,6 +142,7 @@ def create_app() -> FastAPI:
     add_error_handlers(app)
     app.add_middleware(InternalErrors)  # innermost: a fault answers with the headers the layers outside add
     add_compression(app)
+    app.add_middleware(ClientLimits)  # a request over a client's limits: 503 with the headers added outside
     app.add_middleware(SecurityHeaders, csp=content_security_policy(csp_hash(pages.IMPORT_MAP)))
     app.add_middleware(HeadAsGet)  # outermost: a HEAD gets the GET's headers, compression's included
     return app

@@ -23,6 +23,17 @@ class Settings(BaseSettings):
     processes: int = Field(
         1, ge=1, description="server processes of `python -m app` (each loads the models and keeps its own caches)"
     )
+    connections_per_client: int = Field(
+        400,
+        ge=1,
+        description="connections (and requests in flight) one client address may hold in each server process; "
+        "a class of 60 behind one address opens at most 360 (Chromium's six per host)",
+    )
+    trusted_proxies: str = Field(
+        "",
+        description="comma-separated addresses or networks (`*`: any) of reverse proxies whose X-Forwarded-For "
+        "names the client: the limits then count the client behind the proxy; empty trusts none",
+    )
     workers: int = Field(2, ge=1, description="traces one process computes at once (its worker threads)")
     torch_threads: int = Field(
         1,

@@ -96,11 +96,13 @@ def _service(state, name: str) -> ModelService:
 
 
 def share_caches(state, svc: ModelService) -> ModelService:
-    """One memory budget for the whole process: every model's traces and beams go into the default
-    model's caches (ANATOMY_CACHE_MB in all; keys carry the weights version, so models never mix)."""
+    """One memory budget and one set of worker threads for the whole process: every model's traces and
+    beams go into the default model's caches (ANATOMY_CACHE_MB in all; keys carry the weights version, so
+    models never mix), and its traces wait for the same ANATOMY_WORKERS threads (per model, two models
+    ran four traces at once on two cores)."""
     default = getattr(state, "service", None)
     if default is not None and default is not svc:
-        svc.traces, svc.beams = default.traces, default.beams
+        svc.traces, svc.beams, svc.limiter = default.traces, default.beams, default.limiter
     return svc
 
 

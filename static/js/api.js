@@ -26,6 +26,8 @@
 //   "browser"  the static build (site.js isStaticSite): every document is a file of the folder
 //              (site.js sitePath) and every trace and beam table is computed here (../compute/trace.js);
 //   "server"   the served app, while the server answers;
+//   "busy"     the served app while the server refuses for load (503 with Retry-After: too many connections
+//              from this address, or too many traces waiting): the same computation here;
 //   "offline"  the served app once the server cannot be reached (no answer, or a proxy's 502/503/504):
 //              the same computation here, over the documents the page kept from the server's answers
 //              (keepForOffline fetches them in idle time, after the stage is live). A refusal (422) is
@@ -41,14 +43,21 @@ const STATIC = isStaticSite();
 const GATEWAY = new Set([502, 503, 504]);
 
 /** A refused request as an Error: the server's message, else its status; err.status is the HTTP status,
- *  err.unreachable says that the server did not answer (a gateway's status). */
+ *  err.unreachable says that the server did not answer (a gateway's status with no message of the app's),
+ *  err.busy that it asked to be asked again later (a 503 with Retry-After). */
 async function refusal(response) {
   const body = await response.json().catch(() => null);
+  const busy = response.status === 503 && response.headers.has("retry-after");
   return Object.assign(new Error(body?.detail?.message || `the server answered ${response.status}`), {
     status: response.status,
-    unreachable: GATEWAY.has(response.status),
+    // the app's own 503 without Retry-After (a shipped file damaged) is its answer, with its message
+    unreachable: GATEWAY.has(response.status) && (busy || !body?.detail?.message),
+    busy,
   });
 }
+
+/** Where the numbers come from when the server did not give them: "busy" or "offline". */
+const fallback = (err) => (err.busy ? "busy" : "offline");
 
 /** Where a request goes: in the static build an API address is the folder's file (site.js), and every address
  *  lies under the folder's root; others as they are. */
@@ -114,7 +123,7 @@ export async function loadTrace(input, options = {}, callbacks = {}) {
     trace = await fetchCompactTrace(traceUrl(input, options), callbacks);
   } catch (err) {
     if (!err.unreachable) throw err; // a refusal is the server's answer
-    return computedTrace(input, options, callbacks, "offline");
+    return computedTrace(input, options, callbacks, fallback(err));
   }
   setSource("server");
   return (await pageParts()).withPageParts(trace, options.model || "", keptDocuments, options.worked ?? null);
@@ -129,7 +138,7 @@ export async function loadBeam(number, { model = "" } = {}) {
     return await fetchJson(`/api/beam?${q}`);
   } catch (err) {
     if (!err.unreachable) throw err;
-    return computed("computeBeam", [String(number), { model }], "offline");
+    return computed("computeBeam", [String(number), { model }], fallback(err));
   }
 }
 

@@ -51,7 +51,8 @@ export const pinnedTrace = store(null);
 export const snapshot = store(null);
 /** The cell the stage explains, or null (stage/explaining.js). @type {Store<CellAddress | null>} */
 export const explainedCell = store(null);
-/** Where the traces come from: "server", "browser" (the static build), "offline" (api.js). @type {Store<string>} */
+/** Where the traces come from: "server", "browser" (the static build), "busy" or "offline" (api.js).
+ *  @type {Store<string>} */
 export const numbersSource = store("server");
 /** The model's document (GET /api/model: its figures), once fetched (page.js).
  *  @type {Store<Record<string, any> | null>} */

@@ -7,6 +7,7 @@ asked of the folder, by site.js's one rule, never of /api/. One browser page for
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from pathlib import Path
@@ -106,6 +107,46 @@ def test_with_the_server_cut_a_new_input_is_computed_in_the_browser(page, live_s
     until(page, f"anatomyStage.input && anatomyStage.input.number === {int(BACK)}", 60_000)
     assert source_line(page)["source"] == "server"
     assert [e for e in page.errors if "ERR_FAILED" not in e] == []  # the cut requests fail; nothing else
+
+
+def test_when_the_server_is_busy_the_page_computes_and_says_so(page, live_server):
+    """The server's answer to a client over its limits (app/serving/client_limits.py): 503 with Retry-After.
+    The page computes the input in the browser and says that the server is busy, not that it is gone."""
+    body = '{"detail":{"message":"too many connections from your address; try again in a few seconds"}}'
+
+    def busy(route):
+        route.fulfill(status=503, headers={"Retry-After": "5", "Cache-Control": "no-store"}, body=body,
+                      content_type="application/json")  # fmt: skip
+
+    for served_by_the_server in CUT:
+        page.route(served_by_the_server, busy)
+    try:
+        run_input(page, "46")
+        until(page, "anatomyStage.input && anatomyStage.input.number === 46", 30_000)
+        line = source_line(page)
+        assert line["source"] == "busy" and line["text"].startswith("Server busy: in your browser"), line
+        assert page.evaluate("document.getElementById('input-error').textContent") == ""
+    finally:
+        for served_by_the_server in CUT:
+            page.unroute(served_by_the_server)
+    run_input(page, "47")
+    until(page, "anatomyStage.input && anatomyStage.input.number === 47", 60_000)
+    assert source_line(page)["source"] == "server"
+
+
+def test_the_apps_own_503_is_shown_with_its_message(page):
+    """A 503 of the app's with its message and no Retry-After (the snapshots' file damaged while it runs) is
+    the server's answer: the page says what it said and keeps the stage, rather than computing elsewhere."""
+    message = "the training snapshots are not available: model/artifacts/snapshots.safetensors is missing"
+    body = json.dumps({"detail": {"message": message, "accepted": "model is one of 2017, modern (default 2017)"}})
+    page.route("**/api/trace**", lambda r: r.fulfill(status=503, body=body, content_type="application/json"))
+    try:
+        run_input(page, "48")
+        until(page, "document.getElementById('input-error').textContent.length > 0", 30_000)
+        assert message in page.evaluate("document.getElementById('input-error').textContent")
+        assert page.evaluate("anatomyStage.input.number") == 47 and source_line(page)["source"] == "server"
+    finally:
+        page.unroute("**/api/trace**")
 
 
 def _flat(data):

@@ -85,6 +85,10 @@ const SOURCE_SAID = {
     "In your browser",
     "Every tensor on show was computed in your browser, from the model's own program and weights.",
   ],
+  busy: [
+    "Server busy: in your browser",
+    "The server asked to be asked again later: every tensor on show was computed in your browser.",
+  ],
   offline: [
     "Server unreachable: in your browser",
     "The server cannot be reached: every tensor on show was computed in your browser.",
