@@ -106,6 +106,28 @@ def test_a_head_over_the_limit_is_refused(bounded_port, size):
         assert s.recv(1024).startswith((b"HTTP/1.1 431", b"HTTP/1.1 400"))
 
 
+def test_a_body_sent_with_its_head_is_not_counted_as_head(bounded_port):
+    """A 20 KB body in the same write as its head is a body, not a 20 KB head (it was refused with 431)."""
+    with connect(bounded_port) as s:
+        reply = answer(s, b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 20000\r\n\r\n" + b"b" * 20_000)
+    assert reply.startswith(b"HTTP/1.1 200")
+
+
+def test_pipelined_requests_in_one_write_are_all_answered(bounded_port):
+    """600 GETs in one 20 KB write: 600 answers (one 431 and the rest lost, before)."""
+    request = b"GET / HTTP/1.1\r\nHost: example\r\n\r\n"
+    with connect(bounded_port) as s:
+        s.sendall(request * 600)
+        s.settimeout(5)
+        got = b""
+        while got.count(b"HTTP/1.1 200") < 600:
+            chunk = s.recv(1 << 16)
+            if not chunk:
+                break
+            got += chunk
+    assert len(request * 600) > serve.MAX_HEAD_BYTES and got.count(b"HTTP/1.1 200") == 600
+
+
 def test_a_silent_client_is_closed_at_the_head_deadline(bounded_port):
     with socket.create_connection(("127.0.0.1", bounded_port)) as s:
         took = closed_within(s, 5)
