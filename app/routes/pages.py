@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+import anyio
 import orjson
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
@@ -11,11 +13,12 @@ from fastapi.templating import Jinja2Templates
 
 from app.routes import figures
 from app.routes.deeper import deeper_page
+from app.service import research_views
 from app.service.deps import InputError, check_trace
 from app.service.model_choice import ModelNameError, chosen, parse_model
-from app.service.model_service import ModelService, TraceRequest
+from app.service.model_service import ByteLRU, ModelService, TraceRequest
 from app.service.shipped import DataUnavailable, shown_name, unreadable
-from app.serving.once import once_response
+from app.serving.once import QUICK_LEVELS, Store, digest_of, once_response
 from article import figure1
 from article.format import format_number
 from article.lecture import load_lecture
@@ -50,9 +53,8 @@ def figure1_boxes(svc: ModelService) -> dict[str, figure1.PlacedBox]:
 
 def page(request: Request, name: str, status_code: int = 200, **context) -> HTMLResponse:
     # a page rendered into the static build (app/site/build.py) says so: static/js/site.js reads it
-    site_build = bool(getattr(request.app.state, "site_build", False))
     return templates.TemplateResponse(
-        request, name, {"import_map": IMPORT_MAP, "site_build": site_build, **context}, status_code=status_code
+        request, name, {"import_map": IMPORT_MAP, "site_build": site_build(request), **context}, status_code=status_code
     )
 
 
@@ -68,31 +70,43 @@ async def index(
     any script runs. With ?model= the stage draws another shipped miniature (app/service/model_choice.py); the
     article's text and figures stay the 2017 model's, and the page says so."""
     state = request.app.state
-    content, text, number = state.content, DEFAULT_INPUT, int(DEFAULT_INPUT)
+    text, number = DEFAULT_INPUT, int(DEFAULT_INPUT)
     model_name, req, error = await checked_page_request(state, input, ablate, checkpoint, model)
-    # the article's live numbers are the default input's (app/startup/prerender.py); the page's script computes
-    # another input's (and the parts switched off, the snapshot) and fills them in
-    steps = [(s, s.html) for s in content.steps]
     if input is not None or ablate or checkpoint:
         text = (input if input is not None else DEFAULT_INPUT)[:MAX_INPUT_CHARS]
         if req is not None:
             number = req.number
+    # the address as it changes the page: any other parameter (?x=1) gives the page without parameters
+    key = ("index", state.service.version, site_build(request), model_name, text, req, error, files_read())
+    names = {n for s in state.content.steps for n in figures.PLACEHOLDER.findall(s.html)}
+    beam = orjson.loads(await state.service.beam(number)) if "beam" in names else None
+    return await reader_page(request, key, lambda: index_page(request, model_name, text, number, req, error, beam))
+
+
+def index_page(
+    request: Request, model_name: str, text: str, number: int, req: TraceRequest | None, error: str, beam: dict | None
+) -> HTMLResponse:
+    """The article for one checked address (in a worker thread: about 20 ms of CPU, 444 KB of HTML)."""
+    state = request.app.state
+    content, svc = state.content, state.service
+    # the article's live numbers are the default input's (app/startup/prerender.py); the page's script computes
+    # another input's (and the parts switched off, the snapshot) and fills them in
+    steps = [(s, s.html) for s in content.steps]
     # every figure's data as tables in the HTML (readable without scripts); the beam for this input
     names = {n for _, html in steps for n in figures.PLACEHOLDER.findall(html)}
     rendered = {n: h for n in names if (h := figures.figure_html(templates.env, state, n)) is not None}
-    if "beam" in names:
-        rendered["beam"] = figures.render(templates.env, "beam", orjson.loads(await state.service.beam(number)))
+    if beam is not None:
+        rendered["beam"] = figures.render(templates.env, "beam", beam)
     steps = [(s, figures.fill(html, rendered)) for s, html in steps]
     fig1 = templates.env.get_template("figure1.html").module
-    boxes, layers = figure1_boxes(state.service), state.service.translator.model.cfg.n_layers
+    boxes, layers = figure1_boxes(svc), svc.translator.model.cfg.n_layers
     partials = {
         "figure-1": str(fig1.overview(boxes, layers)),
         "attention-by-word": templates.env.get_template("attention_words.html").render(),
-        "part-ablation": part_ablation_html(state.service.version),
+        "part-ablation": part_ablation_html(svc.version),
     }
     steps = [(s, figures.fill_partials(html, partials)) for s, html in steps]
-    svc = state.service
-    html = page(
+    return page(
         request,
         "index.html",
         content=content,
@@ -113,7 +127,48 @@ async def index(
         lecture=load_lecture(),
         lecture_json=lecture_json(),
     )
-    return html if request.query_params else await unchanging(request, html)
+
+
+def files_read() -> tuple:
+    """What the pages read from files that may change while the app runs (the research views, step 29's
+    table), by size and time: a kept page is one made from the files as they are now."""
+    try:
+        st = PART_ABLATION.stat()
+        table = (st.st_size, st.st_mtime_ns)
+    except OSError:
+        table = None
+    return (research_views.stamp(), table)
+
+
+def site_build(request: Request) -> bool:
+    return bool(getattr(request.app.state, "site_build", False))
+
+
+# Pages for readers' addresses, rendered once per address as it changes the page (about 36 articles), and
+# their compressed forms (apart from the unchanging files', so that readers' inputs do not push those out).
+READER_PAGES = ByteLRU(16 * 2**20)
+PAGE_STORE = Store(16 * 2**20, QUICK_LEVELS)
+_renders: anyio.CapacityLimiter | None = None
+
+
+async def reader_page(request: Request, key: tuple, render: Callable[[], HTMLResponse]) -> Response:
+    """The page `render` makes for the address `key` names: made in a worker thread, one at a time (on the event
+    loop it held every other client for 20–95 ms), kept, and compressed once per coding with its ETag."""
+    global _renders
+    hit = READER_PAGES.get(key)
+    if hit is None:
+        _renders = _renders or anyio.CapacityLimiter(1)
+        body = bytes((await anyio.to_thread.run_sync(render, limiter=_renders)).body)
+        hit = (body, digest_of(body))
+        READER_PAGES.put(key, hit, len(body))
+    return await once_response(
+        request,
+        hit[0],
+        "text/html; charset=utf-8",
+        headers={"Cache-Control": "no-cache"},
+        digest=hit[1],
+        store=PAGE_STORE,
+    )
 
 
 def lecture_json() -> str:
@@ -123,7 +178,7 @@ def lecture_json() -> str:
 
 async def unchanging(request: Request, page_response: HTMLResponse) -> Response:
     """A page that is the same for every reader (until its content changes): sent with its ETag and
-    compressed once per coding (app/serving/once.py). A page for a reader's input is compressed per request."""
+    compressed once per coding (app/serving/once.py). A page for a reader's address: `reader_page`."""
     return await once_response(
         request, page_response.body, "text/html; charset=utf-8", headers={"Cache-Control": "no-cache"}
     )
@@ -145,7 +200,7 @@ async def checked_page_request(
         error = ""
     try:
         req = check_trace(svc or state.service, input if input is not None else DEFAULT_INPUT, ablate, checkpoint)
-    except InputError as e:
+    except (InputError, DataUnavailable) as e:  # a bad parameter, or the snapshots' file damaged
         return name, None, "; ".join(filter(None, (str(e), error)))  # the API's own words for the same request
     return name, req, error
 
@@ -229,9 +284,15 @@ async def topic(request: Request, slug: str, input: str | None = None) -> Respon
         raise HTTPException(404, f"no topic page '{slug[:60]}'")
     _, req, error = await checked_page_request(state, input, None, None, None)
     text = (input if input is not None else DEFAULT_INPUT)[:MAX_INPUT_CHARS]
-    figures_page = await deeper_page(state.service, slug, text, req.number if req else int(DEFAULT_INPUT), error)
-    html = page(request, "topic.html", topic=t, deeper=figures_page, references=state.content.references_in(t.html))
-    return html if request.query_params else await unchanging(request, html)
+    key = ("topic", slug, state.service.version, site_build(request), text, req, error, files_read())
+    figures_page = None
+    if key not in READER_PAGES:  # (kept pages are put on the event loop: still kept in reader_page below)
+        number = req.number if req else int(DEFAULT_INPUT)
+        figures_page = await deeper_page(state.service, slug, text, number, error)
+    refs = state.content.references_in(t.html)
+    return await reader_page(
+        request, key, lambda: page(request, "topic.html", topic=t, deeper=figures_page, references=refs)
+    )
 
 
 @router.get("/docs", response_class=HTMLResponse)

@@ -88,6 +88,10 @@ class ByteLRU:
     def __len__(self) -> int:
         return len(self._items)
 
+    def __contains__(self, key: Any) -> bool:
+        with self._lock:
+            return key in self._items
+
 
 @dataclass(frozen=True)
 class TraceRequest:

@@ -39,6 +39,18 @@ def names() -> dict[str, str]:
     return {PREFIX + stem: stem for stem in sorted(stems)}
 
 
+def stamp() -> tuple:
+    """The folder and each view file's size and time: what a kept page showing the views must match."""
+    out = []
+    for stem in names().values():
+        try:
+            st = (folder() / f"{stem}.json").stat()
+            out.append((stem, st.st_size, st.st_mtime_ns))
+        except OSError:
+            out.append((stem, None, None))
+    return (str(folder()), tuple(out))
+
+
 def outside_manifest() -> bool:
     """Whether the views come from a folder ANATOMY_RESEARCH_VIEWS names, which no checksum covers."""
     return folder() != DEFAULT

@@ -396,3 +396,57 @@ def test_a_redirect_to_a_path_with_two_leading_slashes_stays_on_this_site():
     from app.serving.security import path_only
 
     assert path_only(b"http://evil.example//evil.example/x?a=1") == b"/evil.example/x?a=1"
+
+
+def test_a_page_for_a_readers_address_is_made_off_the_event_loop_once_per_address(client, monkeypatch):
+    """The article for a reader's address is rendered in a worker thread (it held every other client for
+    20–95 ms on the event loop), once per address as it changes the page: a parameter the page does not read
+    gives the page without parameters, and the same input again is the kept page (the same ETag)."""
+    import threading
+
+    from app.routes import pages
+
+    made, real = [], pages.index_page
+
+    def recording(*args, **kwargs):
+        made.append((threading.get_ident(), args[2]))  # the thread, and the input's text
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pages, "index_page", recording)
+    monkeypatch.setattr(pages, "READER_PAGES", pages.ByteLRU(16 * 2**20))
+    loop_thread = client.portal.call(lambda: threading.get_ident())
+    plain = client.get("/")
+    pages_for = [client.get("/", params=p) for p in ({"x": "1"}, {"x": "2", "utm": "y"}, {"input": "713"})]
+    again = client.get("/", params={"input": "713", "x": "3"})
+    assert [t for t, _ in made] and loop_thread not in [t for t, _ in made]
+    assert [text for _, text in made] == ["42", "713"]  # two pages made for five addresses
+    assert (
+        pages_for[0].text == pages_for[1].text == plain.text and pages_for[0].headers["etag"] == plain.headers["etag"]
+    )
+    assert again.headers["etag"] == pages_for[2].headers["etag"] != plain.headers["etag"]
+    assert 'value="713"' in again.text
+
+
+def test_a_kept_page_follows_the_files_it_shows(client, tmp_path, monkeypatch):
+    """Step 29's table gone while the app runs: the next page says so, though the page had been kept."""
+    from app.routes import pages
+
+    first = client.get("/", params={"input": "86"}).text
+    gone = tmp_path / "part_ablation.json"
+    monkeypatch.setattr(pages, "PART_ABLATION", gone)
+    second = client.get("/", params={"input": "86"}).text
+    assert first != second and "part_ablation.json" in second
+
+
+def test_the_page_with_a_snapshot_and_the_snapshots_file_damaged_is_the_page(client, tmp_path, monkeypatch):
+    """The page is served (its script then shows the API's message); the API answers 503 with the reason."""
+    checkpoints = client.app.state.service.checkpoints
+    damaged = tmp_path / "snapshots.safetensors"
+    damaged.write_bytes(b"not a safetensors file")
+    monkeypatch.setattr(checkpoints, "path", damaged)
+    monkeypatch.setattr(checkpoints, "_loaded", {})
+    page = client.get("/", params={"input": "5", "checkpoint": "25"})
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    api = client.get("/api/trace", params={"input": "5", "checkpoint": "25"})
+    assert api.status_code == 503 and "snapshots" in api.json()["detail"]["message"]
+    assert str(tmp_path) not in api.text
