@@ -111,7 +111,7 @@ class Shipped:
         self.root = root
         self.expected = recorded(manifest)
         self.data_set = {p: data_set_of(p) for p in self.expected}
-        self._seen: dict[str, tuple[tuple[int, int], FileCheck]] = {}
+        self._seen: dict[str, tuple[tuple[int, ...], FileCheck]] = {}
         self._lock = threading.Lock()
 
     def check(self, path: str) -> FileCheck:
@@ -119,7 +119,9 @@ class Shipped:
             st = (self.root / path).stat()
         except OSError:
             return FileCheck(path, "is missing")
-        stamp = (st.st_size, st.st_mtime_ns)
+        # the change time too: an edit that keeps the size and sets the old mtime back still moves it (and a
+        # file put in its place has another inode)
+        stamp = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
         with self._lock:
             seen = self._seen.get(path)
         if seen and seen[0] == stamp:

@@ -134,3 +134,22 @@ def test_files_gone_while_running_make_health_not_ok_and_answers_503_not_500(cop
         assert "not available" in message and str(root) not in message and "/tmp" not in message, message
         assert r.headers["cache-control"] == "no-store"
     assert httpx.get(url + "/api/trace", params={"input": "42"}, timeout=60).status_code == 200
+
+
+def test_an_edit_that_keeps_the_size_and_the_time_is_seen(tmp_path):
+    """One byte changed and the file's mtime set back, as a careful edit or a restore might: the next check
+    hashes it again (the change time moved) and finds it altered."""
+    from app.service.shipped import Shipped, sha256
+
+    (tmp_path / "content").mkdir()
+    f = tmp_path / "content" / "facts.tsv"
+    f.write_bytes(b"0123456789" * 100)
+    manifest = tmp_path / "shipped.sha256"
+    manifest.write_text(f"{sha256(f)}  content/facts.tsv\n")
+    shipped = Shipped(tmp_path, manifest)
+    assert shipped.check("content/facts.tsv").ok
+    st = f.stat()
+    f.write_bytes(b"X123456789" + b"0123456789" * 99)  # the same size
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))  # the same mtime
+    assert f.stat().st_size == st.st_size and f.stat().st_mtime_ns == st.st_mtime_ns
+    assert not shipped.check("content/facts.tsv").ok
