@@ -6,6 +6,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 
 from fastapi import FastAPI, Request
@@ -111,6 +112,13 @@ def add_error_handlers(app: FastAPI) -> None:
         return json_response(dumps({"detail": {"message": "internal error"}}), None, 500)
 
 
+def openapi_document(app: FastAPI) -> dict:
+    """FastAPI's OpenAPI document, built once, with the query parameters' accepted forms (app/routes/api.py)."""
+    if app.openapi_schema is None:
+        api.document_queries(FastAPI.openapi(app))  # FastAPI.openapi builds and keeps app.openapi_schema
+    return app.openapi_schema
+
+
 def create_app() -> FastAPI:
     require_vendor(NODE_MODULES)  # without `npm ci`: one line and exit, not a 500 for every /vendor file
     shipped = require_shipped()  # a missing or altered weights or data file: one line and exit 3
@@ -123,6 +131,7 @@ def create_app() -> FastAPI:
         docs_url=None,
         redoc_url=None,
     )
+    app.openapi = partial(openapi_document, app)
     app.state.shipped = shipped
     app.include_router(api.router)
     app.include_router(onnx.router)  # /api/trace.onnx

@@ -44,6 +44,16 @@ class ErrorResponse(Document):
     detail: ErrorDetail
 
 
+class Message(Document):
+    message: str = Field(description="what was not found, and what there is")
+
+
+class NotFound(Document):
+    """A 404 (a name that names no figure or scene file): app/main.py answers an HTTPException so."""
+
+    detail: Message
+
+
 class Availability(Document):
     status: str = Field(description="`ok`, or `not available`")
     reason: str = Field("", description="why it is not available (which shipped file is missing or altered)")

@@ -9,6 +9,7 @@ import anyio
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 
+from app.documents.query_forms import REQUIRED_QUERY, query_forms
 from app.documents.schemas import (
     Beam,
     ErrorResponse,
@@ -30,6 +31,7 @@ from app.service.deps import (
     parse_input,
 )
 from app.service.number_words import number_words_body
+from app.service.time_machine import Checkpoints
 from app.serving.delivery import COMPACT, SAFETENSORS, accepts_media, ndjson_writes, once_compressed, wants_safetensors
 from app.serving.once import once_response
 from app.serving.serialize import dumps
@@ -45,6 +47,30 @@ BAD_INPUT = {
         "description": "The input is not a number the model can read, or the model is not one of the shipped ones",
     }
 }
+# DataUnavailable and BusyError (app/main.py): a route that loads a model (?model=) or runs one says so
+UNAVAILABLE = {
+    503: {
+        "model": ErrorResponse,
+        "description": "The model or a data file it needs is not available (the message names which), "
+        "or the model is busy: try again after Retry-After",
+    }
+}
+NOT_MODIFIED = {304: {"description": "Not modified: the If-None-Match ETag is current"}}
+
+
+def document_queries(spec: dict) -> dict:
+    """The OpenAPI document `spec` (changed in place) with each query parameter app/service/deps.py reads given
+    the texts it accepts (app/documents/query_forms.py), and input= required. deps.py declares them as
+    optional text, so that a missing input= is refused with the same words as a blank one (as the page's own
+    refusals are, static/js/numbers.js) rather than with FastAPI's "Field required"."""
+    forms = query_forms(Checkpoints().steps)  # the default model's snapshots: the modern model has none
+    for operations in spec.get("paths", {}).values():
+        for operation in operations.values():
+            for param in operation.get("parameters", []):
+                if param["in"] == "query" and param["name"] in forms:
+                    param["schema"] = forms[param["name"]]
+                    param["required"] = param["name"] in REQUIRED_QUERY
+    return spec
 
 
 def json_response(body: bytes, headers: dict[str, str] | None = None, status_code: int = 200) -> Response:
@@ -70,7 +96,12 @@ def cached(
     return Response(body, media_type=media_type, headers=headers)
 
 
-@router.get("/model", response_model=ModelCard, summary="The model card")
+@router.get(
+    "/model",
+    response_model=ModelCard,
+    summary="The model card",
+    responses={**NOT_MODIFIED, **BAD_INPUT, **UNAVAILABLE},
+)
 async def get_model(request: Request, chosen: ChosenModelDep) -> Response:
     """Configuration, vocabulary, parameter count and shapes, model-level figures, training summary,
     and the weights version (a hash of the weights)."""
@@ -82,8 +113,13 @@ async def get_model(request: Request, chosen: ChosenModelDep) -> Response:
     response_model=Weights,
     summary="Every parameter tensor",
     responses={
-        304: {"description": "Not modified: the If-None-Match ETag is current"},
+        200: {
+            "content": {SAFETENSORS: {"schema": {"type": "string", "format": "binary"}}},
+            "description": "The parameters, as JSON or (with `Accept: application/octet-stream`) safetensors",
+        },
+        **NOT_MODIFIED,
         422: {"model": ErrorResponse, "description": "The model or the checkpoint is not a stored one"},
+        **UNAVAILABLE,
     },
 )
 async def get_weights(request: Request, chosen: ChosenModelDep, checkpoint: CheckpointQuery = None) -> Response:
@@ -150,7 +186,9 @@ computed."""
     summary="Every tensor of one translation",
     description=TRACE_DOC,
     responses={
+        **NOT_MODIFIED,
         **BAD_INPUT,
+        **UNAVAILABLE,
         200: {
             "content": {
                 NDJSON: {"schema": {"type": "string"}},
@@ -185,6 +223,7 @@ async def get_trace(request: Request, asked: TraceRequestDep) -> Response:
     summary="The trace, streamed as NDJSON",
     responses={
         **BAD_INPUT,
+        **UNAVAILABLE,
         200: {
             "content": {NDJSON: {"schema": {"type": "string"}}},
             "description": "A TraceStreamHeader line, then node_count TraceNode lines",
@@ -197,21 +236,23 @@ async def get_trace_stream(request: Request, asked: TraceRequestDep) -> Response
     return await _stream_response(request, await asked.run())
 
 
-@router.get("/beam", response_model=Beam, summary="Beam search, step by step", responses=BAD_INPUT)
+@router.get("/beam", response_model=Beam, summary="Beam search, step by step", responses={**BAD_INPUT, **UNAVAILABLE})
 async def get_beam(svc: ServiceDep, input: InputQuery = None) -> Response:
     """Beam search with beam 4 and length penalty α = 0.6 (§6.1 of the paper): every step's alive and
     finished hypotheses with their log-probabilities, penalties and scores; the finished list; the best."""
     return json_response(await svc.beam(parse_input(input)))
 
 
-@router.get("/facts", response_model=Facts, summary="The fact ledger")
+@router.get("/facts", response_model=Facts, summary="The fact ledger", responses=NOT_MODIFIED)
 async def get_facts(request: Request) -> Response:
     """Every number the article takes from the literature: id, value, what it is, and the source
     sentence or table row it is quoted from (content/facts.tsv)."""
     return await once_response(request, request.app.state.facts_body, "application/json")
 
 
-@router.get("/numbers", response_model=NumberWords, summary="The number words and the input's rules")
+@router.get(
+    "/numbers", response_model=NumberWords, summary="The number words and the input's rules", responses=NOT_MODIFIED
+)
 async def get_numbers(request: Request) -> Response:
     """The English words and German pieces of 0–999 999 (model/numbers.py), the vocabulary, and what a
     reader may type with every refusal's message template (model/parse.py): the data that

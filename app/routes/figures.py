@@ -28,6 +28,7 @@ from fastapi.responses import Response
 from jinja2 import Environment
 from pydantic import BaseModel, Field
 
+from app.documents.schemas import ErrorResponse, NotFound
 from app.service import research_views, time_machine
 from app.serving.once import once_response
 from app.serving.serialize import dumps
@@ -124,7 +125,11 @@ async def list_figures() -> Response:
     "/{name}",
     response_model=Figure,
     summary="One figure's data",
-    responses={404: {"description": "No figure of that name"}},
+    responses={
+        304: {"description": "Not modified: the If-None-Match ETag is current"},
+        404: {"model": NotFound, "description": "No figure of that name"},
+        422: {"model": ErrorResponse, "description": "A request the app cannot read (as every route answers one)"},
+    },
 )
 async def get_figure(request: Request, name: str) -> Response:
     """The data behind one of the article's figures (names from `/api/figures`); model figures are

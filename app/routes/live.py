@@ -11,7 +11,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.routes.api import BAD_INPUT
+from app.routes.api import BAD_INPUT, NOT_MODIFIED, UNAVAILABLE
 from app.service.deps import ChosenModelDep
 from app.service.live_recipe import LiveRecipe, live_body
 from app.serving.once import once_response
@@ -23,7 +23,7 @@ router = APIRouter(prefix="/api", tags=["api"])
     "/live",
     response_model=LiveRecipe,
     summary="The recipe of the article's live figures",
-    responses={**BAD_INPUT, 304: {"description": "Not modified: the If-None-Match ETag is current"}},
+    responses={**BAD_INPUT, **UNAVAILABLE, **NOT_MODIFIED},
 )
 async def get_live(request: Request, chosen: ChosenModelDep) -> Response:
     svc = chosen.service

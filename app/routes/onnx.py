@@ -12,7 +12,7 @@ from functools import partial
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.routes.api import BAD_INPUT, etag_matches
+from app.routes.api import BAD_INPUT, NOT_MODIFIED, UNAVAILABLE, etag_matches
 from app.service.deps import ModelQuery, TraceRequestDep
 from app.service.model_service import ModelService, TraceRequest
 from model import models
@@ -51,7 +51,7 @@ def build(svc: ModelService, req: TraceRequest) -> bytes:
     summary="The trace as an ONNX model (open it in Netron)",
     description=ONNX_DOC,
     response_class=Response,
-    responses={**BAD_INPUT, 200: ONNX_FILE, 304: {"description": "Not modified: the If-None-Match ETag is current"}},
+    responses={**BAD_INPUT, **UNAVAILABLE, 200: ONNX_FILE, **NOT_MODIFIED},
 )
 async def get_trace_onnx(request: Request, checked: TraceRequestDep, model: ModelQuery = None) -> Response:
     svc, req = checked.service, checked.request

@@ -13,7 +13,7 @@ import anyio
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.routes.api import BAD_INPUT
+from app.routes.api import BAD_INPUT, NOT_MODIFIED, UNAVAILABLE
 from app.service.deps import ChosenModelDep
 from app.service.program import PROGRAM_DOC, cached_program, program_body
 from app.serving.once import once_response
@@ -25,7 +25,7 @@ router = APIRouter(prefix="/api", tags=["api"])
     "/program",
     summary="The model's graph as a length-free program",
     description=PROGRAM_DOC,
-    responses={**BAD_INPUT, 304: {"description": "Not modified: the If-None-Match ETag is current"}},
+    responses={**BAD_INPUT, **UNAVAILABLE, **NOT_MODIFIED},
 )
 async def get_program(request: Request, chosen: ChosenModelDep) -> Response:
     svc = chosen.service

@@ -13,21 +13,34 @@ is a 422 as for ?model=; a file name the build does not write (a shape outside s
 from __future__ import annotations
 
 from functools import partial
+from typing import Annotated
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Path, Request
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException
 
-from app.routes.api import BAD_INPUT
-from app.service.model_choice import chosen, parse_model
+from app.documents.schemas import NotFound
+from app.routes.api import BAD_INPUT, NOT_MODIFIED, UNAVAILABLE
+from app.service.model_choice import MODEL_HELP, chosen, parse_model
 from app.service.model_service import ByteLRU
-from app.service.scenes import NoSceneFile, body_of, file_of_name
+from app.service.scenes import STRUCTURE, NoSceneFile, body_of, file_of_name
 from app.serving.once import once_response
+from model import models
 
 router = APIRouter(tags=["static build"])
 GZIP = "application/gzip"
 _bodies = ByteLRU(16 * 2**20)  # ~900 structures of ~18 KB: both models' common shapes
-NOT_FOUND = {404: {"description": "No such scene file: the shape is not one the page may meet"}}
+NOT_FOUND = {404: {"model": NotFound, "description": "No such scene file: the shape is not one the page may meet"}}
+# documented, not checked by FastAPI: a bad name gets the app's own refusal (422 for a model, 404 for a file)
+ModelName = Annotated[str, Path(description=MODEL_HELP, json_schema_extra={"enum": list(models.NAMES)})]
+FILE_NAMES = r"^[0-9]{1,3}(?:-[0-9]{1,3}\.diff)?\.json\.gz$"  # whole_number's n and m of 1–3 ASCII digits
+FileName = Annotated[
+    str,
+    Path(
+        description=f"<n>.json.gz or <n>-<m>{STRUCTURE}: n source pieces, m decoder rows",
+        json_schema_extra={"pattern": FILE_NAMES},
+    ),
+]
 
 
 def _body(svc, what: tuple[str, int, int]) -> bytes:
@@ -43,9 +56,15 @@ def _body(svc, what: tuple[str, int, int]) -> bytes:
     "/site/scene/{model}/{file}",
     response_class=Response,
     summary="A graph shape's scene structure, as the static build writes it (gzip JSON)",
-    responses={**BAD_INPUT, **NOT_FOUND, 200: {"content": {GZIP: {}}, "description": "gzip-compressed JSON"}},
+    responses={
+        **BAD_INPUT,
+        **NOT_FOUND,
+        **UNAVAILABLE,
+        **NOT_MODIFIED,
+        200: {"content": {GZIP: {}}, "description": "gzip-compressed JSON"},
+    },
 )
-async def get_scene_file(request: Request, model: str, file: str) -> Response:
+async def get_scene_file(request: Request, model: ModelName, file: FileName) -> Response:
     name = parse_model(model)  # a bad name: ModelNameError, 422 with the accepted names
     try:
         what = file_of_name(name, file)

@@ -35,7 +35,7 @@ INPUT_HELP = f"The number to run: {ACCEPTED}."
 ABLATE_HELP = (
     "Parts to switch off, comma-separated: heads such as `dec.1.cross.h2`, sub-layers such as "
     "`enc.0.ffn` or `dec.1.self` (model/ablation.py). Greedy decoding runs without them and the graph "
-    "multiplies each one's output by a zero constant (`part.gate`, `part.off`). 2017 model only."
+    "multiplies each one's output by a zero constant (`part.gate`, `part.off`)."
 )
 
 InputQuery = Annotated[str | None, Query(description=INPUT_HELP)]
@@ -71,7 +71,7 @@ def parse_checkpoint(svc: ModelService, text: str | None) -> int | None:
     try:
         return svc.checkpoints.parse(text)
     except CheckpointError as e:
-        raise InputError(str(e)) from None
+        raise InputError(str(e), svc.checkpoints.accepted()) from None  # what a checkpoint may be
 
 
 async def chosen_model(request: Request, model: ModelQuery = None) -> ChosenModel:
