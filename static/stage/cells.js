@@ -13,8 +13,10 @@
 // last axis) is outlined in the palette's `row_max` colour.
 import * as THREE from "three";
 import { fragmentShader, vertexShader } from "./cell-shaders.js";
+import { NEG_INF, layCells, layoutOf } from "./cell-layout.js";
 
-const NEG_INF = -1e30; // a masked score (−∞; null in the trace)
+export { colAt, colX } from "./cell-layout.js";
+
 export const ABSENT = 1e30; // compare mode: the other input has no such cell
 const KINDS = { value: 0, bar: 1, masked: 2, relu: 3, bool: 4, ids: 5 };
 // state texels per block: 0 scale, kind, dim · 1 reveal, drop, glow, rects · 2 rect A · 3 t, fromZero, window
@@ -59,74 +61,6 @@ export function rowMaxMarks(b, vs) {
     for (let i = 0; i < inner; i++) if (vs[at(o, i)] === m) marks[at(o, i)] = 1;
   }
   return marks;
-}
-
-/** Each column's x in the world, once per block (a block's fields are slow to read per cell). */
-function columnsX(b, headGap) {
-  const xs = new Float64Array(b.cols);
-  for (let c = 0; c < b.cols; c++) xs[c] = b.x + colX(b, c, headGap) + 0.5;
-  return xs;
-}
-
-/** x of column c in a block's local frame: one gap of `headGap` after every `gapEvery` columns. */
-export function colX(block, c, headGap) {
-  return c + (block.gap_every ? Math.floor(c / block.gap_every) * headGap : 0);
-}
-
-/** The inverse: the column under local x, or −1 in a gap or outside. */
-export function colAt(block, lx, headGap) {
-  if (lx < 0 || lx >= block.w) return -1;
-  if (!block.gap_every) return Math.floor(lx);
-  const period = block.gap_every + headGap,
-    slice = Math.floor(lx / period),
-    within = lx - slice * period;
-  if (within >= block.gap_every) return -1;
-  const c = slice * block.gap_every + Math.floor(within);
-  return c < block.cols ? c : -1;
-}
-
-/** Writes block `b`'s cells (block row i) into the instance arrays from instance `k` on, each with its
- *  position and value now and before (the previous layout `prev`: its cell at the same row and column, or
- *  zero where it had none); returns the next instance. */
-function layCells(b, i, vs, prev, k, headGap, { pos, val, rc, blk }) {
-  const rows = b.rows,
-    cols = b.cols;
-  const xs = columnsX(b, headGap),
-    pb = prev?.block,
-    pRows = pb ? pb.rows : 0,
-    pCols = pb ? pb.cols : 0;
-  const pxs = pb ? columnsX(pb, headGap) : null,
-    drawnBefore = prev ? prev.drawn : null;
-  for (let r = 0; r < rows; r++) {
-    const y = b.y - r - 0.5,
-      py0 = pb ? pb.y - r - 0.5 : 0;
-    for (let c = 0; c < cols; c++, k++) {
-      const x = xs[c],
-        v = vs[r * cols + c];
-      const nv = v === -Infinity ? NEG_INF : v;
-      let px = x,
-        py = y,
-        pv = nv;
-      if (drawnBefore) {
-        if (r < pRows && c < pCols) {
-          px = pxs[c];
-          py = py0;
-          const o = drawnBefore[r * pCols + c];
-          pv = o === -Infinity ? NEG_INF : o;
-        } else pv = 0;
-      }
-      pos[4 * k] = x;
-      pos[4 * k + 1] = y;
-      pos[4 * k + 2] = px;
-      pos[4 * k + 3] = py;
-      val[2 * k] = nv;
-      val[2 * k + 1] = pv;
-      rc[2 * k] = r;
-      rc[2 * k + 1] = c;
-      blk[k] = i;
-    }
-  }
-  return k;
 }
 
 /** Block i's row of the state texture, reset (its scale now and before, its kind; all revealed, t = 1);
@@ -180,8 +114,17 @@ export class CellField {
   }
 
   /** Lays out every block's cells. values(block) → a Float64Array in drawn order (−∞: masked); the previous
-   *  layout (if any) supplies each cell's old value and position, so the change animates (blocks' t goes 0 → 1). */
+   *  layout (if any) supplies each cell's old value and position, so the change animates (blocks' t goes 0 → 1).
+   *  Blocks laid out as before (an input of the same shape) keep the instance buffers: only the values, the row
+   *  maxima and the blocks' scales are written, in place. Returns whether it laid the cells out anew. */
   build(blocks, values) {
+    const layout = blocks.map(layoutOf).join("|");
+    if (layout === this.layout) {
+      this.update(blocks, values);
+      return false;
+    }
+    this.layout = layout;
+    this.placed = false; // the cells glide from the previous layout's places
     const old = this.index,
       headGap = this.cell.head_gap;
     let n = 0;
@@ -227,6 +170,47 @@ export class CellField {
     this.index = index;
     this.veiled = new Map(); // fresh marks: nothing veiled until veil() (stage.js applies its veils next)
     this.count = n;
+    return true;
+  }
+
+  /** New values for the blocks as laid out now (build() has checked): each cell's value now and before, the row
+   *  maxima and each block's state row, written into the buffers the GPU already holds. */
+  update(blocks, values) {
+    const g = this.mesh.geometry,
+      valAttr = /** @type {THREE.InstancedBufferAttribute} */ (g.getAttribute("aVal")),
+      markAttr = /** @type {THREE.InstancedBufferAttribute} */ (g.getAttribute("aMark")),
+      val = /** @type {Float32Array} */ (valAttr.array),
+      mark = /** @type {Float32Array} */ (markAttr.array);
+    for (let i = 0; i < blocks.length; i++) {
+      const b = blocks[i],
+        e = this.index.get(b.id),
+        vs = values(b),
+        before = e.drawn;
+      for (let j = 0, k = 2 * e.start; j < e.count; j++, k += 2) {
+        const v = vs[j],
+          o = before[j];
+        val[k] = v === -Infinity ? NEG_INF : v;
+        val[k + 1] = o === -Infinity ? NEG_INF : o;
+      }
+      mark.set(rowMaxMarks(b, vs), e.start);
+      e.scale = blockState(this.state, i, b, vs, e);
+      e.drawn = Float64Array.from(vs);
+      e.block = b;
+    }
+    valAttr.needsUpdate = markAttr.needsUpdate = true;
+    if (!this.placed) {
+      // the cells stand where they are: "before" is now here too, or they would glide again from the layout
+      // before the last (a value tween moves the cells as well)
+      const posAttr = /** @type {THREE.InstancedBufferAttribute} */ (g.getAttribute("aPos")),
+        pos = /** @type {Float32Array} */ (posAttr.array);
+      for (let k = 0; k < pos.length; k += 4) {
+        pos[k + 2] = pos[k];
+        pos[k + 3] = pos[k + 1];
+      }
+      posAttr.needsUpdate = this.placed = true;
+    }
+    this.material.uniforms.uState.value.needsUpdate = true;
+    this.veiled = new Map(); // fresh marks, as build() leaves them
   }
 
   /** Veils the cells of `rects` ({id, rows: [r0, r1], cols: [c0, c1]}, tensor coordinates, ends included):

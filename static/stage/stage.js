@@ -156,7 +156,7 @@ export class Stage {
     this.stats.blocks = blocks.length;
     this.stats.cellsDrawn = this.cells.count;
     this.pointer.keep();
-    this.rebuildDecor();
+    this.rebuildDecor(true);
     this.switches.build(scene);
     this.tour.applyStep({ step: this.stepNo }, { cut: true, animate: false, keepCamera: !first, keepExplained: true });
     if (this.explained) this.explanation.reexplain();
@@ -186,7 +186,7 @@ export class Stage {
   buildCells() {
     const cmp = this.comparing,
       blocks = [...this.blockById.values()].map((b) => (cmp && !b.param ? { ...b, kind: "value" } : b));
-    this.cells.build(blocks, (b) => this.compare.values(b, this.tensors));
+    if (this.cells.build(blocks, (b) => this.compare.values(b, this.tensors))) this.stats.cellLayouts++;
     this.cells.veil(this.veils);
   }
 
@@ -199,7 +199,16 @@ export class Stage {
     this.invalidate(); // the next frame places the readouts without the veiled cells' values
   }
 
-  rebuildDecor() {
+  /** The labels and the connectors, drawn anew; `unlessSame`: only when they differ from those drawn (an input
+   *  whose words are the same keeps the atlas). */
+  rebuildDecor(unlessSame = false) {
+    // the same blocks laid out alike (one shape's structure: its labels' places and its connectors) and the same
+    // words, parts drawn and type floor draw the same labels
+    const texts = this.scene.labels.map((l) => l.text).join("\n"),
+      key = [this.cells.layout, texts, [...this.gatesDrawn].join(" "), this.textFloor || 0].join("\n\n");
+    if (unlessSame && key === this.decorKey && this.decor) return;
+    this.decorKey = key;
+    this.stats.labelAtlases++;
     const old = this.decor;
     if (old) {
       this.world.remove(old);

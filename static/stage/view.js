@@ -35,6 +35,8 @@ export class View {
       lastHitTestMs: 0,
       frames: 0,
       triangles: 0,
+      cellLayouts: 0, // the cells' instance buffers made (a new shape); one of the same shape writes values in place
+      labelAtlases: 0, // the labels' atlases drawn (their words changed)
     };
   }
 
