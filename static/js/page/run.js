@@ -67,6 +67,38 @@ export async function setCheckpoint(step) {
 // Switching parts off: the stage's switches and step 29's table; the same input, another ablation.
 export const ablate = (ablation) => run(currentInput(), ablation);
 
+// Stepping through numbers (↑ and ↓ in the input, held to repeat): one input computed at a time, and when it is
+// on show the latest one asked for meanwhile, the ones between skipped (never a queue; on the served page the
+// server is asked no faster than it answers).
+let wanted = null,
+  stepping = false;
+async function stepTo(n) {
+  wanted = n;
+  if (stepping) return;
+  stepping = true;
+  try {
+    while (wanted !== null) {
+      const next = wanted;
+      wanted = null;
+      await run(String(next));
+    }
+  } finally {
+    stepping = false;
+  }
+}
+
+/** ↑ and ↓ on a number written in digits step it by one; on words (or nothing) they move the caret as ever. */
+function onStepKey(event) {
+  if ((event.key !== "ArrowUp" && event.key !== "ArrowDown") || event.altKey || event.ctrlKey || event.metaKey) return;
+  const text = field.value.trim();
+  if (!/^\d{1,7}$/.test(text)) return;
+  const n = Number(text) + (event.key === "ArrowUp" ? 1 : -1);
+  if (n < 0) return;
+  event.preventDefault();
+  field.value = String(n); // past the largest number the refusal says what is accepted, as for a typed one
+  stepTo(n);
+}
+
 export function bindRun() {
   anatomy.setCheckpoint = setCheckpoint;
   anatomy.ablate = ablate;
@@ -74,6 +106,7 @@ export function bindRun() {
   chosenWorked.subscribe(() => run(currentInput())); // the same input, the row the reader chose
   answerSwitches(ablate, () => shownTrace.get()?.ablation ?? []);
   bindPlace(field);
+  field.addEventListener("keydown", onStepKey);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     run(field.value);
