@@ -244,17 +244,21 @@ def test_a_link_restores_input_and_step_and_arrows_move_between_steps(tab, live_
     page.wait_for_timeout(300)
     assert page.evaluate("() => window.anatomy.step") == 7
     # ↑ and ↓ step a number in digits by one, the stage following; keys pressed faster than inputs are drawn
-    # are not queued: the latest is drawn once the one before is on show
+    # are not queued: the latest is drawn once the one before is on show (five keys in one task: 13 runs, then 15)
     page.evaluate(
         "() => { window.shown = []; anatomy.stores.shownTrace.subscribe((t) => shown.push(t.input.number)); }"
     )
-    for key in ["ArrowUp"] * 4 + ["ArrowDown"]:
-        page.keyboard.press(key)
+    page.evaluate(
+        """() => { const field = document.getElementById('number-input');
+        for (const key of ['ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowDown'])
+          field.dispatchEvent(new KeyboardEvent('keydown', {key, bubbles: true, cancelable: true})); }"""
+    )
     assert page.input_value("#number-input") == "15"
     page.wait_for_function("() => window.anatomy.trace.input.number === 15 && shown.at(-1) === 15")
-    shown = page.evaluate("() => window.shown")
-    assert len(shown) < 5 and shown == sorted(set(shown), key=shown.index), shown  # none twice, the last 15
+    assert set(page.evaluate("() => window.shown")) == {13, 15}
     assert tab.live("german") == "fünfzehn" and page.evaluate("() => window.anatomy.step") == 7
+    page.keyboard.press("ArrowDown")  # a key as the reader presses it
+    page.wait_for_function("() => window.anatomy.trace.input.number === 14")
     page.fill("#number-input", "twelve")  # words: the arrows move the caret
     page.keyboard.press("ArrowUp")
     assert page.input_value("#number-input") == "twelve"
