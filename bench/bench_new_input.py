@@ -47,9 +47,23 @@ LIVE = (
     " && anatomyStage.input && !document.getElementById('input-form').hasAttribute('aria-busy')"
 )
 
+# Waits (in a page function with `n`, `form` and `t0`) until the stage holds input n and the form is no longer
+# busy; a refusal or a minute rejects. bench_scrub.py's inputs wait alike.
+SHOWN = """  await new Promise((ok, fail) => {
+    const check = () => {
+      if (anatomyStage.input && anatomyStage.input.number === n && !form.hasAttribute('aria-busy')) ok();
+      else if (document.getElementById('input-error').textContent) fail(new Error('refused: ' + n));
+      else if (performance.now() - t0 > 60000) fail(new Error('timed out'));
+      else setTimeout(check, 1);
+    };
+    check();
+  });
+"""
+
 # One new input, submitted as the reader's Enter does; resolves with the milliseconds until the stage holds
 # it and is still, and the bytes and URLs the page fetched meanwhile.
-NEW_INPUT = """async (n) => {
+NEW_INPUT = (
+    """async (n) => {
   const form = document.getElementById('input-form'), field = document.getElementById('number-input');
   await anatomyStage.idle();
   const view = anatomyStage.stage.view;  // the end of each picture, noted (the polling below may see it late)
@@ -64,16 +78,9 @@ NEW_INPUT = """async (n) => {
   const stop = anatomy.stores.shownTrace.subscribe(() => { traced = performance.now(); stop(); });
   const t0 = performance.now();
   form.requestSubmit();
-  await new Promise((ok, fail) => {
-    const check = () => {
-      if (anatomyStage.input && anatomyStage.input.number === n && !form.hasAttribute('aria-busy')) ok();
-      else if (document.getElementById('input-error').textContent) fail(new Error('refused: ' + n));
-      else if (performance.now() - t0 > 60000) fail(new Error('timed out'));
-      else setTimeout(check, 1);
-    };
-    check();
-  });
-  await anatomyStage.idle();
+"""
+    + SHOWN
+    + """  await anatomyStage.idle();
   const ms = view.lastFrameAt - t0;  // the last picture drawn (reduced motion: the one that shows n)
   // untimed: the work the input starts after the stage (the beam search's table) ends before the other
   // page's turn, so that neither page's turn pays for the other's
@@ -88,6 +95,7 @@ NEW_INPUT = """async (n) => {
   const got = performance.getEntriesByType('resource').slice(seen);
   return { ms, traced: traced - t0, bytes: got.reduce((s, e) => s + e.transferSize, 0), urls: got.map((e) => e.name) };
 }"""
+)
 
 
 def open_page(browser, url: str):

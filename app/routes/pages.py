@@ -78,8 +78,9 @@ async def index(
             number = req.number
     # the address as it changes the page: any other parameter (?x=1) gives the page without parameters
     key = ("index", state.service.version, site_build(request), model_name, text, req, error, files_read())
-    names = {n for s in state.content.steps for n in figures.PLACEHOLDER.findall(s.html)}
-    beam = orjson.loads(await state.service.beam(number)) if "beam" in names else None
+    beam = None
+    if key not in READER_PAGES and "beam" in figure_names(state.content):  # (kept pages: see the topic route)
+        beam = orjson.loads(await state.service.beam(number))
     return await reader_page(request, key, lambda: index_page(request, model_name, text, number, req, error, beam))
 
 
@@ -93,8 +94,7 @@ def index_page(
     # another input's (and the parts switched off, the snapshot) and fills them in
     steps = [(s, s.html) for s in content.steps]
     # every figure's data as tables in the HTML (readable without scripts); the beam for this input
-    names = {n for _, html in steps for n in figures.PLACEHOLDER.findall(html)}
-    rendered = {n: h for n in names if (h := figures.figure_html(templates.env, state, n)) is not None}
+    rendered = {n: h for n in figure_names(content) if (h := figures.figure_html(templates.env, state, n)) is not None}
     if beam is not None:
         rendered["beam"] = figures.render(templates.env, "beam", beam)
     steps = [(s, figures.fill(html, rendered)) for s, html in steps]
@@ -138,6 +138,16 @@ def files_read() -> tuple:
     except OSError:
         table = None
     return (research_views.stamp(), table)
+
+
+_figure_names: dict[int, frozenset[str]] = {}
+
+
+def figure_names(content) -> frozenset[str]:
+    """The figures the article's steps name (their placeholders), read once per loaded content."""
+    if id(content) not in _figure_names:
+        _figure_names[id(content)] = frozenset(n for s in content.steps for n in figures.PLACEHOLDER.findall(s.html))
+    return _figure_names[id(content)]
 
 
 def site_build(request: Request) -> bool:

@@ -13,6 +13,7 @@ server is busy (static/js/api.js).
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections import Counter
 
@@ -50,8 +51,14 @@ class TrustedProxies:
         return self.any or bool(self.networks)
 
 
+@functools.lru_cache(maxsize=4)
+def _parsed(spec: str) -> TrustedProxies:
+    return TrustedProxies(spec)
+
+
 def trusted_proxies() -> TrustedProxies:
-    return TrustedProxies(settings.trusted_proxies)
+    """The setting as it is now, parsed once per value (the protocol asks at every connection)."""
+    return _parsed(settings.trusted_proxies)
 
 
 def refused_with(app: ASGIApp, reason: str) -> ASGIApp:
